@@ -1,0 +1,1 @@
+"""Command-line front ends. Importing this package must stay cheap (mytty-ctl starts here)."""

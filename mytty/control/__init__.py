@@ -1,0 +1,1 @@
+"""One module per control command: its contract and its handler."""

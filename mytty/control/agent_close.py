@@ -1,0 +1,24 @@
+"""``closeAgent``: close the job's pane (worktrees are never removed); the job becomes lost."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mytty.control.base import Context, Params
+from mytty.core.errors import ErrorCode, MyttyError
+
+TYPE = "closeAgent"
+ERRORS = frozenset({ErrorCode.JOB_NOT_FOUND, ErrorCode.INVALID_REQUEST})
+
+
+async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+    job_id = params.raw_id("jobID")
+    job = ctx.jobs.current(job_id)
+    pane = ctx.panes.by_surface.get(job.pane_id)
+    if pane is not None:
+        try:
+            await ctx.close_pane(pane)
+        except MyttyError:
+            pass  # already gone: the job is lost either way
+    ctx.jobs.current(job_id)
+    return {"type": "ok"}

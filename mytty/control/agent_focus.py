@@ -1,0 +1,23 @@
+"""``focusAgent``: focus the job's pane."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mytty.control.agent_send import job_pane
+from mytty.control.base import Context, Params
+from mytty.control.focus import focus_pane
+from mytty.core.errors import ErrorCode, MyttyError
+
+TYPE = "focusAgent"
+ERRORS = frozenset({ErrorCode.JOB_NOT_FOUND, ErrorCode.JOB_LOST, ErrorCode.INVALID_REQUEST})
+
+
+async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+    job = ctx.jobs.current(params.raw_id("jobID"))
+    pane = job_pane(ctx, job)
+    try:
+        await focus_pane(ctx, pane)
+    except MyttyError as exc:
+        raise MyttyError(ErrorCode.JOB_LOST, f"could not focus the job's pane: {exc.message}") from None
+    return {"type": "ok"}

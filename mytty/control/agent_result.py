@@ -1,0 +1,27 @@
+"""``agentResult``: the job's state plus its pane's current screen (empty for a lost job)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mytty.control.base import Context, Params
+from mytty.control.read import read_content
+from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.jobs import AgentJobState
+
+TYPE = "agentResult"
+ERRORS = frozenset({ErrorCode.JOB_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST})
+
+
+async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+    job = ctx.jobs.current(params.raw_id("jobID"))
+    pane = ctx.panes.by_surface.get(job.pane_id)
+    content: dict[str, Any] = {"paneID": job.pane_id, "text": "", "cursorRow": None, "cursorColumn": None}
+    if pane is not None and job.state is not AgentJobState.LOST:
+        try:
+            content = await read_content(ctx, pane, job.pane_id)
+        except MyttyError as exc:
+            if exc.code is not ErrorCode.PANE_NOT_FOUND:
+                raise
+            job = ctx.jobs.current(job.job_id)
+    return {"type": "agentResult", "job": ctx.jobs.snapshot(job), "content": content}

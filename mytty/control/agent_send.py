@@ -1,0 +1,39 @@
+"""``sendAgent``: a follow-up to the job's pane; a finished job is re-armed first.
+
+Re-arming (new baseline, unbound, ``launching``, a fresh 30 s window) makes the next
+``agent wait`` track the run this follow-up starts, not the one that already ended.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mytty.control.base import Context, Params
+from mytty.control.send import deliver
+from mytty.core.errors import ErrorCode, MyttyError
+
+TYPE = "sendAgent"
+ERRORS = frozenset({ErrorCode.JOB_NOT_FOUND, ErrorCode.JOB_LOST, ErrorCode.INVALID_REQUEST})
+
+
+def job_pane(ctx: Context, job: Any) -> Any:
+    pane = ctx.panes.by_surface.get(job.pane_id)
+    if pane is None:
+        raise MyttyError(ErrorCode.JOB_LOST, f"the pane of job {job.job_id} is gone")
+    return pane
+
+
+async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+    job_id = params.raw_id("jobID")
+    text = params.str("text")
+    press_enter = params.bool("pressEnter", False)
+    job = ctx.jobs.current(job_id)
+    pane = job_pane(ctx, job)
+    ctx.jobs.re_arm(job_id)
+    try:
+        await deliver(ctx, pane, text, press_enter)
+    except MyttyError as exc:
+        if exc.code is ErrorCode.PANE_NOT_FOUND:
+            raise MyttyError(ErrorCode.JOB_LOST, f"the pane of job {job_id} is gone") from None
+        raise
+    return {"type": "ok"}

@@ -1,0 +1,107 @@
+"""``spawnAgent``: start a worker agent in a new pane and return its job.
+
+Checks run in a fixed order so the first problem is the one reported: anchor, task, label,
+model, integration, cwd, worktree, access. The worker is started without typing anything: its
+argv goes into a private launch file that the pane's shell runs once it is fully started, so
+the task arrives byte for byte and never lands in shell history.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from mytty.control.base import Context, Params
+from mytty.control.split import choose_target
+from mytty.core import jobs as core_jobs
+from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.events import WorkerProvider
+from mytty.core.ids import format_uuid_bytes
+from mytty.core.launch import access_flags, build_launch_argv, resolve_access, shell_word
+from mytty.core.validation import (
+    validate_label,
+    validate_model,
+    validate_task,
+    validate_worktree_branch,
+)
+
+TYPE = "spawnAgent"
+ERRORS = frozenset(
+    {ErrorCode.PANE_NOT_FOUND, ErrorCode.INVALID_TASK, ErrorCode.INVALID_LABEL,
+     ErrorCode.INVALID_MODEL, ErrorCode.INVALID_CWD, ErrorCode.INVALID_WORKTREE_BRANCH,
+     ErrorCode.NOT_A_GIT_REPOSITORY, ErrorCode.WORKTREE_CREATE_FAILED,
+     ErrorCode.INHERIT_UNAVAILABLE, ErrorCode.PROVIDER_INTEGRATION_NEEDS_REPAIR,
+     ErrorCode.SPAWN_FAILED, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST}
+)
+DIRECTIONS = ("left", "right", "up", "down", "auto")
+
+
+def _check(problem: str | None, code: ErrorCode) -> None:
+    if problem is not None:
+        raise MyttyError(code, problem)
+
+
+async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+    try:
+        provider = WorkerProvider(params.str("provider"))
+    except ValueError:
+        raise MyttyError(ErrorCode.INVALID_REQUEST, "provider must be codex, claude or cursor") from None
+    direction = params.opt_str("direction") or "auto"
+    if direction not in DIRECTIONS:
+        raise MyttyError(ErrorCode.INVALID_REQUEST, f"direction must be one of {', '.join(DIRECTIONS)}")
+    access = params.opt_str("access")
+    if access not in (None, "inherit", "review", "workspace-write"):
+        raise MyttyError(ErrorCode.INVALID_REQUEST, "access must be inherit, review or workspace-write")
+
+    anchor_id = params.opt_str("anchorPaneID")
+    anchor = ctx.require_pane(anchor_id) if anchor_id else None
+    task = params.str("task")
+    _check(validate_task(task), ErrorCode.INVALID_TASK)
+    label = params.opt_str("label")
+    if label is not None:
+        _check(validate_label(label), ErrorCode.INVALID_LABEL)
+    model = params.opt_str("model")
+    if model is not None:
+        _check(validate_model(model), ErrorCode.INVALID_MODEL)
+    await ctx.spawn_preflight(provider)
+
+    cwd = params.opt_str("cwd")
+    if cwd is not None:
+        if not os.path.isabs(cwd) or not os.path.isdir(cwd):
+            raise MyttyError(ErrorCode.INVALID_CWD, f"--cwd {cwd!r} is not an existing absolute directory")
+    elif anchor is not None and anchor.row is not None and anchor.row.current_path:
+        cwd = anchor.row.current_path
+    else:
+        caller_cwd = params.opt_str("callerWorkingDirectory")
+        cwd = caller_cwd if caller_cwd and os.path.isdir(caller_cwd) else os.path.expanduser("~")
+
+    branch = params.opt_str("worktreeBranch")
+    if branch is not None:
+        _check(validate_worktree_branch(branch), ErrorCode.INVALID_WORKTREE_BRANCH)
+        cwd = await ctx.resolve_worktree(cwd, branch)
+
+    mode_flags = await ctx.access_mode_flags(provider, access, anchor)
+    argv = build_launch_argv(provider, model=model, mode_flags=mode_flags, task=task)
+    launch_text = "command " + " ".join(shell_word(a) for a in argv)
+
+    try:
+        if anchor is not None:
+            await ctx.refresh_panes()
+            anchor = ctx.require_pane(anchor.surface_id)
+            target, side = choose_target(ctx, anchor, direction)
+            pane = await ctx.create_pane(split_from=target, direction=side, cwd=cwd, command=launch_text)
+        else:
+            session = await ctx.ensure_user_session()
+            pane = await ctx.create_pane(session=session, cwd=cwd, command=launch_text)
+    except MyttyError as exc:
+        if exc.code is ErrorCode.TMUX_UNAVAILABLE:
+            raise
+        raise MyttyError(ErrorCode.SPAWN_FAILED, f"could not create the worker pane: {exc.message}") from None
+
+    baseline = [r.id for r in ctx.hub.book.runs_for(pane.surface_id, provider.agent_provider)]
+    job = core_jobs.new_job(
+        format_uuid_bytes(os.urandom(16)), pane.surface_id, provider, label, baseline, time.time()
+    )
+    ctx.jobs.add(job)
+    return {"type": "agentJob", "job": ctx.jobs.snapshot(job)}

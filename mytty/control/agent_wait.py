@@ -1,0 +1,35 @@
+"""``waitAgent``: block until the job's own run is running, needs attention, or is completed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mytty.control.base import Context, Params
+from mytty.core import jobs as core_jobs
+from mytty.core.errors import ErrorCode, MyttyError
+
+TYPE = "waitAgent"
+ERRORS = frozenset(
+    {ErrorCode.JOB_NOT_FOUND, ErrorCode.PROVIDER_INTEGRATION_NOT_INSTALLED, ErrorCode.INVALID_REQUEST}
+)
+DEFAULT_TIMEOUT_S = 120.0
+CONDITIONS = ("running", "attention", "completed")
+
+
+async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+    job_id = params.raw_id("jobID")
+    until = params.str("until")
+    if until not in CONDITIONS:
+        raise MyttyError(ErrorCode.INVALID_REQUEST, "until must be running, attention or completed")
+    timeout = max(0.0, params.number("timeoutSeconds", DEFAULT_TIMEOUT_S))
+    job = ctx.jobs.current(job_id)
+    if until == "attention":
+        await ctx.job_attention_preflight(job)
+
+    def probe() -> Any:
+        current = ctx.jobs.current(job_id)
+        return current if core_jobs.satisfies(current, until) else None  # type: ignore[arg-type]
+
+    found, timed_out = await ctx.hub.wait_until(probe, timeout)
+    final = found if found is not None else ctx.jobs.current(job_id)
+    return {"type": "agentWaitResult", "job": ctx.jobs.snapshot(final), "timedOut": timed_out}

@@ -1,0 +1,96 @@
+"""What every control command module shares: request parameters and the controller context.
+
+A command module declares ``TYPE`` (the wire ``type``), ``ERRORS`` (the codes it may return)
+and ``async def handle(ctx, params) -> dict``. The registry in ``mytty.control.registry``
+finds them; the daemon maps MyttyError to the wire failure reply.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Protocol
+
+from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.ids import normalize_uuid
+
+
+class Params:
+    """Typed access to a request object; every problem is ``invalid-request``."""
+
+    def __init__(self, obj: dict[str, Any], peer_pid: int = 0) -> None:
+        self._obj = obj
+        self.peer_pid = peer_pid
+
+    def _bad(self, key: str, what: str) -> MyttyError:
+        return MyttyError(ErrorCode.INVALID_REQUEST, f"field {key!r} {what}")
+
+    def has(self, key: str) -> bool:
+        return self._obj.get(key) is not None
+
+    def str(self, key: str) -> str:
+        value = self._obj.get(key)
+        if not isinstance(value, str):
+            raise self._bad(key, "must be a string")
+        return value
+
+    def opt_str(self, key: str) -> str | None:
+        value = self._obj.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            raise self._bad(key, "must be a string")
+        return value
+
+    def bool(self, key: str, default: bool | None = None) -> bool:
+        value = self._obj.get(key, default)
+        if not isinstance(value, bool):
+            raise self._bad(key, "must be true or false")
+        return value
+
+    def number(self, key: str, default: float | None = None) -> float:
+        value = self._obj.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise self._bad(key, "must be a finite number")
+        return float(value)
+
+    def opt_int(self, key: str) -> int | None:
+        value = self._obj.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise self._bad(key, "must be a non-negative integer")
+        return value
+
+    def str_list(self, key: str) -> list[str]:
+        value = self._obj.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self._bad(key, "must be a list of strings")
+        return value
+
+    def raw_id(self, key: str) -> str:
+        """A ``{"rawValue": UUID}`` id, returned as the uppercase UUID (or the raw text)."""
+        value = self._obj.get(key)
+        if isinstance(value, dict):
+            value = value.get("rawValue")
+        if not isinstance(value, str):
+            raise self._bad(key, "must be {\"rawValue\": <UUID>}")
+        return normalize_uuid(value) or value
+
+
+class Context(Protocol):
+    """The controller as control commands see it (implemented by mytty.daemon.app)."""
+
+    # Pane and agent state live on the controller; handlers reach them through it.
+    panes: Any
+    port: Any
+    hub: Any
+    jobs: Any
+    home: Any
+
+    async def refresh_panes(self) -> None: ...
+    def require_pane(self, pane_id: str | None, code: ErrorCode = ErrorCode.PANE_NOT_FOUND) -> Any: ...
+    def pane_info(self, pane: Any) -> dict[str, Any]: ...
+    async def create_pane(self, **kwargs: Any) -> Any: ...
+    async def close_pane(self, pane: Any) -> None: ...
+    def pane_environment(self, surface_id: str) -> dict[str, str]: ...
+    def caller_surface(self, peer_pid: int) -> str | None: ...

@@ -1,0 +1,17 @@
+"""``closePane``: close a pane at once, without asking."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mytty.control.base import Context, Params
+from mytty.core.errors import ErrorCode
+
+TYPE = "closePane"
+ERRORS = frozenset({ErrorCode.PANE_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST})
+
+
+async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+    pane = ctx.require_pane(params.str("paneID"))
+    await ctx.close_pane(pane)
+    return {"type": "ok"}

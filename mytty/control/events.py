@@ -1,0 +1,47 @@
+"""``events``: long-poll the ledger of agent events across every pane.
+
+No ``afterSequence`` establishes a cursor and returns at once. A page cut short reports the
+last record it returned as ``latestSequence``, so feeding it back never skips a record; a
+cursor older than the retained window gets what is retained plus ``truncated: true``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mytty.control.base import Context, Params
+from mytty.core.errors import ErrorCode
+
+TYPE = "events"
+ERRORS = frozenset({ErrorCode.INVALID_REQUEST})
+DEFAULT_TIMEOUT_S = 30.0
+MAX_TIMEOUT_S = 600.0
+
+
+def _reply(page: Any, timed_out: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "type": "events",
+        "records": [r.to_wire() for r in page.records],
+        "latestSequence": page.latest_sequence,
+        "timedOut": timed_out,
+    }
+    if page.truncated:
+        out["truncated"] = True
+    return out
+
+
+async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+    after = params.opt_int("afterSequence")
+    timeout = min(MAX_TIMEOUT_S, max(0.0, params.number("timeoutSeconds", DEFAULT_TIMEOUT_S)))
+    ledger = ctx.hub.ledger
+    if after is None:
+        return _reply(ledger.query(None), False)
+
+    def probe() -> Any:
+        page = ledger.query(after)
+        return page if page.records else None
+
+    page, timed_out = await ctx.hub.wait_until(probe, timeout)
+    if page is None:
+        page = ledger.query(after)
+    return _reply(page, timed_out)

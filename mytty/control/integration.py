@@ -1,0 +1,44 @@
+"""``integrationList`` / ``integrationEnable`` / ``integrationRepair``.
+
+Enabling or repairing a hook changes what code runs inside another program, so it needs a
+human: the controller asks on an attached tmux client and waits up to 180 s. There is no way
+to skip the question; an AI orchestrator can ask for an install but never approve one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mytty.control.base import Context, Params
+from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.events import AgentProvider
+
+TYPES = ("integrationList", "integrationEnable", "integrationRepair")
+ERRORS = frozenset(
+    {ErrorCode.INTEGRATION_DECLINED, ErrorCode.INVALID_CONFIGURATION, ErrorCode.INVALID_PROVIDER,
+     ErrorCode.INVALID_REQUEST}
+)
+
+
+def _provider(text: str | None) -> AgentProvider | None:
+    if text is None:
+        return None
+    try:
+        return AgentProvider(text)
+    except ValueError:
+        raise MyttyError(
+            ErrorCode.INVALID_PROVIDER,
+            f"unknown provider {text!r}; use codex, claude-code, opencode, antigravity or cursor",
+        ) from None
+
+
+async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+    kind = params.str("type")
+    if kind == "integrationList":
+        return await ctx.integrations.wire()
+    if kind == "integrationEnable":
+        provider = _provider(params.str("provider"))
+        assert provider is not None
+        return await ctx.integrations.enable_with_consent([provider], repair=False)
+    provider = _provider(params.opt_str("provider"))
+    return await ctx.integrations.repair_with_consent(provider)

@@ -1,0 +1,26 @@
+"""``setPaneStatus``: an agent's own one-line progress note (memory only; null clears)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mytty.control.base import Context, Params
+from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.notes import validate_status
+
+TYPE = "setPaneStatus"
+ERRORS = frozenset({ErrorCode.INVALID_STATUS, ErrorCode.PANE_NOT_FOUND, ErrorCode.INVALID_REQUEST})
+
+
+async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+    status = params.opt_str("status")
+    if status is not None:
+        problem = validate_status(status)
+        if problem is not None:
+            raise MyttyError(ErrorCode.INVALID_STATUS, problem)
+    pane = ctx.require_pane(params.str("paneID"))
+    if status is None:
+        ctx.hub.notes.clear(pane.surface_id)
+    else:
+        ctx.hub.notes.set(pane.surface_id, status)
+    return {"type": "ok"}

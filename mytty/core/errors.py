@@ -1,0 +1,79 @@
+"""Every stable error code mytty puts on a wire, in one enum.
+
+Codes are kebab-case and append-only: scripts match on them. The control socket answers
+``{"type": "failure", "code": <code>, "message": <text>}``; ``mytty-ctl`` prints
+``mytty-ctl: <code>: <text>`` on stderr and exits 1. The event socket answers
+``{"ok": false, "error": <code>}`` with one of the four event codes.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    # -- shared by both sockets -------------------------------------------------------------
+    INVALID_REQUEST = "invalid-request"
+    REQUEST_TOO_LARGE = "request-too-large"
+    INTERNAL_ERROR = "internal-error"
+    # -- event socket ---------------------------------------------------------------------
+    UNAUTHORIZED = "unauthorized"
+    # -- control socket: transport and environment ----------------------------------------
+    NOT_RUNNING = "not-running"
+    NOT_READY = "not-ready"
+    TIMEOUT = "timeout"
+    INVALID_RESPONSE = "invalid-response"
+    USAGE = "usage"
+    PERMISSION_DENIED = "permission-denied"
+    TMUX_UNAVAILABLE = "tmux-unavailable"
+    NOT_IN_PANE = "not-in-pane"
+    ALREADY_RUNNING = "already-running"
+    SOCKET_PATH_TOO_LONG = "socket-path-too-long"
+    # -- pane commands --------------------------------------------------------------------
+    PANE_NOT_FOUND = "pane-not-found"
+    NEW_TAB_FAILED = "new-tab-failed"
+    SPLIT_FAILED = "split-failed"
+    INVALID_KEY = "invalid-key"
+    INVALID_STATUS = "invalid-status"
+    INVALID_COMMAND = "invalid-command"
+    INVALID_CWD = "invalid-cwd"
+    # -- waits ----------------------------------------------------------------------------
+    PROVIDER_INTEGRATION_NOT_INSTALLED = "provider-integration-not-installed"
+    PROVIDER_INTEGRATION_NEEDS_REPAIR = "provider-integration-needs-repair"
+    # -- agent jobs -----------------------------------------------------------------------
+    INVALID_TASK = "invalid-task"
+    INVALID_LABEL = "invalid-label"
+    INVALID_MODEL = "invalid-model"
+    INVALID_WORKTREE_BRANCH = "invalid-worktree-branch"
+    NOT_A_GIT_REPOSITORY = "not-a-git-repository"
+    WORKTREE_CREATE_FAILED = "worktree-create-failed"
+    INHERIT_UNAVAILABLE = "inherit-unavailable"
+    SPAWN_FAILED = "spawn-failed"
+    JOB_NOT_FOUND = "job-not-found"
+    JOB_LOST = "job-lost"
+    # -- integrations ---------------------------------------------------------------------
+    INTEGRATION_DECLINED = "integration-declined"
+    INVALID_CONFIGURATION = "invalid-configuration"
+    INVALID_PROVIDER = "invalid-provider"
+
+
+EVENT_SOCKET_CODES: frozenset[ErrorCode] = frozenset(
+    {
+        ErrorCode.REQUEST_TOO_LARGE,
+        ErrorCode.UNAUTHORIZED,
+        ErrorCode.INVALID_REQUEST,
+        ErrorCode.INTERNAL_ERROR,
+    }
+)
+
+
+class MyttyError(Exception):
+    """An error that crosses a boundary as a stable code plus a human explanation."""
+
+    def __init__(self, code: ErrorCode, message: str = "") -> None:
+        super().__init__(message or code.value)
+        self.code = code
+        self.message = message or code.value
+
+    def __repr__(self) -> str:
+        return f"MyttyError({self.code.value!r}, {self.message!r})"

@@ -1,0 +1,196 @@
+"""The normalized agent event, its vocabulary, and its JSON shape on the event socket.
+
+Wire shape (seed: agent event protocol): camelCase keys, ids wrapped as ``{"rawValue": UUID}``,
+optional fields omitted when absent, ``occurredAt`` as ISO 8601. Internally a timestamp is a
+float of Unix seconds so the reducer can compare it cheaply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from enum import StrEnum
+from typing import Any
+
+from mytty.core.ids import normalize_uuid
+
+SCHEMA_VERSION = 1
+SYNTHESIZED_PREFIX = "mytty."
+
+
+class AgentProvider(StrEnum):
+    CODEX = "codex"
+    CLAUDE_CODE = "claude-code"
+    OPENCODE = "opencode"
+    ANTIGRAVITY = "antigravity"
+    CURSOR = "cursor"
+
+
+#: The canonical order used by ``integration list`` and friends.
+PROVIDER_ORDER: tuple[AgentProvider, ...] = (
+    AgentProvider.CODEX,
+    AgentProvider.CLAUDE_CODE,
+    AgentProvider.OPENCODE,
+    AgentProvider.ANTIGRAVITY,
+    AgentProvider.CURSOR,
+)
+
+
+class WorkerProvider(StrEnum):
+    """The three providers ``agent spawn`` can launch (a different vocabulary on purpose)."""
+
+    CODEX = "codex"
+    CLAUDE = "claude"
+    CURSOR = "cursor"
+
+    @property
+    def agent_provider(self) -> AgentProvider:
+        return {
+            WorkerProvider.CODEX: AgentProvider.CODEX,
+            WorkerProvider.CLAUDE: AgentProvider.CLAUDE_CODE,
+            WorkerProvider.CURSOR: AgentProvider.CURSOR,
+        }[self]
+
+
+class AgentEventKind(StrEnum):
+    IDLE = "idle"
+    STARTED = "started"
+    RUNNING = "running"
+    INPUT_REQUESTED = "input-requested"
+    APPROVAL_REQUESTED = "approval-requested"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    DISCONNECTED = "disconnected"
+
+
+class AgentRunState(StrEnum):
+    UNKNOWN = "unknown"
+    IDLE = "idle"
+    RUNNING = "running"
+    WAITING_INPUT = "waiting-input"
+    WAITING_APPROVAL = "waiting-approval"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    DISCONNECTED = "disconnected"
+
+
+ACTIVE_STATES = frozenset(
+    {AgentRunState.RUNNING, AgentRunState.WAITING_INPUT, AgentRunState.WAITING_APPROVAL}
+)
+TERMINAL_STATES = frozenset(
+    {AgentRunState.IDLE, AgentRunState.SUCCEEDED, AgentRunState.FAILED, AgentRunState.DISCONNECTED}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentEvent:
+    id: str  # uppercase UUID
+    run_id: str  # uppercase UUID
+    surface_id: str  # uppercase UUID
+    provider: AgentProvider
+    kind: AgentEventKind
+    occurred_at: float  # Unix seconds
+    session_id: str | None = None
+    message: str | None = None
+    hook_name: str | None = None
+    tool_use_id: str | None = None
+    tool_name: str | None = None
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def synthesized(self) -> bool:
+        return self.hook_name is not None and self.hook_name.startswith(SYNTHESIZED_PREFIX)
+
+
+def format_timestamp(seconds: float, *, fractional: bool = False) -> str:
+    """ISO 8601 in UTC with a ``Z`` suffix; whole seconds unless ``fractional``."""
+    dt = datetime.fromtimestamp(seconds, tz=timezone.utc)
+    if fractional:
+        return dt.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_timestamp(text: object) -> float:
+    """Parse ISO 8601 (with or without fractional seconds and offsets) to Unix seconds.
+
+    A timestamp without an offset is read as UTC. Raises ValueError otherwise.
+    """
+    if not isinstance(text, str) or not text or len(text) > 64:
+        raise ValueError("occurredAt must be an ISO 8601 string")
+    value = text.strip()
+    if value.endswith(("z", "Z")):
+        value = value[:-1] + "+00:00"
+    dt = datetime.fromisoformat(value)
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.timestamp()
+
+
+def _wrapped_uuid(obj: dict[str, Any], key: str) -> str:
+    value = obj.get(key)
+    if not isinstance(value, dict):
+        raise ValueError(f"{key} must be an object with rawValue")
+    uuid = normalize_uuid(value.get("rawValue"))
+    if uuid is None:
+        raise ValueError(f"{key}.rawValue must be a UUID")
+    return uuid
+
+
+def _optional_str(obj: dict[str, Any], key: str) -> str | None:
+    value = obj.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"{key} must be a string")
+    return value
+
+
+def _int(obj: dict[str, Any], key: str) -> int:
+    value = obj.get(key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{key} must be an integer")
+    return value
+
+
+def event_from_wire(obj: object) -> AgentEvent:
+    """Decode the ``event`` object of an envelope. Raises ValueError on any shape problem."""
+    if not isinstance(obj, dict):
+        raise ValueError("event must be an object")
+    return AgentEvent(
+        schema_version=_int(obj, "schemaVersion"),
+        id=_wrapped_uuid(obj, "id"),
+        run_id=_wrapped_uuid(obj, "runID"),
+        surface_id=_wrapped_uuid(obj, "surfaceID"),
+        provider=AgentProvider(obj.get("provider")),
+        kind=AgentEventKind(obj.get("kind")),
+        occurred_at=parse_timestamp(obj.get("occurredAt")),
+        session_id=_optional_str(obj, "sessionID"),
+        message=_optional_str(obj, "message"),
+        hook_name=_optional_str(obj, "hookName"),
+        tool_use_id=_optional_str(obj, "toolUseID"),
+        tool_name=_optional_str(obj, "toolName"),
+    )
+
+
+def event_to_wire(event: AgentEvent, *, fractional: bool = False) -> dict[str, Any]:
+    """Encode an event as the wire object (optional fields omitted when None)."""
+    out: dict[str, Any] = {
+        "schemaVersion": event.schema_version,
+        "id": {"rawValue": event.id},
+        "runID": {"rawValue": event.run_id},
+    }
+    if event.session_id is not None:
+        out["sessionID"] = event.session_id
+    out["surfaceID"] = {"rawValue": event.surface_id}
+    out["provider"] = event.provider.value
+    out["kind"] = event.kind.value
+    out["occurredAt"] = format_timestamp(event.occurred_at, fractional=fractional)
+    for key, value in (
+        ("message", event.message),
+        ("hookName", event.hook_name),
+        ("toolUseID", event.tool_use_id),
+        ("toolName", event.tool_name),
+    ):
+        if value is not None:
+            out[key] = value
+    return out

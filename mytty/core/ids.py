@@ -1,0 +1,47 @@
+"""Identifier rules: deterministic ("stable") UUIDs and UUID string normalisation.
+
+A stable UUID is the first 16 bytes of SHA-256 over the NUL-joined identity parts, with the
+version nibble forced to 5 and the RFC 4122 variant bits set. It only looks like a v5 UUID
+(there is no namespace); what matters is that the same identity always gives the same id,
+so a retried hook or a repeated startup sweep is de-duplicated by the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def stable_uuid(*parts: str) -> str:
+    """Return the uppercase stable UUID for the identity ``parts`` (joined with NUL)."""
+    digest = bytearray(hashlib.sha256("\0".join(parts).encode("utf-8")).digest()[:16])
+    digest[6] = (digest[6] & 0x0F) | 0x50
+    digest[8] = (digest[8] & 0x3F) | 0x80
+    h = digest.hex().upper()
+    return f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+
+
+def format_uuid_bytes(raw: bytes) -> str:
+    """Format 16 bytes (e.g. from ``os.urandom``) as an uppercase version-4 UUID string."""
+    b = bytearray(raw[:16])
+    b[6] = (b[6] & 0x0F) | 0x40
+    b[8] = (b[8] & 0x3F) | 0x80
+    h = b.hex().upper()
+    return f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+
+
+def normalize_uuid(value: object) -> str | None:
+    """Return ``value`` as an uppercase hyphenated UUID string, or None when it is not one.
+
+    Parsing is case-insensitive, as in the original; output is always uppercase.
+    """
+    if not isinstance(value, str) or len(value) != 36:
+        return None
+    for i, ch in enumerate(value):
+        if i in (8, 13, 18, 23):
+            if ch != "-":
+                return None
+        elif ch not in _HEX:
+            return None
+    return value.upper()

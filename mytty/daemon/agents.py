@@ -1,0 +1,146 @@
+"""AgentHub: the controller's agent state (runs, attention, ledger, notes) behind the store.
+
+Every event goes through ``ingest``: it is committed to the store first, then applied to the
+pure books, then waiters are woken. Waiters never poll: ``wait_until`` sleeps on a change
+signal that ``bump`` fires on every inserted event and every pane change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from mytty.core.attention import AttentionBook
+from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
+from mytty.core.ledger import EventLedger
+from mytty.core.notes import StatusNotes
+from mytty.core.runs import RunBook, prune_runs, superseded_events
+from mytty.daemon.store import EventStore
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+PRUNE_INTERVAL_S = 3600.0
+
+
+class AgentHub:
+    def __init__(self, store: EventStore, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.clock = clock
+        self.book = RunBook()
+        self.attention = AttentionBook()
+        self.ledger = EventLedger()
+        self.notes = StatusNotes()
+        self.version = 0
+        self._changed = asyncio.Event()
+        self._observers: list[Callable[[AgentEvent, bool], None]] = []
+        self._prune_pending = False
+
+    # -- startup ------------------------------------------------------------------------------
+    def load(self, events: list[AgentEvent], acknowledgements: dict[str, float]) -> None:
+        for event in events:
+            result = self.book.apply(event)
+            self.attention.observe(event, result)
+        for item_id, at in acknowledgements.items():
+            self.attention.acknowledge(item_id, at)
+
+    def add_observer(self, fn: Callable[[AgentEvent, bool], None]) -> None:
+        """``fn(event, inserted)`` sees every received event, duplicates included."""
+        self._observers.append(fn)
+
+    # -- change signal ------------------------------------------------------------------------
+    def bump(self) -> None:
+        self.version += 1
+        fired, self._changed = self._changed, asyncio.Event()
+        fired.set()
+
+    async def wait_until(
+        self, probe: Callable[[], T | None], timeout: float
+    ) -> tuple[T | None, bool]:
+        """Re-evaluate ``probe`` on every change until it returns non-None or time runs out.
+
+        Returns (value, timed_out). ``probe`` may raise to end the wait with an error.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + max(0.0, timeout)
+        while True:
+            signal = self._changed
+            value = probe()
+            if value is not None:
+                return value, False
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return None, True
+            try:
+                await asyncio.wait_for(signal.wait(), remaining)
+            except asyncio.TimeoutError:
+                value = probe()
+                return (value, False) if value is not None else (None, True)
+
+    # -- ingestion ----------------------------------------------------------------------------
+    async def ingest(self, event: AgentEvent) -> bool:
+        """Store and apply one event (plus any runSuperseded sweep it causes).
+
+        Returns True when the event was new. Raises StoreError when the store fails; then
+        nothing was applied.
+        """
+        if self.book.seen(event.id):
+            self._observe(event, False)
+            return False
+        if (
+            event.kind is AgentEventKind.STARTED
+            and event.provider is AgentProvider.CLAUDE_CODE
+            and not event.synthesized
+        ):
+            for sweep in superseded_events(self.book, event):
+                await self._insert(sweep)
+        return await self._insert(event)
+
+    async def _insert(self, event: AgentEvent) -> bool:
+        inserted = await self.store.insert(event)
+        if not inserted or self.book.seen(event.id):
+            self._observe(event, False)
+            return False
+        result = self.book.apply(event)
+        self.attention.observe(event, result)
+        self.notes.observe(event)
+        self.ledger.append(event)
+        self._observe(event, True)
+        if result.run is not None and result.run.is_terminal:
+            self.schedule_prune()
+        self.bump()
+        return True
+
+    def _observe(self, event: AgentEvent, inserted: bool) -> None:
+        for fn in self._observers:
+            try:
+                fn(event, inserted)
+            except Exception:  # pragma: no cover
+                log.exception("event observer failed")
+
+    # -- retention ------------------------------------------------------------------------------
+    def schedule_prune(self) -> None:
+        if self._prune_pending:
+            return
+        self._prune_pending = True
+        asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self.prune()))
+
+    async def prune(self) -> None:
+        self._prune_pending = False
+        now = self.clock()
+        self.attention.prune(now)
+        pruned = prune_runs(self.book, self.attention, now)
+        if pruned:
+            try:
+                await self.store.delete_runs(pruned.keys())
+            except Exception as exc:  # the books already forgot them; the next start re-prunes
+                log.warning("could not delete pruned runs from the store: %s", exc)
+
+    async def prune_forever(self) -> None:
+        while True:
+            await asyncio.sleep(PRUNE_INTERVAL_S)
+            await self.prune()

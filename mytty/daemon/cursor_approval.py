@@ -1,0 +1,77 @@
+"""Estimating Cursor approval prompts from its hooks.
+
+Cursor's hooks never say "waiting for approval". A ``preToolUse`` that sees no matching
+``postToolUse`` / ``postToolUseFailure`` / ``stop`` within 10 s is most likely waiting on the
+human, so a synthesized ``approval-requested`` is recorded; the matching post event then moves
+the run back to ``running``. Several tool calls may be pending at once (keyed by toolUseID).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
+from mytty.core.ids import stable_uuid
+
+log = logging.getLogger(__name__)
+
+PENDING_THRESHOLD_S = 10.0
+HOOK_NAME = "mytty.cursorApprovalPending"
+
+
+class CursorApprovalEstimator:
+    def __init__(self, hub: object, threshold: float = PENDING_THRESHOLD_S) -> None:
+        self._hub = hub
+        self._threshold = threshold
+        self._timers: dict[tuple[str, str], asyncio.TimerHandle] = {}
+
+    def observe(self, event: AgentEvent, inserted: bool) -> None:
+        if event.provider is not AgentProvider.CURSOR or event.synthesized:
+            return
+        hook = event.hook_name or ""
+        if hook == "preToolUse" and event.tool_use_id:
+            key = (event.run_id, event.tool_use_id)
+            if key in self._timers or not inserted:
+                return
+            loop = asyncio.get_running_loop()
+            self._timers[key] = loop.call_later(self._threshold, self._fire, event)
+        elif hook in ("postToolUse", "postToolUseFailure") and event.tool_use_id:
+            timer = self._timers.pop((event.run_id, event.tool_use_id), None)
+            if timer is not None:
+                timer.cancel()
+        elif hook == "stop" or event.kind in (
+            AgentEventKind.SUCCEEDED, AgentEventKind.FAILED, AgentEventKind.DISCONNECTED
+        ):
+            for key in [k for k in self._timers if k[0] == event.run_id]:
+                self._timers.pop(key).cancel()
+
+    def _fire(self, pre: AgentEvent) -> None:
+        assert pre.tool_use_id is not None
+        self._timers.pop((pre.run_id, pre.tool_use_id), None)
+        synthesized = AgentEvent(
+            id=stable_uuid("event", "cursor", "pending-approval", pre.run_id, pre.tool_use_id),
+            run_id=pre.run_id,
+            surface_id=pre.surface_id,
+            provider=pre.provider,
+            kind=AgentEventKind.APPROVAL_REQUESTED,
+            occurred_at=pre.occurred_at + self._threshold,
+            session_id=pre.session_id,
+            message=(f"{pre.tool_name} probably needs approval" if pre.tool_name
+                     else "A tool call probably needs approval"),
+            hook_name=HOOK_NAME,
+            tool_use_id=pre.tool_use_id,
+            tool_name=pre.tool_name,
+        )
+        asyncio.ensure_future(self._record(synthesized))
+
+    async def _record(self, event: AgentEvent) -> None:
+        try:
+            await self._hub.ingest(event)  # type: ignore[attr-defined]
+        except Exception as exc:
+            log.warning("could not record the Cursor approval estimate: %s", exc)
+
+    def cancel_all(self) -> None:
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()

@@ -1,0 +1,50 @@
+"""The event socket handler: decode, authorize, store, reply.
+
+Replies never contain the capability. ``inserted: true`` is sent only after the store commit.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.events import SCHEMA_VERSION, AgentProvider
+from mytty.daemon.servers import Peer
+from mytty.daemon.store import StoreError
+from mytty.protocol.envelope import decode_envelope, encode_event_reply
+
+log = logging.getLogger(__name__)
+
+
+class EventIngest:
+    def __init__(self, ctx: Any) -> None:
+        self._ctx = ctx
+
+    async def handle(self, body: bytes, peer: Peer) -> bytes:
+        try:
+            envelope = decode_envelope(body)
+        except MyttyError:
+            return encode_event_reply(error=ErrorCode.INVALID_REQUEST)
+        event = envelope.event
+        if envelope.schema_version != SCHEMA_VERSION or event.schema_version != SCHEMA_VERSION:
+            return encode_event_reply(error=ErrorCode.UNAUTHORIZED)
+        if event.provider is AgentProvider.CODEX:
+            # Codex hooks run in a shared app-server process whose environment belongs to
+            # whichever pane started it, so codex events are routed by sessionID instead. That
+            # routing arrives with native run estimation; until then they cannot be placed.
+            routed = self._ctx.route_codex(event)
+            if routed is None:
+                return encode_event_reply(error=ErrorCode.UNAUTHORIZED)
+            event = routed
+        elif not self._ctx.panes.authorize(event.surface_id, envelope.capability):
+            return encode_event_reply(error=ErrorCode.UNAUTHORIZED)
+        try:
+            inserted = await self._ctx.hub.ingest(event)
+        except StoreError as exc:
+            log.error("could not store event: %s", exc)
+            return encode_event_reply(error=ErrorCode.INTERNAL_ERROR)
+        except Exception:
+            log.exception("event ingestion failed")
+            return encode_event_reply(error=ErrorCode.INTERNAL_ERROR)
+        return encode_event_reply(inserted=inserted)

@@ -1,0 +1,88 @@
+"""The controller's home directory: sockets, store, log, lock, guide."""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from mytty.core.errors import ErrorCode, MyttyError
+
+#: Linux ``sockaddr_un.sun_path`` holds 108 bytes including the terminating NUL.
+SUN_PATH_MAX = 107
+
+
+def default_home(env: os._Environ[str] | dict[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    explicit = env.get("MYTTY_HOME")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = env.get("HOME") or os.path.expanduser("~")
+    return Path(base) / ".config" / "mytty"
+
+
+@dataclass(frozen=True)
+class Home:
+    root: Path
+
+    @property
+    def control_socket(self) -> Path:
+        return self.root / "control.sock"
+
+    @property
+    def event_socket(self) -> Path:
+        return self.root / "events.sock"
+
+    @property
+    def store(self) -> Path:
+        return self.root / "events.sqlite3"
+
+    @property
+    def log_file(self) -> Path:
+        return self.root / "mytty.log"
+
+    @property
+    def lock_file(self) -> Path:
+        return self.root / "controller.lock"
+
+    @property
+    def secret_file(self) -> Path:
+        return self.root / "capability.key"
+
+    @property
+    def guide_file(self) -> Path:
+        return self.root / "mytty-ctl.md"
+
+    @property
+    def launch_dir(self) -> Path:
+        return self.root / "launch"
+
+    def ensure(self) -> None:
+        """Create the home 0700 (tightening an existing one) and check socket path lengths."""
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        mode = stat.S_IMODE(self.root.stat().st_mode)
+        if mode != 0o700:
+            os.chmod(self.root, 0o700)
+        self.launch_dir.mkdir(exist_ok=True, mode=0o700)
+        for sock in (self.control_socket, self.event_socket):
+            if len(os.fsencode(str(sock))) > SUN_PATH_MAX:
+                raise MyttyError(
+                    ErrorCode.SOCKET_PATH_TOO_LONG,
+                    f"socket path {sock} is {len(os.fsencode(str(sock)))} bytes; Unix sockets allow "
+                    f"{SUN_PATH_MAX}. Set MYTTY_HOME to a shorter directory.",
+                )
+
+    def read_or_create_secret(self) -> bytes:
+        """The per-home key that capabilities are derived from (created 0600 on first use)."""
+        try:
+            data = self.secret_file.read_bytes()
+            if len(data) >= 32:
+                return data
+        except FileNotFoundError:
+            pass
+        secret = os.urandom(32)
+        fd = os.open(self.secret_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(secret)
+        return secret

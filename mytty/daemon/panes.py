@@ -1,0 +1,126 @@
+"""Pane identity: surface ids, capabilities, and the live view of the bound tmux server.
+
+A surface id is a UUID kept in the pane user option ``@mytty_surface`` so it survives a
+controller restart. Capabilities are derived as HMAC(secret, surface id): random-looking,
+per pane, never stored in tmux, still valid after a controller restart (the pane keeps its
+environment), and revoked the moment the pane is gone because only live surfaces are checked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from mytty.core.ids import format_uuid_bytes, normalize_uuid
+from mytty.daemon import procfs
+from mytty.tmux.port import PaneRow
+
+PRIVATE_SESSION = "_mytty"
+
+
+@dataclass
+class Pane:
+    surface_id: str
+    tmux_id: str
+    pid: int
+    row: PaneRow | None = None
+    option_written: bool = False
+    created_by_us: bool = False
+
+
+@dataclass
+class ReconcileResult:
+    added: list[Pane] = field(default_factory=list)
+    removed: list[Pane] = field(default_factory=list)
+
+
+class PaneRegistry:
+    def __init__(self, secret: bytes) -> None:
+        self._secret = secret
+        self.by_surface: dict[str, Pane] = {}
+        self.by_tmux: dict[str, Pane] = {}
+
+    # -- capabilities -----------------------------------------------------------------------
+    def capability(self, surface_id: str) -> str:
+        return hmac.new(self._secret, surface_id.encode(), hashlib.sha256).hexdigest().upper()
+
+    def authorize(self, surface_id: str, capability: str | None) -> bool:
+        """True when ``capability`` is the one issued to the live pane ``surface_id``."""
+        expected = self.capability(surface_id)
+        given = (capability or "").encode("utf-8", "replace")
+        ok = hmac.compare_digest(expected.encode(), given)
+        return ok and surface_id in self.by_surface
+
+    # -- lookups ------------------------------------------------------------------------------
+    def get(self, surface_id: str | None) -> Pane | None:
+        uuid = normalize_uuid(surface_id)
+        return self.by_surface.get(uuid) if uuid else None
+
+    def panes(self) -> list[Pane]:
+        return list(self.by_surface.values())
+
+    def pid_map(self) -> dict[int, str]:
+        return {p.pid: p.surface_id for p in self.by_surface.values() if p.pid > 0}
+
+    # -- changes --------------------------------------------------------------------------------
+    @staticmethod
+    def new_surface_id() -> str:
+        return format_uuid_bytes(os.urandom(16))
+
+    def register_created(self, surface_id: str, tmux_id: str, pid: int) -> Pane:
+        pane = Pane(surface_id=surface_id, tmux_id=tmux_id, pid=pid, created_by_us=True)
+        self.by_surface[surface_id] = pane
+        self.by_tmux[tmux_id] = pane
+        return pane
+
+    def reset(self) -> list[Pane]:
+        """Forget every pane (the tmux server was replaced); return what was known."""
+        gone = list(self.by_surface.values())
+        self.by_surface.clear()
+        self.by_tmux.clear()
+        return gone
+
+    def reconcile(self, rows: Iterable[PaneRow]) -> ReconcileResult:
+        """Bring the registry in line with a full ``list-panes -a`` listing."""
+        result = ReconcileResult()
+        seen: set[str] = set()
+        live_rows = [r for r in rows if r.session_name != PRIVATE_SESSION]
+        for row in live_rows:
+            seen.add(row.pane_id)
+            # tmux only recycles %N after a server restart, and the controller calls reset()
+            # when the server changes, so a known %N here is the same pane (maybe respawned).
+            pane = self.by_tmux.get(row.pane_id)
+            if pane is None:
+                pane = self._adopt(row)
+                result.added.append(pane)
+            pane.row = row
+            pane.pid = row.pane_pid or pane.pid
+            if row.surface == pane.surface_id:
+                pane.option_written = True
+        for tmux_id in [t for t in self.by_tmux if t not in seen]:
+            pane = self.by_tmux[tmux_id]
+            result.removed.append(pane)
+            self._drop(pane)
+        return result
+
+    def _adopt(self, row: PaneRow) -> Pane:
+        surface = normalize_uuid(row.surface)
+        if surface is None or surface in self.by_surface:
+            # A pane we created whose option was never written (e.g. a crash in between)
+            # still carries its id in the environment tmux gave its first process.
+            from_env = normalize_uuid(procfs.environ_value(row.pane_pid, "MYTTY_SURFACE_ID"))
+            surface = from_env if from_env and from_env not in self.by_surface else None
+        if surface is None:
+            surface = self.new_surface_id()
+        pane = Pane(surface_id=surface, tmux_id=row.pane_id, pid=row.pane_pid, row=row)
+        self.by_surface[surface] = pane
+        self.by_tmux[row.pane_id] = pane
+        return pane
+
+    def _drop(self, pane: Pane) -> None:
+        self.by_surface.pop(pane.surface_id, None)
+        if self.by_tmux.get(pane.tmux_id) is pane:
+            del self.by_tmux[pane.tmux_id]

@@ -1,0 +1,208 @@
+"""The durable event store: SQLite in WAL mode, written by one thread in small batches.
+
+``insert`` resolves only after the event's transaction has committed, which is what lets the
+event socket answer ``inserted: true`` honestly. Events that arrive together share one
+transaction, which keeps throughput up under bursts without delaying a lone event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import queue
+import sqlite3
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+
+from mytty.core.events import AgentEvent, event_from_wire, event_to_wire
+
+log = logging.getLogger(__name__)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS agent_event (
+    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id TEXT NOT NULL UNIQUE,
+    run_id TEXT NOT NULL,
+    payload TEXT NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS agent_event_run ON agent_event(run_id);
+CREATE TABLE IF NOT EXISTS attention_acknowledgement (
+    item_id TEXT PRIMARY KEY,
+    acknowledged_at REAL NOT NULL
+) STRICT;
+"""
+
+BUSY_TIMEOUT_MS = 1000
+_MAX_BATCH = 256
+
+
+class StoreError(Exception):
+    """The store could not complete an operation."""
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                           check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA journal_mode=WAL")
+    # NORMAL in WAL mode: a commit survives a process crash (kill -9); only power loss can
+    # roll back the newest transactions.
+    conn.execute("PRAGMA synchronous=NORMAL")
+    return conn
+
+
+def encode_payload(event: AgentEvent) -> str:
+    obj = event_to_wire(event, fractional=True)
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+class EventStore:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._conn: sqlite3.Connection | None = None
+        self._queue: queue.SimpleQueue[tuple[str, object, asyncio.Future[object]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    def open(self) -> None:
+        self._conn = _connect(self.path)
+        self._conn.executescript(_SCHEMA)
+        try:
+            self.path.chmod(0o600)
+        except OSError:  # pragma: no cover
+            pass
+
+    def start_writer(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._thread = threading.Thread(target=self._writer, name="mytty-store", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join(5)
+            self._thread = None
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    # -- reads (startup, before the writer runs) ------------------------------------------------
+    def load_events(self) -> list[AgentEvent]:
+        assert self._conn is not None
+        out: list[AgentEvent] = []
+        for (payload,) in self._conn.execute("SELECT payload FROM agent_event ORDER BY sequence"):
+            try:
+                out.append(event_from_wire(json.loads(payload)))
+            except (ValueError, TypeError):
+                log.warning("skipping an unreadable stored event")
+        return out
+
+    def load_acknowledgements(self) -> dict[str, float]:
+        assert self._conn is not None
+        return dict(self._conn.execute("SELECT item_id, acknowledged_at FROM attention_acknowledgement"))
+
+    # -- writes (through the writer thread) ------------------------------------------------------
+    async def insert(self, event: AgentEvent) -> bool:
+        """Insert one event; True when new, False for a duplicate id. Raises StoreError."""
+        return bool(await self._submit("insert", event))
+
+    async def delete_runs(self, run_ids: Iterable[str]) -> None:
+        await self._submit("delete_runs", list(run_ids))
+
+    async def acknowledge(self, item_id: str, at: float) -> None:
+        await self._submit("ack", (item_id, at))
+
+    async def _submit(self, op: str, arg: object) -> object:
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[object] = loop.create_future()
+        if self._thread is None:
+            raise StoreError("the store is closed")
+        self._queue.put((op, arg, fut))
+        return await fut
+
+    def _writer(self) -> None:
+        conn = _connect(self.path)
+        try:
+            while True:
+                first = self._queue.get()
+                if first is None:
+                    return
+                batch = [first]
+                stop = False
+                while len(batch) < _MAX_BATCH:
+                    try:
+                        item = self._queue.get_nowait()
+                    except queue.Empty:
+                        break
+                    if item is None:
+                        stop = True
+                        break
+                    batch.append(item)
+                self._run_batch(conn, batch)
+                if stop:
+                    return
+        finally:
+            conn.close()
+
+    def _run_batch(self, conn: sqlite3.Connection, batch: list[tuple[str, object, asyncio.Future[object]]]) -> None:
+        results: list[object] = []
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            for op, arg, _fut in batch:
+                results.append(self._apply(conn, op, arg))
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            log.error("event store write failed: %s", exc)
+            error = StoreError(str(exc))
+            for _op, _arg, fut in batch:
+                self._settle(fut, None, error)
+            return
+        for (_op, _arg, fut), result in zip(batch, results):
+            self._settle(fut, result, None)
+
+    @staticmethod
+    def _apply(conn: sqlite3.Connection, op: str, arg: object) -> object:
+        if op == "insert":
+            assert isinstance(arg, AgentEvent)
+            cur = conn.execute(
+                "INSERT OR IGNORE INTO agent_event(event_id, run_id, payload) VALUES (?, ?, ?)",
+                (arg.id, arg.run_id, encode_payload(arg)),
+            )
+            return cur.rowcount == 1
+        if op == "delete_runs":
+            ids = list(arg)  # type: ignore[call-overload]
+            for i in range(0, len(ids), 500):
+                chunk = ids[i : i + 500]
+                marks = ",".join("?" * len(chunk))
+                conn.execute(f"DELETE FROM agent_event WHERE run_id IN ({marks})", chunk)
+            return None
+        if op == "ack":
+            item_id, at = arg  # type: ignore[misc]
+            conn.execute(
+                "INSERT OR IGNORE INTO attention_acknowledgement(item_id, acknowledged_at) VALUES (?, ?)",
+                (item_id, at),
+            )
+            return None
+        raise ValueError(op)  # pragma: no cover
+
+    def _settle(self, fut: asyncio.Future[object], result: object, error: Exception | None) -> None:
+        assert self._loop is not None
+
+        def settle() -> None:
+            if fut.done():
+                return
+            if error is not None:
+                fut.set_exception(error)
+            else:
+                fut.set_result(result)
+
+        self._loop.call_soon_threadsafe(settle)

@@ -1,0 +1,16 @@
+"""Size and time limits shared by both sockets and their clients."""
+
+from __future__ import annotations
+
+#: Largest request body (the bytes before the newline) either socket accepts.
+MAX_REQUEST_BYTES = 64 * 1024
+#: Largest reply mytty-ctl accepts (a ``read`` of a big scrollback can be large).
+MAX_CTL_RESPONSE_BYTES = 1024 * 1024
+#: Largest reply the hook helper accepts.
+MAX_EVENT_RESPONSE_BYTES = 64 * 1024
+#: Largest hook payload the helper reads from stdin.
+MAX_HOOK_STDIN_BYTES = 1024 * 1024
+#: How long a server waits for a whole request line before dropping the client.
+REQUEST_READ_TIMEOUT_S = 2.0
+#: How long a server may spend writing a reply.
+RESPONSE_WRITE_TIMEOUT_S = 10.0
