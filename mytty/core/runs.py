@@ -1,0 +1,450 @@
+"""The agent run model: the transition table, the reducer, and the rules that synthesize events.
+
+A run is one prompt/turn of one provider on one pane, keyed only by its run id and pinned to the
+pane and provider of the first event seen for it. The whole event log is replayed in *arrival*
+order (never ``occurredAt`` order) through :meth:`RunBook.apply`; that replay is the only way run
+state is ever derived, so the daemon's live view and a restart's reload always agree.
+
+Everything here is pure: time comes in as arguments and nothing touches the store or tmux.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+from typing import Protocol
+
+from mytty.core.events import (
+    ACTIVE_STATES,
+    SCHEMA_VERSION,
+    SYNTHESIZED_PREFIX,
+    TERMINAL_STATES,
+    AgentEvent,
+    AgentEventKind,
+    AgentProvider,
+    AgentRunState,
+)
+from mytty.core.ids import stable_uuid
+
+#: hookName of the idle events that close a Claude run replaced by a newer prompt.
+SUPERSEDED_HOOK_NAME = "mytty.runSuperseded"
+#: hookName of the disconnected events that close runs left active by a previous controller.
+STARTUP_SWEEP_HOOK_NAME = "mytty.startupSweep"
+#: How long finished runs and resolved attention items are kept (seconds).
+RETENTION_SECONDS = 86400.0
+
+_S = AgentRunState
+_K = AgentEventKind
+
+
+def _build_transitions() -> Mapping[tuple[AgentRunState, AgentEventKind], AgentRunState]:
+    table: dict[tuple[AgentRunState, AgentEventKind], AgentRunState] = {}
+    for state in AgentRunState:
+        # idle is the universal reset: it even re-opens terminal runs, so a pane can start over.
+        table[(state, _K.IDLE)] = _S.IDLE
+        if state != _S.DISCONNECTED:
+            table[(state, _K.DISCONNECTED)] = _S.DISCONNECTED
+    for state in (_S.UNKNOWN, _S.IDLE):
+        table[(state, _K.STARTED)] = _S.RUNNING
+        table[(state, _K.RUNNING)] = _S.RUNNING
+    for state in (_S.WAITING_INPUT, _S.WAITING_APPROVAL):
+        table[(state, _K.RUNNING)] = _S.RUNNING
+    table[(_S.RUNNING, _K.INPUT_REQUESTED)] = _S.WAITING_INPUT
+    table[(_S.RUNNING, _K.APPROVAL_REQUESTED)] = _S.WAITING_APPROVAL
+    table[(_S.RUNNING, _K.SUCCEEDED)] = _S.SUCCEEDED
+    table[(_S.RUNNING, _K.FAILED)] = _S.FAILED
+    return MappingProxyType(table)
+
+
+#: (current state, event kind) → next state. A missing pair means the event is ignored.
+TRANSITIONS: Mapping[tuple[AgentRunState, AgentEventKind], AgentRunState] = _build_transitions()
+
+#: Ranking used by :meth:`RunBook.most_relevant`; higher wins.
+STATE_PRIORITY: Mapping[AgentRunState, int] = MappingProxyType(
+    {
+        _S.WAITING_APPROVAL: 7,
+        _S.WAITING_INPUT: 6,
+        _S.FAILED: 5,
+        _S.DISCONNECTED: 4,
+        _S.RUNNING: 3,
+        _S.SUCCEEDED: 2,
+        _S.UNKNOWN: 1,
+        _S.IDLE: 1,
+    }
+)
+
+# A fresh run (or a restart after idle) gets a new startedAt when it moves to running.
+_RESTART_STATES = frozenset({_S.UNKNOWN, _S.IDLE})
+
+
+def transition(state: AgentRunState, kind: AgentEventKind) -> AgentRunState | None:
+    """Return the state a run in ``state`` moves to on an event of ``kind``, or None if ignored."""
+    return TRANSITIONS.get((state, kind))
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRun:
+    """One agent run (one prompt/turn) as derived by the reducer."""
+
+    id: str
+    surface_id: str
+    provider: AgentProvider
+    session_id: str | None
+    state: AgentRunState
+    started_at: float | None
+    updated_at: float | None
+    message: str | None
+    accepted_event_count: int
+
+    @property
+    def is_active(self) -> bool:
+        return self.state in ACTIVE_STATES
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.state in TERMINAL_STATES
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyResult:
+    """What :meth:`RunBook.apply` did with one event.
+
+    ``previous_state`` is None when the event created the run. ``run`` is the run after the event
+    (unchanged when the event conflicted or was ignored) and None only for a duplicate or an
+    event with the wrong schema version.
+    """
+
+    duplicate: bool
+    conflict: bool
+    applied: bool
+    previous_state: AgentRunState | None
+    run: AgentRun | None
+
+    @property
+    def rejected(self) -> bool:
+        """True for a first-seen event refused before reaching any run (wrong schema version)."""
+        return not self.duplicate and self.run is None
+
+
+_DUPLICATE = ApplyResult(
+    duplicate=True, conflict=False, applied=False, previous_state=None, run=None
+)
+_REJECTED = ApplyResult(
+    duplicate=False, conflict=False, applied=False, previous_state=None, run=None
+)
+
+
+def _conflicts(run: AgentRun, event: AgentEvent) -> bool:
+    return (
+        run.surface_id != event.surface_id
+        or run.provider != event.provider
+        or (
+            run.session_id is not None
+            and event.session_id is not None
+            and run.session_id != event.session_id
+        )
+    )
+
+
+def _updated_or_past(run: AgentRun) -> float:
+    # A run that never accepted an event sorts as if it were updated in the distant past.
+    return run.updated_at if run.updated_at is not None else -math.inf
+
+
+def _relevance(run: AgentRun) -> tuple[int, float, float, str]:
+    priority = float(STATE_PRIORITY[run.state])
+    if run.is_active:
+        return (1, priority, _updated_or_past(run), run.id)
+    return (0, _updated_or_past(run), priority, run.id)
+
+
+class RunBook:
+    """Every known run plus the set of event ids already seen. In memory, no I/O."""
+
+    __slots__ = ("_by_surface", "_event_ids_by_run", "_runs", "_seen")
+
+    def __init__(self) -> None:
+        self._runs: dict[str, AgentRun] = {}
+        # Insertion-ordered "sets" so listings follow creation order deterministically.
+        self._by_surface: dict[str, dict[str, None]] = {}
+        self._seen: set[str] = set()
+        self._event_ids_by_run: dict[str, dict[str, None]] = {}
+
+    def __len__(self) -> int:
+        return len(self._runs)
+
+    def apply(self, event: AgentEvent) -> ApplyResult:
+        """Reduce one event into the book (semantics §1.3) and report what happened."""
+        if event.id in self._seen:
+            return _DUPLICATE
+        # The id is consumed before any other check: a rejected event can never be retried in.
+        self._seen.add(event.id)
+        self._event_ids_by_run.setdefault(event.run_id, {})[event.id] = None
+        if event.schema_version != SCHEMA_VERSION:
+            return _REJECTED
+
+        existing = self._runs.get(event.run_id)
+        if existing is None:
+            run = AgentRun(
+                id=event.run_id,
+                surface_id=event.surface_id,
+                provider=event.provider,
+                session_id=None,
+                state=_S.UNKNOWN,
+                started_at=None,
+                updated_at=None,
+                message=None,
+                accepted_event_count=0,
+            )
+            previous_state: AgentRunState | None = None
+        else:
+            if _conflicts(existing, event):
+                return ApplyResult(
+                    duplicate=False,
+                    conflict=True,
+                    applied=False,
+                    previous_state=existing.state,
+                    run=existing,
+                )
+            run = existing
+            previous_state = existing.state
+
+        if run.session_id is None and event.session_id is not None:
+            # Adopted even when the transition below is ignored.
+            run = replace(run, session_id=event.session_id)
+
+        new_state = transition(run.state, event.kind)
+        if new_state is None:
+            self._store(run)
+            return ApplyResult(
+                duplicate=False,
+                conflict=False,
+                applied=False,
+                previous_state=previous_state,
+                run=run,
+            )
+
+        starts = run.state in _RESTART_STATES and new_state == _S.RUNNING
+        run = replace(
+            run,
+            state=new_state,
+            started_at=event.occurred_at if starts else run.started_at,
+            updated_at=event.occurred_at,
+            message=event.message,
+            accepted_event_count=run.accepted_event_count + 1,
+        )
+        self._store(run)
+        return ApplyResult(
+            duplicate=False,
+            conflict=False,
+            applied=True,
+            previous_state=previous_state,
+            run=run,
+        )
+
+    def _store(self, run: AgentRun) -> None:
+        self._runs[run.id] = run
+        self._by_surface.setdefault(run.surface_id, {})[run.id] = None
+
+    def get(self, run_id: str) -> AgentRun | None:
+        """The run with this id, or None."""
+        return self._runs.get(run_id)
+
+    def seen(self, event_id: str) -> bool:
+        """True when an event with this id was already offered to :meth:`apply`."""
+        return event_id in self._seen
+
+    def all_runs(self) -> list[AgentRun]:
+        """Every run, in creation order."""
+        return list(self._runs.values())
+
+    def runs_for_surface(self, surface_id: str) -> list[AgentRun]:
+        """Every run pinned to this pane, any provider, in creation order."""
+        return [self._runs[rid] for rid in self._by_surface.get(surface_id, {})]
+
+    def runs_for(self, surface_id: str, provider: AgentProvider) -> list[AgentRun]:
+        """The runs of one provider on one pane, in creation order."""
+        return [run for run in self.runs_for_surface(surface_id) if run.provider == provider]
+
+    def most_relevant(self, surface_id: str) -> AgentRun | None:
+        """The run that speaks for the pane in ``list`` and pane ``wait`` (semantics §1.5).
+
+        Any active run beats every inactive one. Among active runs the higher state priority
+        wins, then the later updatedAt; among inactive runs the later updatedAt (None is the
+        distant past) wins, then the higher priority. Remaining ties go to the greater run id.
+        """
+        runs = self.runs_for_surface(surface_id)
+        if not runs:
+            return None
+        return max(runs, key=_relevance)
+
+    def latest_run(self, surface_id: str, provider: AgentProvider) -> AgentRun | None:
+        """The provider's run on the pane with the newest updatedAt (ties: greater run id).
+
+        Meant for session lookups only; ``list`` and ``wait`` use :meth:`most_relevant`.
+        """
+        runs = self.runs_for(surface_id, provider)
+        if not runs:
+            return None
+        return max(runs, key=lambda run: (_updated_or_past(run), run.id))
+
+    def event_ids_for_run(self, run_id: str) -> list[str]:
+        """Ids of every non-duplicate event offered for this run id, in arrival order."""
+        return list(self._event_ids_by_run.get(run_id, {}))
+
+    def forget_run(self, run_id: str, event_ids: Iterable[str] = ()) -> None:
+        """Drop a run and forget its event ids (used by prune).
+
+        Forgets the ids this book recorded for the run plus any extra ``event_ids`` given, so a
+        re-delivered event of a pruned run is accepted again, as in the original.
+        """
+        run = self._runs.pop(run_id, None)
+        if run is not None:
+            surface_runs = self._by_surface.get(run.surface_id)
+            if surface_runs is not None:
+                surface_runs.pop(run_id, None)
+                if not surface_runs:
+                    del self._by_surface[run.surface_id]
+        for event_id in self._event_ids_by_run.pop(run_id, {}):
+            self._seen.discard(event_id)
+        for event_id in event_ids:
+            self._seen.discard(event_id)
+
+
+def replay(events: Iterable[AgentEvent]) -> RunBook:
+    """Build a fresh book from events in arrival order."""
+    book = RunBook()
+    for event in events:
+        book.apply(event)
+    return book
+
+
+def _would_reach_run(book: RunBook, event: AgentEvent) -> bool:
+    if book.seen(event.id) or event.schema_version != SCHEMA_VERSION:
+        return False
+    run = book.get(event.run_id)
+    return run is None or not _conflicts(run, event)
+
+
+def superseded_events(book: RunBook, event: AgentEvent) -> list[AgentEvent]:
+    """The idle events that close older active Claude runs when a new prompt starts (§1.6).
+
+    Applies only to a ``started`` event from claude-code whose hookName is not ``mytty.``-prefixed.
+    Every *other* active run of the same pane and provider gets one idle event, which the caller
+    applies (and stores) before ``event`` itself. Claude can hold a run open after Stop while
+    background agents finish; its next prompt has a new prompt id, so without this the old run
+    would stay active forever.
+
+    Returns nothing for an event the book would not apply to a run anyway (already seen, wrong
+    schema version, conflicting with its run): a retried hook must not close runs started since.
+    Closing events whose id was already seen are left out too; applying them would be a no-op.
+    """
+    if event.kind != _K.STARTED or event.provider != AgentProvider.CLAUDE_CODE:
+        return []
+    if event.hook_name is not None and event.hook_name.startswith(SYNTHESIZED_PREFIX):
+        return []
+    if not _would_reach_run(book, event):
+        return []
+    closing: list[AgentEvent] = []
+    for old in book.runs_for(event.surface_id, event.provider):
+        event_id = stable_uuid("event", "superseded", old.id, event.run_id)
+        if old.id == event.run_id or not old.is_active or book.seen(event_id):
+            continue
+        closing.append(
+            AgentEvent(
+                id=event_id,
+                run_id=old.id,
+                surface_id=old.surface_id,
+                provider=old.provider,
+                kind=_K.IDLE,
+                occurred_at=event.occurred_at,
+                session_id=old.session_id,
+                hook_name=SUPERSEDED_HOOK_NAME,
+            )
+        )
+    return closing
+
+
+def startup_sweep_events(
+    book: RunBook, now: float, is_dead: Callable[[AgentRun], bool]
+) -> list[AgentEvent]:
+    """``disconnected`` events for active runs whose agent is gone (§1.7 step 3).
+
+    The daemon decides deadness (pane gone, or pane back at its shell); unknown and idle runs are
+    never swept. Ids are deterministic per run, and ids the book has already seen are skipped, so
+    applying the result and sweeping again yields nothing.
+    """
+    sweep: list[AgentEvent] = []
+    for run in book.all_runs():
+        if not run.is_active:
+            continue
+        event_id = stable_uuid("event", "startup-sweep", run.id)
+        if book.seen(event_id) or not is_dead(run):
+            continue
+        sweep.append(
+            AgentEvent(
+                id=event_id,
+                run_id=run.id,
+                surface_id=run.surface_id,
+                provider=run.provider,
+                kind=_K.DISCONNECTED,
+                occurred_at=now,
+                session_id=run.session_id,
+                hook_name=STARTUP_SWEEP_HOOK_NAME,
+            )
+        )
+    return sweep
+
+
+class AttentionIndex(Protocol):
+    """The part of the attention book that prune needs (kept abstract to avoid an import cycle)."""
+
+    def actionable_for_run(self, run_id: str) -> bool: ...
+
+    def anchors_for_run(self, run_id: str) -> list[float]: ...
+
+
+class ForgettingAttentionIndex(AttentionIndex, Protocol):
+    def forget_run(self, run_id: str) -> None: ...
+
+
+def prunable_runs(
+    book: RunBook,
+    attention: AttentionIndex,
+    now: float,
+    retention: float = RETENTION_SECONDS,
+) -> list[str]:
+    """Ids of runs old enough to delete, in creation order (semantics §1.8, prune).
+
+    A run qualifies when it is terminal (idle/succeeded/failed/disconnected), its updatedAt is
+    more than ``retention`` seconds old, none of its attention items is actionable, and every
+    item's retention anchor is more than ``retention`` seconds old.
+    """
+    prunable: list[str] = []
+    for run in book.all_runs():
+        if not run.is_terminal or run.updated_at is None:
+            continue
+        if now - run.updated_at <= retention:
+            continue
+        if attention.actionable_for_run(run.id):
+            continue
+        if all(now - anchor > retention for anchor in attention.anchors_for_run(run.id)):
+            prunable.append(run.id)
+    return prunable
+
+
+def prune_runs(
+    book: RunBook,
+    attention: ForgettingAttentionIndex,
+    now: float,
+    retention: float = RETENTION_SECONDS,
+) -> dict[str, list[str]]:
+    """Forget every prunable run in both books; return run id → the event ids to delete."""
+    pruned: dict[str, list[str]] = {}
+    for run_id in prunable_runs(book, attention, now, retention):
+        pruned[run_id] = book.event_ids_for_run(run_id)
+        book.forget_run(run_id)
+        attention.forget_run(run_id)
+    return pruned
