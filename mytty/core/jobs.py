@@ -1,0 +1,280 @@
+"""The agent job tracker: which run a spawned worker's job follows, and what state it reports.
+
+A job points at *one* run of its worker, never at "whatever the pane is doing". At spawn time the
+controller records the run ids already present for (new pane, provider) as the ``baseline``; the
+job then binds to the first run outside that baseline that has really started, and it never
+switches to another run on its own. So two jobs spawned back to back can't see each other's runs,
+and ``agent wait --until completed`` can't be satisfied by a run older than the job.
+
+Reconciliation is lazy and pure: the controller calls :func:`reconcile` with the pane's runs of
+the job's provider whenever an ``agent`` command touches the job (every ``agent wait`` poll,
+``result``, ``send``, ``focus``, ``park``, ``close``). Nothing runs in the background.
+
+Rules of :func:`reconcile`, in order:
+
+1. A job in a terminal state stays as it is. Terminal states are final until
+   :func:`prepare_for_follow_up` re-arms the job; ``launch-failed`` and ``lost`` can't be re-armed.
+2. The pane is gone → ``lost``.
+3. Bound → take the bound run's state (see below); if the run is missing, keep the last state.
+4. Unbound → bind to the eligible run that started first: same pane and provider, not in the
+   baseline, state neither ``unknown`` nor ``idle`` (an ``idle`` run is the SessionStart marker,
+   which must not capture the job). Ordering: earliest ``started_at`` (missing loses), then
+   earliest ``updated_at`` (missing loses), then the smallest run id.
+5. Still unbound at the deadline (30 s after spawn or re-arm) → ``launch-failed``.
+
+Run state → job state: running / waiting-input / waiting-approval / succeeded / failed /
+disconnected map to the job state of the same name. A job never binds to an ``unknown`` run,
+and the reducer never moves a run back to ``unknown``; should a bound run read ``unknown``
+anyway, the job keeps its state, so a bound job never reads ``launching``.
+
+**A bound run that goes ``idle``** (a Claude ESC interrupt, a prompt superseded by a newer one,
+or a native turn hand-off) never finishes by itself, so reporting ``launching`` again — what the
+original did — leaves ``agent wait --until completed`` hanging until its timeout. Here it ends the
+job instead:
+
+* if the job had already seen the run succeed, it stays ``succeeded`` (rule 1);
+* otherwise the job becomes ``disconnected`` with :data:`INTERRUPTED_MESSAGE` and
+  ``bound_completed_by_idle=True``. ``disconnected`` is the state that already means "this run
+  stopped without a result", it is terminal (so waits end), and it can be re-armed by a follow-up
+  ``agent send`` like any finished job. The job still does not rebind: whatever the worker does
+  next is a new run, reached through a follow-up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any, Literal
+
+from mytty.core.events import AgentRunState, WorkerProvider
+from mytty.core.runs import AgentRun
+
+#: Seconds a job waits for its run to appear after a spawn or a follow-up re-arm.
+LAUNCH_WINDOW_SECONDS = 30.0
+
+#: The message of a job whose bound run went idle before finishing.
+INTERRUPTED_MESSAGE = "The run was interrupted or superseded before it finished."
+
+
+class AgentJobState(StrEnum):
+    LAUNCHING = "launching"
+    RUNNING = "running"
+    WAITING_INPUT = "waiting-input"
+    WAITING_APPROVAL = "waiting-approval"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    DISCONNECTED = "disconnected"
+    LAUNCH_FAILED = "launch-failed"
+    LOST = "lost"
+
+
+_J = AgentJobState
+_R = AgentRunState
+
+TERMINAL_JOB_STATES: frozenset[AgentJobState] = frozenset(
+    {_J.SUCCEEDED, _J.FAILED, _J.DISCONNECTED, _J.LAUNCH_FAILED, _J.LOST}
+)
+ATTENTION_JOB_STATES: frozenset[AgentJobState] = frozenset({_J.WAITING_INPUT, _J.WAITING_APPROVAL})
+#: States a follow-up ``agent send`` re-arms from (the run finished; the pane may start another).
+REARMABLE_JOB_STATES: frozenset[AgentJobState] = frozenset(
+    {_J.SUCCEEDED, _J.FAILED, _J.DISCONNECTED}
+)
+
+_RUN_TO_JOB: dict[AgentRunState, AgentJobState] = {
+    _R.RUNNING: _J.RUNNING,
+    _R.WAITING_INPUT: _J.WAITING_INPUT,
+    _R.WAITING_APPROVAL: _J.WAITING_APPROVAL,
+    _R.SUCCEEDED: _J.SUCCEEDED,
+    _R.FAILED: _J.FAILED,
+    _R.DISCONNECTED: _J.DISCONNECTED,
+}
+
+_UNBINDABLE_RUN_STATES = frozenset({_R.UNKNOWN, _R.IDLE})
+
+WaitCondition = Literal["running", "attention", "completed"]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentJob:
+    """One spawned worker job. ``run_id`` is None until the job binds to a run."""
+
+    job_id: str
+    pane_id: str
+    provider: WorkerProvider
+    label: str | None
+    state: AgentJobState
+    run_id: str | None
+    session_id: str | None
+    message: str | None
+    baseline: frozenset[str]
+    deadline: float
+    #: True when the job ended because its bound run went idle (see the module docstring).
+    bound_completed_by_idle: bool = False
+
+    @property
+    def is_bound(self) -> bool:
+        return self.run_id is not None
+
+
+def is_terminal(state: AgentJobState) -> bool:
+    """True for succeeded, failed, disconnected, launch-failed and lost."""
+    return state in TERMINAL_JOB_STATES
+
+
+def new_job(
+    job_id: str,
+    pane_id: str,
+    provider: WorkerProvider,
+    label: str | None,
+    baseline: Iterable[str],
+    now: float,
+    window: float = LAUNCH_WINDOW_SECONDS,
+) -> AgentJob:
+    """A freshly spawned job: launching, unbound, failing at ``now + window`` if nothing starts."""
+    return AgentJob(
+        job_id=job_id,
+        pane_id=pane_id,
+        provider=provider,
+        label=label,
+        state=_J.LAUNCHING,
+        run_id=None,
+        session_id=None,
+        message=None,
+        baseline=frozenset(baseline),
+        deadline=now + window,
+    )
+
+
+def launch_failed_message(provider: WorkerProvider) -> str:
+    return f"No {provider.value} run was observed within the launch window after spawning."
+
+
+def is_eligible(job: AgentJob, run: AgentRun) -> bool:
+    """Could ``job`` bind to ``run``? (right pane and provider, new, and really started)"""
+    return (
+        run.surface_id.upper() == job.pane_id.upper()
+        and run.provider == job.provider.agent_provider
+        and run.id not in job.baseline
+        and run.state not in _UNBINDABLE_RUN_STATES
+    )
+
+
+def bind_order(run: AgentRun) -> tuple[bool, float, bool, float, str]:
+    """Sort key choosing the run a job binds to: earliest start, then earliest update, then id."""
+    return (
+        run.started_at is None,
+        run.started_at if run.started_at is not None else 0.0,
+        run.updated_at is None,
+        run.updated_at if run.updated_at is not None else 0.0,
+        run.id,
+    )
+
+
+def _apply(job: AgentJob, run: AgentRun) -> AgentJob:
+    if run.state == _R.UNKNOWN:
+        # The reducer never moves a run back to unknown; a bound job keeps what it had.
+        return job
+    session_id = run.session_id if run.session_id is not None else job.session_id
+    if run.state == _R.IDLE:
+        return replace(
+            job,
+            state=_J.DISCONNECTED,
+            session_id=session_id,
+            message=INTERRUPTED_MESSAGE,
+            bound_completed_by_idle=True,
+        )
+    return replace(
+        job,
+        state=_RUN_TO_JOB[run.state],
+        session_id=session_id,
+        message=run.message if run.message is not None else job.message,
+    )
+
+
+def reconcile(job: AgentJob, runs: Sequence[AgentRun], pane_exists: bool, now: float) -> AgentJob:
+    """Bring ``job`` up to date with the runs of its pane and provider (see the module docstring)."""
+    if is_terminal(job.state):
+        return job
+    if not pane_exists:
+        return replace(job, state=_J.LOST)
+    if job.run_id is not None:
+        for run in runs:
+            if run.id == job.run_id:
+                return _apply(job, run)
+        return job
+    eligible = [run for run in runs if is_eligible(job, run)]
+    if eligible:
+        winner = min(eligible, key=bind_order)
+        return _apply(replace(job, run_id=winner.id), winner)
+    if now >= job.deadline:
+        return replace(job, state=_J.LAUNCH_FAILED, message=launch_failed_message(job.provider))
+    return job
+
+
+def prepare_for_follow_up(
+    job: AgentJob,
+    current_run_ids: Iterable[str],
+    now: float,
+    window: float = LAUNCH_WINDOW_SECONDS,
+) -> AgentJob:
+    """Re-arm a finished job before a follow-up ``agent send`` so it follows the next run.
+
+    Only from succeeded, failed or disconnected (which includes a job ended by an idle run).
+    Every run id seen so far joins the baseline, the job is unbound and ``launching`` again with
+    a fresh deadline, and the previous run's message is dropped so it can't be mistaken for the
+    new run's. A launching, running, waiting, lost or launch-failed job is returned unchanged:
+    a follow-up to a live run belongs to that run.
+    """
+    if job.state not in REARMABLE_JOB_STATES:
+        return job
+    baseline = job.baseline | frozenset(current_run_ids)
+    if job.run_id is not None:
+        baseline |= {job.run_id}
+    return replace(
+        job,
+        state=_J.LAUNCHING,
+        run_id=None,
+        message=None,
+        baseline=baseline,
+        deadline=now + window,
+        bound_completed_by_idle=False,
+    )
+
+
+def satisfies(job: AgentJob, until: WaitCondition) -> bool:
+    """Does ``job`` meet an ``agent wait --until`` condition?
+
+    ``running``: anything but ``launching`` (launch-failed and lost included, so the wait ends);
+    ``attention``: waiting-input or waiting-approval; ``completed``: a terminal state.
+    """
+    if until == "running":
+        return job.state != _J.LAUNCHING
+    if until == "attention":
+        return job.state in ATTENTION_JOB_STATES
+    if until == "completed":
+        return is_terminal(job.state)
+    raise ValueError(f"unknown wait condition {until!r}")
+
+
+def snapshot_to_wire(job: AgentJob, status_note: str | None = None) -> dict[str, Any]:
+    """The job snapshot of ``agentJob``/``agentWaitResult``/``agentResult`` responses.
+
+    ``runID``, ``sessionID`` and ``message`` are always present (JSON null when unknown), as the
+    reference's example shows; ``label`` is omitted when the job has none and ``statusNote``
+    when the pane has no note.
+    """
+    out: dict[str, Any] = {
+        "jobID": {"rawValue": job.job_id},
+        "paneID": {"rawValue": job.pane_id},
+        "provider": job.provider.value,
+    }
+    if job.label is not None:
+        out["label"] = job.label
+    out["state"] = job.state.value
+    out["runID"] = {"rawValue": job.run_id} if job.run_id is not None else None
+    out["sessionID"] = job.session_id
+    out["message"] = job.message
+    if status_note is not None:
+        out["statusNote"] = status_note
+    return out

@@ -1,0 +1,665 @@
+"""Launch plans: quoting, the worker contract, flags per provider and access, inherit, auto split."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mytty.core.events import AgentProvider, WorkerProvider
+from mytty.core.launch import (
+    CLAUDE_WORKER_FLAGS,
+    HISTFILE_GUARD,
+    PaneGeom,
+    access_flags,
+    balanced_split,
+    build_launch_argv,
+    codex_inherited_flags,
+    inherit_mode_flags,
+    initial_input,
+    is_valid_flag_value,
+    launch_line,
+    resolve_access,
+    scan_inherited_flags,
+    shell_quote,
+    shell_word,
+    stored_mode_flags,
+    task_with_contract,
+    worker_contract,
+)
+
+CODEX, CLAUDE, CURSOR = WorkerProvider.CODEX, WorkerProvider.CLAUDE, WorkerProvider.CURSOR
+
+HOSTILE = [
+    "",
+    "plain",
+    "it's",
+    "''",
+    "'",
+    'say "hi"',
+    "$(touch /tmp/mytty-pwned) `id` ${HOME} $HOME",
+    "a;b|c&d<e>f",
+    "tab\there",
+    "bang! !! !$ !-1",
+    "line one\nline two\n\nline four\n",
+    "trailing backslash \\",
+    "back\\slash \\' \\\\ \\n",
+    "日本語のタスク ✓ — émoji 🚀",
+    "--dangerously-skip-permissions",
+    "-n",
+    "*?[a-z]~{a,b}",
+    "\r\x1b[31mred\x1b[0m\x07",
+    "=cmd %1 #comment",
+]
+
+# --------------------------------------------------------------------------------------------
+# Quoting
+# --------------------------------------------------------------------------------------------
+
+
+def _shells() -> list[object]:
+    params: list[object] = []
+    for name in ("sh", "bash", "zsh", "fish"):
+        path = shutil.which(name)
+        params.append(
+            pytest.param(path, id=name, marks=pytest.mark.skipif(path is None, reason=f"no {name}"))
+        )
+    return params
+
+
+def _echo_argv(shell: str, words: list[str]) -> list[bytes]:
+    """Have ``shell`` parse the quoted words and print each argument NUL-terminated."""
+    script = "printf '%s\\0' " + " ".join(shell_quote(w) for w in words)
+    out = subprocess.run(
+        [shell, "-c", script], stdin=subprocess.DEVNULL, capture_output=True, check=True, timeout=10
+    ).stdout
+    assert out.endswith(b"\0")
+    return out[:-1].split(b"\0")
+
+
+def test_shell_quote_examples() -> None:
+    assert shell_quote("") == "''"
+    assert shell_quote("abc") == "'abc'"
+    assert shell_quote("a b") == "'a b'"
+    assert shell_quote("it's") == "'it'\\''s'"
+    assert shell_quote("a\\b") == "'a'\\\\'b'"
+    assert shell_quote("'") == "\\'"
+    assert shell_quote("$x") == "'$x'"
+
+
+def test_shell_word_leaves_only_safe_words_bare() -> None:
+    assert shell_word("read-only") == "read-only"
+    assert shell_word("--permission-mode") == "--permission-mode"
+    assert shell_word("gpt-5.1") == "gpt-5.1"
+    assert shell_word("") == "''"
+    assert shell_word("=ls") == "'=ls'"
+    assert shell_word("%1") == "'%1'"
+    assert shell_word("a b") == "'a b'"
+    assert shell_word("~") == "'~'"
+
+
+@pytest.mark.parametrize("shell", _shells())
+def test_hostile_text_round_trips_through_a_real_shell(shell: str) -> None:
+    words = [w for w in HOSTILE if w != ""] + [""]
+    assert _echo_argv(shell, words) == [w.encode() for w in words]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\0")),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_shell_quote_round_trip_property(words: list[str]) -> None:
+    assert _echo_argv("sh", words) == [w.encode() for w in words]
+
+
+# --------------------------------------------------------------------------------------------
+# Typed lines
+# --------------------------------------------------------------------------------------------
+
+
+def test_histfile_guard_is_the_interface_constant() -> None:
+    assert HISTFILE_GUARD == " builtin unset HISTFILE 2>/dev/null; builtin fc -p 2>/dev/null; "
+
+
+def test_initial_input() -> None:
+    assert initial_input("htop") == HISTFILE_GUARD + "htop\n"
+    assert initial_input("a\nb") == HISTFILE_GUARD + "a\nb\n"
+
+
+def test_launch_line_shape() -> None:
+    line = launch_line(["codex", "-m", "gpt 5", "-s", "read-only", "--", "it's"])
+    assert line == HISTFILE_GUARD + "command codex -m 'gpt 5' -s read-only -- 'it'\\''s'\n"
+    assert line.count("\n") == 1
+    with pytest.raises(ValueError):
+        launch_line([])
+
+
+def _fake_agent_bin(tmp_path: Path, name: str) -> Path:
+    bindir = tmp_path / "bin"
+    bindir.mkdir(exist_ok=True)
+    exe = bindir / name
+    exe.write_text(f"#!/bin/sh\nprintf '%s\\0' \"$@\" > {tmp_path}/argv.bin\n")
+    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+    return bindir
+
+
+def _typing_shells() -> list[object]:
+    # Interactive shells too: that is where history expansion (``!``) would bite.
+    params: list[object] = []
+    for name, args in (
+        ("sh", []),
+        ("bash", []),
+        ("bash", ["--norc", "--noprofile", "-i"]),
+        ("zsh", ["-f"]),
+        ("zsh", ["-f", "-i"]),
+        ("fish", ["--no-config"]),
+    ):
+        path = shutil.which(name)
+        params.append(
+            pytest.param(
+                [path or name, *args],
+                id=" ".join([name, *args]),
+                marks=pytest.mark.skipif(path is None, reason=f"no {name}"),
+            )
+        )
+    return params
+
+
+@pytest.mark.parametrize("shell", _typing_shells())
+@pytest.mark.parametrize("provider", list(WorkerProvider))
+def test_typed_launch_line_delivers_argv_byte_for_byte(
+    shell: list[str], provider: WorkerProvider, tmp_path: Path
+) -> None:
+    task = "\n".join(HOSTILE)
+    if "-i" in shell:
+        # A line editor acts on typed tabs and control characters (completion, ^U…) before the
+        # shell parses anything; delivering those is the job of bracketed paste, not quoting.
+        task = "".join(ch for ch in task if ch == "\n" or ch.isprintable())
+    argv = build_launch_argv(
+        provider, model="gpt-5 'x'", mode_flags=access_flags(provider, "review"), task=task
+    )
+    bindir = _fake_agent_bin(tmp_path, argv[0])
+    env = {**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}", "HISTFILE": str(tmp_path / "h")}
+    result = subprocess.run(
+        shell,
+        input=launch_line(argv).encode(),
+        env=env,
+        capture_output=True,
+        timeout=20,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    received = (tmp_path / "argv.bin").read_bytes()
+    assert received == b"".join(a.encode() + b"\0" for a in argv[1:])
+
+
+# --------------------------------------------------------------------------------------------
+# The worker contract
+# --------------------------------------------------------------------------------------------
+
+
+def test_worker_contract_has_a_heading_and_six_rules() -> None:
+    lines = worker_contract().split("\n")
+    assert len(lines) == 7
+    assert not lines[0].startswith("- ")
+    assert all(line.startswith("- ") for line in lines[1:])
+    assert not worker_contract().endswith("\n")
+
+
+def test_worker_contract_covers_each_obligation() -> None:
+    lines = worker_contract().split("\n")[1:]
+    assert "working directory" in lines[0]
+    assert "test" in lines[1] and "until" in lines[1]
+    assert "sub-agents" in lines[2] and "`mytty-ctl split`" in lines[2]
+    assert "decided" in lines[3]
+    assert 'mytty-ctl status "' in lines[4]
+    assert "summary" in lines[5] and "tests" in lines[5] and "open" in lines[5]
+
+
+def test_task_with_contract() -> None:
+    assert task_with_contract("fix it") == "fix it\n" + worker_contract()
+    assert task_with_contract("fix it\n") == "fix it\n\n" + worker_contract()
+    assert not task_with_contract("x").endswith("\n")
+
+
+# --------------------------------------------------------------------------------------------
+# Access flags and argv
+# --------------------------------------------------------------------------------------------
+
+
+def test_access_flag_table() -> None:
+    assert access_flags(CODEX, "review") == ["-s", "read-only", "-a", "never"]
+    assert access_flags(CODEX, "workspace-write") == ["-s", "workspace-write", "-a", "never"]
+    assert access_flags(CLAUDE, "review") == ["--permission-mode", "plan"]
+    assert access_flags(CLAUDE, "workspace-write") == ["--permission-mode", "acceptEdits"]
+    assert access_flags(CURSOR, "review") == ["--mode", "plan"]
+    assert access_flags(CURSOR, "workspace-write") == ["--force", "--sandbox", "enabled"]
+
+
+def test_access_flags_returns_a_fresh_list() -> None:
+    flags = access_flags(CODEX, "review")
+    flags.append("x")
+    assert access_flags(CODEX, "review") == ["-s", "read-only", "-a", "never"]
+
+
+TASK = "do it"
+FULL = task_with_contract(TASK)
+
+
+def _mode_flags(provider: WorkerProvider, case: str) -> list[str]:
+    if case in ("review", "workspace-write"):
+        return access_flags(provider, case)  # type: ignore[arg-type]
+    inherited = {
+        CODEX: ["--sandbox", "danger-full-access"],
+        CLAUDE: ["--dangerously-skip-permissions"],
+        CURSOR: ["--mode", "ask"],
+    }
+    if case == "inherit-with-flags":
+        return inherit_mode_flags(provider, inherited[provider], None)
+    return inherit_mode_flags(provider, [], None)  # inherit-empty
+
+
+EXPECTED_FLAGS = {
+    (CODEX, "review"): ["-s", "read-only", "-a", "never"],
+    (CODEX, "workspace-write"): ["-s", "workspace-write", "-a", "never"],
+    (CODEX, "inherit-with-flags"): ["--sandbox", "danger-full-access", "-a", "never"],
+    (CODEX, "inherit-empty"): ["-s", "workspace-write", "-a", "never"],
+    (CLAUDE, "review"): ["--permission-mode", "plan", *CLAUDE_WORKER_FLAGS],
+    (CLAUDE, "workspace-write"): ["--permission-mode", "acceptEdits", *CLAUDE_WORKER_FLAGS],
+    (CLAUDE, "inherit-with-flags"): ["--dangerously-skip-permissions", *CLAUDE_WORKER_FLAGS],
+    (CLAUDE, "inherit-empty"): ["--permission-mode", "acceptEdits", *CLAUDE_WORKER_FLAGS],
+    (CURSOR, "review"): ["--mode", "plan"],
+    (CURSOR, "workspace-write"): ["--force", "--sandbox", "enabled"],
+    (CURSOR, "inherit-with-flags"): ["--mode", "ask"],
+    (CURSOR, "inherit-empty"): ["--force", "--sandbox", "enabled"],
+}
+BINARY = {CODEX: "codex", CLAUDE: "claude", CURSOR: "cursor-agent"}
+MODEL_FLAG = {CODEX: "-m", CLAUDE: "--model", CURSOR: "--model"}
+
+
+@pytest.mark.parametrize(
+    ("provider", "case"),
+    list(
+        itertools.product(
+            list(WorkerProvider),
+            ["review", "workspace-write", "inherit-with-flags", "inherit-empty"],
+        )
+    ),
+)
+@pytest.mark.parametrize("model", [None, "sonnet"])
+def test_launch_argv_per_provider_and_access(
+    provider: WorkerProvider, case: str, model: str | None
+) -> None:
+    argv = build_launch_argv(
+        provider, model=model, mode_flags=_mode_flags(provider, case), task=TASK
+    )
+    model_part = [MODEL_FLAG[provider], model] if model is not None else []
+    assert argv == [BINARY[provider], *model_part, *EXPECTED_FLAGS[(provider, case)], "--", FULL]
+
+
+def test_exact_launch_lines() -> None:
+    q = shell_quote(FULL)
+    assert (
+        launch_line(
+            build_launch_argv(
+                CODEX, model="gpt-5", mode_flags=access_flags(CODEX, "review"), task=TASK
+            )
+        )
+        == f"{HISTFILE_GUARD}command codex -m gpt-5 -s read-only -a never -- {q}\n"
+    )
+    assert launch_line(
+        build_launch_argv(
+            CLAUDE, model=None, mode_flags=access_flags(CLAUDE, "workspace-write"), task=TASK
+        )
+    ) == (
+        f"{HISTFILE_GUARD}command claude --permission-mode acceptEdits "
+        f"--teammate-mode in-process -- {q}\n"
+    )
+    assert (
+        launch_line(
+            build_launch_argv(
+                CURSOR, model="a b", mode_flags=access_flags(CURSOR, "workspace-write"), task=TASK
+            )
+        )
+        == f"{HISTFILE_GUARD}command cursor-agent --model 'a b' --force --sandbox enabled -- {q}\n"
+    )
+
+
+def test_claude_teammate_mode_sits_after_mode_flags_and_before_the_separator() -> None:
+    argv = build_launch_argv(
+        CLAUDE, model="opus", mode_flags=["--permission-mode", "plan"], task="t"
+    )
+    sep = argv.index("--")
+    assert argv[sep - 2 : sep] == ["--teammate-mode", "in-process"]
+    assert argv.index("--permission-mode") < argv.index("--teammate-mode")
+    assert argv.index("--model") < argv.index("--permission-mode")
+    for other in (CODEX, CURSOR):
+        assert "--teammate-mode" not in build_launch_argv(
+            other, model=None, mode_flags=[], task="t"
+        )
+
+
+def test_the_task_is_the_last_single_argument_even_when_it_looks_like_a_flag() -> None:
+    argv = build_launch_argv(CLAUDE, model=None, mode_flags=[], task="--help")
+    assert argv[-2] == "--"
+    assert argv[-1].startswith("--help\n")
+
+
+@pytest.mark.parametrize(
+    ("tokens", "expected"),
+    [
+        ([], ["-a", "never"]),
+        (["-s", "read-only"], ["-s", "read-only", "-a", "never"]),
+        (["-a", "on-request"], ["-a", "on-request"]),
+        (["--ask-for-approval", "untrusted"], ["--ask-for-approval", "untrusted"]),
+        (["--ask-for-approval=untrusted"], ["--ask-for-approval=untrusted"]),
+        (["--full-auto"], ["--full-auto"]),
+        (["--yolo"], ["--yolo"]),
+        (
+            ["--dangerously-bypass-approvals-and-sandbox"],
+            ["--dangerously-bypass-approvals-and-sandbox"],
+        ),
+        (["--sandbox", "workspace-write"], ["--sandbox", "workspace-write", "-a", "never"]),
+    ],
+)
+def test_codex_inherited_flags(tokens: list[str], expected: list[str]) -> None:
+    assert codex_inherited_flags(tokens) == expected
+
+
+# --------------------------------------------------------------------------------------------
+# Inherit: argv scan
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("provider", "argv", "expected"),
+    [
+        (
+            CLAUDE,
+            ["claude", "--permission-mode", "acceptEdits"],
+            ["--permission-mode", "acceptEdits"],
+        ),
+        (CLAUDE, ["claude", "--permission-mode=plan"], ["--permission-mode", "plan"]),
+        (
+            CLAUDE,
+            ["claude", "--dangerously-skip-permissions", "--model", "opus"],
+            ["--dangerously-skip-permissions"],
+        ),
+        (CLAUDE, ["/usr/bin/claude", "--verbose"], []),
+        # order kept, spelling kept, both forms
+        (
+            CODEX,
+            ["codex", "--sandbox=workspace-write", "-m", "o3", "-a", "never", "--yolo"],
+            ["--sandbox", "workspace-write", "-a", "never", "--yolo"],
+        ),
+        (CODEX, ["codex", "-s", "read-only"], ["-s", "read-only"]),
+        (CODEX, ["codex", "-a=on-failure"], ["-a", "on-failure"]),
+        (CODEX, ["node", "/x/.bin/codex", "--full-auto"], ["--full-auto"]),
+        (
+            CODEX,
+            ["codex", "--dangerously-bypass-approvals-and-sandbox"],
+            ["--dangerously-bypass-approvals-and-sandbox"],
+        ),
+        (
+            CURSOR,
+            ["cursor-agent", "--force", "--mode", "plan", "--sandbox", "disabled"],
+            ["--force", "--mode", "plan", "--sandbox", "disabled"],
+        ),
+        # flags of another provider are not picked up
+        (CURSOR, ["cursor-agent", "--permission-mode", "plan", "-s", "x"], []),
+        (CLAUDE, ["claude", "--force", "--mode", "plan"], []),
+        # an invalid value drops the flag; the next token is still examined
+        (
+            CLAUDE,
+            ["claude", "--permission-mode", "--dangerously-skip-permissions"],
+            ["--dangerously-skip-permissions"],
+        ),
+        (CODEX, ["codex", "-s", "-a", "never"], ["-a", "never"]),
+        (CODEX, ["codex", "-s", "a b"], []),
+        (CODEX, ["codex", "-s", ""], []),
+        (CODEX, ["codex", "-s", "x\ny"], []),
+        (CODEX, ["codex", "-s", "x" * 101], []),
+        (CODEX, ["codex", "-s", "x" * 100], ["-s", "x" * 100]),
+        (CODEX, ["codex", "--sandbox="], []),
+        (CODEX, ["codex", "--sandbox=-x"], []),
+        (CODEX, ["codex", "-s"], []),
+        # boolean flags don't take an inline value
+        (CURSOR, ["cursor-agent", "--force=yes"], []),
+        # the scan stops at "--": what follows is prompt text
+        (CLAUDE, ["claude", "--", "--dangerously-skip-permissions"], []),
+        (
+            CLAUDE,
+            ["claude", "--permission-mode", "plan", "--", "--permission-mode", "auto"],
+            ["--permission-mode", "plan"],
+        ),
+        # index 0 is scanned too
+        (CURSOR, ["--force"], ["--force"]),
+    ],
+)
+def test_scan_inherited_flags(
+    provider: WorkerProvider, argv: list[str], expected: list[str]
+) -> None:
+    assert scan_inherited_flags(provider, argv) == expected
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "--permission-mode",
+                "plan",
+                "--",
+                "-x",
+                "",
+                "a b",
+                "--dangerously-skip-permissions",
+                "--permission-mode=auto",
+                "claude",
+            ]
+        ),
+        max_size=12,
+    )
+)
+def test_scan_output_is_always_well_formed(argv: list[str]) -> None:
+    out = scan_inherited_flags(CLAUDE, argv)
+    i = 0
+    while i < len(out):
+        if out[i] == "--dangerously-skip-permissions":
+            i += 1
+        else:
+            assert out[i] == "--permission-mode"
+            assert is_valid_flag_value(out[i + 1])
+            i += 2
+
+
+def test_flag_value_rule() -> None:
+    assert is_valid_flag_value("acceptEdits")
+    assert is_valid_flag_value("a=b")
+    assert not is_valid_flag_value("")
+    assert not is_valid_flag_value("-plan")
+    assert not is_valid_flag_value("pl an")
+    assert not is_valid_flag_value("plan\u200d")
+    assert not is_valid_flag_value("plan\u00a0")
+    assert is_valid_flag_value("é" * 100)
+    assert not is_valid_flag_value("é" * 101)
+
+
+# --------------------------------------------------------------------------------------------
+# Access resolution and inherit fallbacks
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("requested", "worker", "lead", "expected"),
+    [
+        (None, CLAUDE, AgentProvider.CLAUDE_CODE, "inherit"),
+        (None, CODEX, AgentProvider.CODEX, "inherit"),
+        (None, CURSOR, AgentProvider.CURSOR, "inherit"),
+        (None, CLAUDE, AgentProvider.CODEX, "workspace-write"),
+        (None, CODEX, None, "workspace-write"),
+        (None, CURSOR, AgentProvider.OPENCODE, "workspace-write"),
+        ("review", CLAUDE, AgentProvider.CLAUDE_CODE, "review"),
+        ("workspace-write", CLAUDE, AgentProvider.CLAUDE_CODE, "workspace-write"),
+        ("inherit", CODEX, AgentProvider.CLAUDE_CODE, "inherit"),
+        ("inherit", CODEX, None, "inherit"),
+    ],
+)
+def test_resolve_access(
+    requested: str | None, worker: WorkerProvider, lead: AgentProvider | None, expected: str
+) -> None:
+    assert resolve_access(requested, worker, lead) == expected
+
+
+def test_resolve_access_rejects_unknown_values() -> None:
+    with pytest.raises(ValueError):
+        resolve_access("write", CODEX, None)
+
+
+def test_inherit_prefers_argv_then_stored_mode_then_workspace_write() -> None:
+    assert inherit_mode_flags(CLAUDE, ["--dangerously-skip-permissions"], "plan") == [
+        "--dangerously-skip-permissions"
+    ]
+    assert inherit_mode_flags(CLAUDE, [], "plan") == ["--permission-mode", "plan"]
+    assert inherit_mode_flags(CLAUDE, [], None) == ["--permission-mode", "acceptEdits"]
+    assert inherit_mode_flags(CURSOR, [], "ask") == ["--mode", "ask"]
+    assert inherit_mode_flags(CURSOR, [], None) == ["--force", "--sandbox", "enabled"]
+    # codex has no stored mode
+    assert inherit_mode_flags(CODEX, [], "plan") == ["-s", "workspace-write", "-a", "never"]
+
+
+@pytest.mark.parametrize(
+    ("worker", "mode", "expected"),
+    [
+        (CLAUDE, "acceptEdits", ["--permission-mode", "acceptEdits"]),
+        (CLAUDE, "auto", ["--permission-mode", "auto"]),
+        (CLAUDE, "bypassPermissions", ["--permission-mode", "bypassPermissions"]),
+        (CLAUDE, "manual", ["--permission-mode", "manual"]),
+        (CLAUDE, "dontAsk", ["--permission-mode", "dontAsk"]),
+        (CLAUDE, "plan", ["--permission-mode", "plan"]),
+        (CLAUDE, "default", []),
+        (CLAUDE, "ask", []),
+        (CURSOR, "plan", ["--mode", "plan"]),
+        (CURSOR, "ask", ["--mode", "ask"]),
+        (CURSOR, "agent", []),
+        (CODEX, "plan", []),
+        (CLAUDE, None, []),
+    ],
+)
+def test_stored_mode_flags(worker: WorkerProvider, mode: str | None, expected: list[str]) -> None:
+    assert stored_mode_flags(worker, mode) == expected
+
+
+# --------------------------------------------------------------------------------------------
+# Auto split
+# --------------------------------------------------------------------------------------------
+
+
+def test_single_wide_pane_splits_right() -> None:
+    assert balanced_split([PaneGeom("A", 0, 0, 200, 50)], 200, 50) == ("A", "right")
+
+
+def test_single_tall_pane_splits_down() -> None:
+    assert balanced_split([PaneGeom("A", 0, 0, 80, 60)], 80, 60) == ("A", "down")
+
+
+def test_visually_square_pane_follows_the_window_shape() -> None:
+    square = PaneGeom("A", 0, 0, 100, 50)
+    assert balanced_split([square], 200, 50) == ("A", "down")  # wide window
+    assert balanced_split([square], 100, 100) == ("A", "right")  # tall window
+
+
+def test_the_largest_pane_is_split() -> None:
+    panes = [
+        PaneGeom("A", 0, 0, 100, 50),
+        PaneGeom("B", 101, 0, 99, 24),
+        PaneGeom("C", 101, 25, 99, 25),
+    ]
+    assert balanced_split(panes, 200, 50) == ("A", "down")
+
+
+def test_area_ties_prefer_the_anchor_then_top_left() -> None:
+    panes = [PaneGeom("B", 101, 0, 99, 50), PaneGeom("A", 0, 0, 99, 50)]
+    assert balanced_split(panes, 200, 50)[0] == "A"
+    assert balanced_split(panes, 200, 50, prefer="B")[0] == "B"
+    assert balanced_split(panes, 200, 50, prefer="nope")[0] == "A"
+
+
+def _apply_split(panes: list[PaneGeom], target: str, direction: str, n: int) -> list[PaneGeom]:
+    out: list[PaneGeom] = []
+    for p in panes:
+        if p.id != target:
+            out.append(p)
+        elif direction == "right":
+            left_w = (p.width - 1) // 2 + (p.width - 1) % 2
+            out.append(PaneGeom(p.id, p.left, p.top, left_w, p.height))
+            out.append(
+                PaneGeom(f"P{n}", p.left + left_w + 1, p.top, p.width - left_w - 1, p.height)
+            )
+        else:
+            top_h = (p.height - 1) // 2 + (p.height - 1) % 2
+            out.append(PaneGeom(p.id, p.left, p.top, p.width, top_h))
+            out.append(PaneGeom(f"P{n}", p.left, p.top + top_h + 1, p.width, p.height - top_h - 1))
+    return out
+
+
+def test_repeated_auto_splits_grow_an_even_grid() -> None:
+    panes = [PaneGeom("P0", 0, 0, 201, 51)]
+    for n in range(1, 4):
+        target, direction = balanced_split(panes, 201, 51)
+        panes = _apply_split(panes, target, direction, n)
+    # four panes: a 2 × 2 grid of roughly equal size
+    assert sorted({p.left for p in panes}) == [0, 101]
+    assert sorted({p.top for p in panes}) == [0, 26]
+    areas = [p.width * p.height for p in panes]
+    assert max(areas) <= 1.1 * min(areas)
+
+
+def test_growth_never_leaves_a_pane_more_than_twice_another() -> None:
+    panes = [PaneGeom("P0", 0, 0, 301, 81)]
+    for n in range(1, 12):
+        target, direction = balanced_split(panes, 301, 81)
+        panes = _apply_split(panes, target, direction, n)
+        areas = [p.width * p.height for p in panes]
+        assert max(areas) <= 2.3 * min(areas)
+
+
+def test_balanced_split_needs_a_pane() -> None:
+    with pytest.raises(ValueError):
+        balanced_split([], 80, 24)
+
+
+geoms = st.lists(
+    st.builds(
+        PaneGeom,
+        id=st.text("ABCDEFGH", min_size=1, max_size=3),
+        left=st.integers(0, 300),
+        top=st.integers(0, 100),
+        width=st.integers(1, 300),
+        height=st.integers(1, 100),
+    ),
+    min_size=1,
+    max_size=8,
+    unique_by=lambda p: p.id,
+)
+
+
+@given(geoms, st.randoms(use_true_random=False))
+def test_balanced_split_is_deterministic_and_order_independent(panes: list[PaneGeom], rnd) -> None:  # type: ignore[no-untyped-def]
+    first = balanced_split(panes, 300, 100)
+    shuffled = list(panes)
+    rnd.shuffle(shuffled)
+    assert balanced_split(shuffled, 300, 100) == first
+    target = next(p for p in panes if p.id == first[0])
+    assert target.width * target.height == max(p.width * p.height for p in panes)
+    assert first[1] in ("right", "down")
