@@ -1,0 +1,225 @@
+"""Real tmux + real controller harness for integration tests.
+
+Every harness owns a private tmux server on its own short socket path (never the user's
+default server) and a controller process with its own MYTTY_HOME and HOME.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+VENV_BIN = Path(sys.executable).parent
+MYTTY = str(VENV_BIN / "mytty")
+MYTTY_CTL = str(VENV_BIN / "mytty-ctl")
+HOOK = str(VENV_BIN / "mytty-agent-hook")
+TESTS_DIR = Path(__file__).resolve().parent.parent
+
+
+def wait_until(predicate: Callable[[], T], timeout: float = 10.0, interval: float = 0.02,
+               message: str = "condition") -> T:
+    """Poll ``predicate`` until it returns a truthy value; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while True:
+        try:
+            last = predicate()
+        except AssertionError:
+            last = None
+        if last:
+            return last
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {message} (last={last!r})")
+        time.sleep(interval)
+
+
+class CtlResult:
+    def __init__(self, proc: subprocess.CompletedProcess[str]) -> None:
+        self.returncode = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+
+    @property
+    def json(self) -> dict[str, Any]:
+        assert self.returncode == 0, f"mytty-ctl failed: {self.stderr}"
+        lines = self.stdout.splitlines()
+        assert len(lines) == 1, f"expected exactly one line, got {self.stdout!r}"
+        return json.loads(lines[0])
+
+    @property
+    def code(self) -> str:
+        assert self.returncode == 1, f"expected failure, got rc={self.returncode} out={self.stdout!r}"
+        assert self.stdout == "", f"failure printed to stdout: {self.stdout!r}"
+        line = self.stderr.strip()
+        assert line.count("\n") == 0, f"expected one stderr line: {self.stderr!r}"
+        prefix, code, _rest = line.split(": ", 2)
+        assert prefix == "mytty-ctl"
+        return code
+
+
+class Mytty:
+    """A tmux server plus a controller, both private to one test."""
+
+    def __init__(self, *, start_tmux: bool = True, extra_env: dict[str, str] | None = None) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="mt", dir="/tmp"))
+        self.home = self.root / "home"  # HOME of the user
+        self.mytty_home = self.root / "m"
+        self.home.mkdir()
+        self.socket = str(self.root / "tmux.sock")
+        self.bin = self.root / "bin"  # stand-in agents go here, first on PATH
+        self.bin.mkdir()
+        self.env = {
+            k: v for k, v in os.environ.items()
+            if not k.startswith(("MYTTY_", "TMUX", "CODEX_", "CLAUDE"))
+        }
+        self.env.update(
+            HOME=str(self.home),
+            MYTTY_HOME=str(self.mytty_home),
+            SHELL="/bin/bash",
+            PATH=f"{self.bin}:{VENV_BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+            LANG="C.UTF-8",
+            LC_ALL="C.UTF-8",
+            TERM="xterm-256color",
+        )
+        if extra_env:
+            self.env.update(extra_env)
+        self.proc: subprocess.Popen[bytes] | None = None
+        if start_tmux:
+            self.tmux("-f", "/dev/null", "new-session", "-d", "-s", "base", "-x", "200", "-y", "50")
+
+    # -- tmux ---------------------------------------------------------------------------------
+    def tmux(self, *args: str, check: bool = True) -> str:
+        out = subprocess.run(["tmux", "-S", self.socket, *args], env=self.env, capture_output=True,
+                             text=True, check=False)
+        if check and out.returncode != 0:
+            raise AssertionError(f"tmux {' '.join(args)} failed: {out.stderr}")
+        return out.stdout
+
+    # -- controller -----------------------------------------------------------------------------
+    def start(self, timeout: float = 20.0) -> None:
+        read_fd, write_fd = os.pipe()
+        log = open(self.root / "controller.log", "ab")
+        self.proc = subprocess.Popen(
+            [MYTTY, "serve", "--tmux-socket", self.socket, "--ready-fd", str(write_fd), "-v"],
+            env=self.env, stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=(write_fd,),
+            cwd=str(self.home),
+        )
+        log.close()
+        os.close(write_fd)
+        with os.fdopen(read_fd, "rb") as pipe:
+            import select
+
+            ready, _, _ = select.select([pipe], [], [], timeout)
+            line = pipe.readline().decode().strip() if ready else ""
+        if line != "ready":
+            self.stop()
+            raise AssertionError(f"controller did not start ({line!r}):\n{self.log()}")
+
+    def log(self) -> str:
+        try:
+            return (self.root / "controller.log").read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait()
+        self.proc = None
+
+    def close(self) -> None:
+        self.stop()
+        subprocess.run(["tmux", "-S", self.socket, "kill-server"], env=self.env,
+                       capture_output=True, check=False)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    # -- clients --------------------------------------------------------------------------------
+    @property
+    def control_socket(self) -> str:
+        return str(self.mytty_home / "control.sock")
+
+    @property
+    def event_socket(self) -> str:
+        return str(self.mytty_home / "events.sock")
+
+    def ctl(self, *args: str, timeout: float = 60.0, env: dict[str, str] | None = None,
+            cwd: str | None = None) -> CtlResult:
+        run_env = dict(self.env)
+        if env:
+            run_env.update(env)
+        proc = subprocess.run([MYTTY_CTL, *args], env=run_env, capture_output=True, text=True,
+                              timeout=timeout, check=False, cwd=cwd or str(self.home))
+        return CtlResult(proc)
+
+    def request(self, obj: dict[str, Any] | bytes, sock: str | None = None, timeout: float = 10.0) -> dict[str, Any]:
+        """Send one raw request to a socket and return the decoded reply."""
+        body = obj if isinstance(obj, bytes) else json.dumps(obj).encode() + b"\n"
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(timeout)
+        s.connect(sock or self.control_socket)
+        s.sendall(body)
+        try:
+            s.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        data = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        s.close()
+        return json.loads(data.split(b"\n")[0])
+
+    def panes(self) -> list[dict[str, Any]]:
+        return self.ctl("list").json["panes"]
+
+    def first_pane(self) -> str:
+        return self.panes()[0]["paneID"]
+
+    def pane_env(self, pane_id: str) -> dict[str, str]:
+        """The environment tmux gave the pane's first process (read from /proc)."""
+        tmux_id = self.tmux_id(pane_id)
+        pid = int(self.tmux("display-message", "-p", "-t", tmux_id, "#{pane_pid}").strip())
+        raw = Path(f"/proc/{pid}/environ").read_bytes()
+        return dict(e.split("=", 1) for e in raw.decode(errors="replace").split("\0") if "=" in e)
+
+    def tmux_id(self, pane_id: str) -> str:
+        out = self.tmux("list-panes", "-a", "-F", "#{pane_id} #{@mytty_surface}")
+        for line in out.splitlines():
+            tid, _, surface = line.partition(" ")
+            if surface == pane_id:
+                return tid
+        raise AssertionError(f"no tmux pane carries surface {pane_id}")
+
+    def read(self, pane_id: str) -> str:
+        return self.ctl("read", pane_id).json["content"]["text"]
+
+    def wait_for_text(self, pane_id: str, needle: str, timeout: float = 15.0) -> str:
+        def probe() -> str | None:
+            text = self.read(pane_id)
+            return text if needle in text else None
+
+        return wait_until(probe, timeout, message=f"{needle!r} in pane {pane_id}")
