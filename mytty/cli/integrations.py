@@ -1,0 +1,112 @@
+"""``mytty integrations …``: the human's switch for provider hook integrations.
+
+The human is at their own terminal, so nothing here asks for confirmation: running the command
+is the consent. Each mutating command prints what it changed and the resulting status; any
+failure is one line on stderr (``mytty: <code>: <message>``) and exit status 1.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TypeVar
+
+import typer
+from rich.console import Console
+
+from mytty.core.errors import MyttyError
+from mytty.core.events import AgentProvider
+from mytty.integrations import api
+
+app = typer.Typer(
+    name="integrations",
+    help="Install, repair or remove the hooks that let mytty follow each coding agent.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+_PROVIDERS = ", ".join(p.value for p in AgentProvider)
+T = TypeVar("T")
+
+
+def _console() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def _run(action: Callable[[], T]) -> T:
+    try:
+        return action()
+    except MyttyError as exc:
+        typer.echo(f"mytty: {exc.code.value}: {exc.message}", err=True)
+        raise typer.Exit(1) from None
+    except OSError as exc:
+        typer.echo(f"mytty: internal-error: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+
+def _print_status(console: Console, status: api.IntegrationStatus) -> None:
+    line = f"{status.provider.value}: {status.status}"
+    if status.error:
+        line += f" — {status.error}"
+    console.print(line, markup=False)
+
+
+def _report(changed: list[str], warnings: list[str], statuses: list[api.IntegrationStatus]) -> None:
+    console = _console()
+    if changed:
+        console.print("Changed:", markup=False)
+        for path in changed:
+            console.print(f"  {path}", markup=False)
+    else:
+        console.print("Nothing to change.", markup=False)
+    for warning in warnings:
+        console.print(f"Note: {warning}", markup=False)
+    for status in statuses:
+        _print_status(console, status)
+
+
+@app.command("list")
+def list_command(
+    as_json: bool = typer.Option(False, "--json", help="Print the integrationStatuses object."),
+) -> None:
+    """Show each provider's integration status (read from its files every time)."""
+    wire = _run(api.integrations_wire)
+    if as_json:
+        typer.echo(json.dumps(wire, ensure_ascii=False))
+        return
+    console = _console()
+    for status in _run(api.list_statuses):
+        _print_status(console, status)
+
+
+@app.command("enable")
+def enable_command(provider: str = typer.Argument(..., help=f"One of: {_PROVIDERS}.")) -> None:
+    """Install the provider's hooks (and, for Claude Code and Codex, the pane-team pointer)."""
+    warnings: list[str] = []
+    chosen = _run(lambda: api.parse_provider(provider))
+    changed = _run(lambda: api.enable(chosen, warnings=warnings))
+    _report(changed, warnings, [_run(lambda: api.status_of(chosen))])
+
+
+@app.command("disable")
+def disable_command(provider: str = typer.Argument(..., help=f"One of: {_PROVIDERS}.")) -> None:
+    """Remove exactly what enable added, leaving everything else in those files as it was."""
+    chosen = _run(lambda: api.parse_provider(provider))
+    changed = _run(lambda: api.disable(chosen))
+    _report(changed, [], [_run(lambda: api.status_of(chosen))])
+
+
+@app.command("repair")
+def repair_command(
+    provider: str | None = typer.Argument(
+        None, help=f"One of: {_PROVIDERS}. Omit to repair every integration that needs it."
+    ),
+) -> None:
+    """Reinstall one provider's integration, or every one whose status is needs-repair."""
+    warnings: list[str] = []
+    chosen = _run(lambda: api.parse_provider(provider)) if provider is not None else None
+    changed = _run(lambda: api.repair(chosen, warnings=warnings))
+    statuses = (
+        [_run(lambda: api.status_of(chosen))] if chosen is not None else _run(api.list_statuses)
+    )
+    _report(changed, warnings, statuses)

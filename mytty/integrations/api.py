@@ -1,0 +1,171 @@
+"""The integrations facade shared by the human CLI (``mytty integrations``) and the controller.
+
+Every function takes an optional environment mapping (``HOME``, ``CODEX_HOME``, …; default:
+the process environment) and reads the files afresh: no status is cached anywhere. Mutating
+functions plan every change first, so a malformed file aborts before anything is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.events import PROVIDER_ORDER, AgentProvider
+from mytty.integrations.antigravity import AntigravityInstaller
+from mytty.integrations.claude import ClaudeInstaller
+from mytty.integrations.codex import CodexInstaller
+from mytty.integrations.codex_trust import CodexHookSource
+from mytty.integrations.common import apply_changes
+from mytty.integrations.cursor import CursorInstaller
+from mytty.integrations.helper import helper_problem
+from mytty.integrations.installer import Context, ProviderInstaller
+from mytty.integrations.opencode import OpenCodeInstaller
+
+_INSTALLERS: dict[AgentProvider, ProviderInstaller] = {
+    AgentProvider.CODEX: CodexInstaller(),
+    AgentProvider.CLAUDE_CODE: ClaudeInstaller(),
+    AgentProvider.OPENCODE: OpenCodeInstaller(),
+    AgentProvider.ANTIGRAVITY: AntigravityInstaller(),
+    AgentProvider.CURSOR: CursorInstaller(),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class IntegrationStatus:
+    """One provider's integration state, as ``integration list`` reports it."""
+
+    provider: AgentProvider
+    status: Literal["installed", "needs-repair", "not-installed"]
+    error: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"provider": self.provider.value, "status": self.status}
+        if self.error is not None:
+            wire["error"] = self.error
+        return wire
+
+
+def parse_provider(value: str | AgentProvider) -> AgentProvider:
+    """The provider named ``value``; anything else is ``invalid-provider``."""
+    try:
+        return AgentProvider(value)
+    except ValueError:
+        names = ", ".join(p.value for p in PROVIDER_ORDER)
+        raise MyttyError(
+            ErrorCode.INVALID_PROVIDER, f"unknown provider {value!r} (expected one of: {names})"
+        ) from None
+
+
+def _status(provider: AgentProvider, ctx: Context) -> IntegrationStatus:
+    try:
+        state = _INSTALLERS[provider].state(ctx)
+    except MyttyError as exc:
+        if exc.code is not ErrorCode.INVALID_CONFIGURATION:
+            raise
+        # We cannot tell what is installed in a file we refuse to read; it needs the human.
+        return IntegrationStatus(provider, "needs-repair", exc.message)
+    return IntegrationStatus(provider, state.status, state.error)
+
+
+def status_of(
+    provider: str | AgentProvider, env: Mapping[str, str] | None = None
+) -> IntegrationStatus:
+    """The provider's status, derived from its files and the helper on disk right now."""
+    return _status(parse_provider(provider), Context.create(env))
+
+
+def list_statuses(env: Mapping[str, str] | None = None) -> list[IntegrationStatus]:
+    """Every provider's status, in the canonical order; malformed files set ``error``."""
+    ctx = Context.create(env)
+    return [_status(provider, ctx) for provider in PROVIDER_ORDER]
+
+
+def integrations_wire(env: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The ``integration list`` reply: ``{"type": "integrationStatuses", "integrations": […]}``."""
+    return {
+        "type": "integrationStatuses",
+        "integrations": [status.to_wire() for status in list_statuses(env)],
+    }
+
+
+def planned_changes(
+    provider: str | AgentProvider, env: Mapping[str, str] | None = None
+) -> list[str]:
+    """Absolute paths that enable/repair of ``provider`` would write (for a confirmation prompt)."""
+    provider = parse_provider(provider)
+    ctx = Context.create(env)
+    paths = [str(change.path) for change in _INSTALLERS[provider].plan_install(ctx)]
+    if provider is AgentProvider.CODEX:
+        # Trust goes into config.toml after Codex has been asked; name it whenever it may change.
+        status = _status(provider, ctx)
+        if paths or status.status != "installed":
+            paths.append(str(ctx.locations.codex_config))
+    return paths
+
+
+def _install(provider: AgentProvider, ctx: Context, warnings: list[str] | None) -> list[str]:
+    problem = helper_problem(ctx.helper)
+    if problem:
+        raise MyttyError(ErrorCode.INVALID_CONFIGURATION, problem)
+    installer = _INSTALLERS[provider]
+    changed = apply_changes(installer.plan_install(ctx))
+    notes: list[str] = []
+    for path in installer.finish_install(ctx, changed, notes):
+        if path not in changed:
+            changed.append(path)
+    if warnings is not None:
+        warnings.extend(notes)
+    return changed
+
+
+def enable(
+    provider: str | AgentProvider,
+    env: Mapping[str, str] | None = None,
+    *,
+    codex_hooks: CodexHookSource | None = None,
+    warnings: list[str] | None = None,
+) -> list[str]:
+    """Install (or complete) the provider's integration; returns the paths that changed.
+
+    ``codex_hooks`` replaces the real ``codex app-server`` query (tests); ``warnings`` collects
+    steps that could not be finished (for example Codex trust) for the caller to show.
+    """
+    return _install(parse_provider(provider), Context.create(env, codex_hooks), warnings)
+
+
+def repair(
+    provider: str | AgentProvider | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    codex_hooks: CodexHookSource | None = None,
+    warnings: list[str] | None = None,
+) -> list[str]:
+    """Reinstall one provider (any status), or every provider that needs repair.
+
+    Without a provider, each ``needs-repair`` integration is repaired in turn; if one of them
+    fails, the others are still repaired and the first error is raised at the end.
+    """
+    ctx = Context.create(env, codex_hooks)
+    if provider is not None:
+        return _install(parse_provider(provider), ctx, warnings)
+    changed: list[str] = []
+    first_error: MyttyError | None = None
+    for candidate in PROVIDER_ORDER:
+        if _status(candidate, ctx).status != "needs-repair":
+            continue
+        try:
+            changed += _install(candidate, ctx, warnings)
+        except MyttyError as exc:
+            first_error = first_error or exc
+    if first_error:
+        raise first_error
+    return changed
+
+
+def disable(provider: str | AgentProvider, env: Mapping[str, str] | None = None) -> list[str]:
+    """Remove exactly what enable added; returns the paths that changed."""
+    provider = parse_provider(provider)
+    ctx = Context.create(env)
+    return apply_changes(_INSTALLERS[provider].plan_remove(ctx))

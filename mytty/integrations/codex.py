@@ -1,0 +1,185 @@
+"""Codex: groups in ``$CODEX_HOME/hooks.json``, trust in ``config.toml``, a block in ``AGENTS.md``.
+
+Handlers are shell strings ``'<helper>' codex`` with ``timeout: 5``. After writing them, enable
+asks Codex for each mytty hook's current hash and records it as trusted (``codex_trust``), since
+Codex 0.171 silently skips hooks nobody trusted. When Codex cannot be asked, the status stays
+``needs-repair`` with a hint naming the manual step (``/hooks`` in Codex).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mytty.core.events import AgentProvider
+from mytty.integrations import codex_toml, hookconfig, pointers
+from mytty.integrations.codex_trust import CodexUnavailable, find_codex
+from mytty.integrations.common import (
+    PRIVATE_MODE,
+    FileChange,
+    apply_changes,
+    planned_emptying,
+    planned_write,
+    read_text,
+)
+from mytty.integrations.helper import helper_problem, invokes_helper, shell_command
+from mytty.integrations.installer import Context, ProviderState
+
+EVENTS = ("SessionStart", "UserPromptSubmit", "PermissionRequest", "PostToolUse", "Stop")
+TIMEOUT_SECONDS = 5
+
+
+def spec(ctx: Context) -> hookconfig.HookFileSpec:
+    provider = AgentProvider.CODEX.value
+
+    def entry(event: str) -> dict[str, Any]:
+        command = shell_command(ctx.helper, provider)
+        return {"hooks": [{"type": "command", "command": command, "timeout": TIMEOUT_SECONDS}]}
+
+    def owns(handler: Mapping[str, Any]) -> bool:
+        return invokes_helper(handler, ctx.helper, provider)
+
+    return hookconfig.HookFileSpec(events=EVENTS, grouped=True, entry=entry, owns=owns)
+
+
+def snake_case(event: str) -> str:
+    """``UserPromptSubmit`` -> ``user_prompt_submit`` (how Codex spells events in trust keys)."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
+
+
+def trust_keys(ctx: Context, data: Mapping[str, Any]) -> list[str]:
+    """The trust key Codex gives each mytty handler in ``hooks.json``."""
+    path = ctx.locations.codex_hooks
+    return [
+        f"{path}:{snake_case(pos.event)}:{pos.group}:{pos.handler}"
+        for pos in hookconfig.owned_positions(data, spec(ctx))
+    ]
+
+
+def _same_file(a: str, b: Path) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _matching_key(key: str, hooks_path: Path, recorded: Mapping[str, str]) -> str | None:
+    """The recorded key for ``key``: the same one, or one naming the same file another way."""
+    if key in recorded:
+        return key
+    suffix = key[len(str(hooks_path)) :]
+    for candidate in recorded:
+        if candidate.endswith(suffix) and _same_file(candidate[: -len(suffix)], hooks_path):
+            return candidate
+    return None
+
+
+def trust_hint(ctx: Context) -> str:
+    """What the human must do when mytty could not record Codex's trust itself."""
+    hint = (
+        "Codex skips mytty's hooks until they are trusted: run `mytty integrations repair codex`, "
+        "or start Codex, type /hooks and trust each mytty-agent-hook entry"
+    )
+    if not find_codex(ctx.env):
+        hint += " (the codex CLI is not on PATH, so mytty cannot record the trust itself)"
+    return hint
+
+
+def _config_text(ctx: Context) -> str:
+    text = read_text(ctx.locations.codex_config) or ""
+    codex_toml.parse(text, ctx.locations.codex_config)
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class CodexInstaller:
+    provider: AgentProvider = AgentProvider.CODEX
+
+    def state(self, ctx: Context) -> ProviderState:
+        loaded = hookconfig.load(ctx.locations.codex_hooks, spec(ctx))
+        status = hookconfig.file_status(loaded, spec(ctx))
+        if status == "not-installed":
+            return ProviderState("not-installed")
+        problem = helper_problem(ctx.helper)
+        if problem:
+            return ProviderState("needs-repair", problem)
+        if status == "needs-repair":
+            return ProviderState("needs-repair")
+        if (
+            pointers.agents_status(ctx.locations.codex_agents_md, ctx.locations.guide)
+            != "installed"
+        ):
+            return ProviderState("needs-repair")
+        text = _config_text(ctx)
+        recorded = codex_toml.trusted_hashes(codex_toml.parse(text, ctx.locations.codex_config))
+        hooks_path = ctx.locations.codex_hooks
+        if any(
+            _matching_key(k, hooks_path, recorded) is None for k in trust_keys(ctx, loaded.data)
+        ):
+            return ProviderState("needs-repair", trust_hint(ctx))
+        return ProviderState("installed")
+
+    def plan_install(self, ctx: Context) -> list[FileChange]:
+        loaded = hookconfig.load(ctx.locations.codex_hooks, spec(ctx))
+        _config_text(ctx)  # refuse early if the file trust goes into is malformed
+        return hookconfig.plan_install(loaded, spec(ctx)) + pointers.plan_agents_install(
+            ctx.locations.codex_agents_md, ctx.locations.guide
+        )
+
+    def plan_remove(self, ctx: Context) -> list[FileChange]:
+        loaded = hookconfig.load(ctx.locations.codex_hooks, spec(ctx))
+        changes = hookconfig.plan_remove(loaded, spec(ctx))
+        changes += pointers.plan_agents_remove(ctx.locations.codex_agents_md)
+        text = _config_text(ctx)
+        config = ctx.locations.codex_config
+        recorded = codex_toml.trusted_hashes(codex_toml.parse(text, config))
+        keys = [
+            found
+            for key in trust_keys(ctx, loaded.data)
+            if (found := _matching_key(key, ctx.locations.codex_hooks, recorded))
+        ]
+        if keys:
+            remaining = codex_toml.drop_trust(text, config, keys)
+            if remaining.strip() == "" and text.strip() != "":
+                changes += planned_emptying(config, b"")
+            else:
+                changes += planned_write(config, remaining.encode("utf-8"), PRIVATE_MODE)
+        return changes
+
+    def finish_install(self, ctx: Context, changed: list[str], warnings: list[str]) -> list[str]:
+        """Record Codex's current hash for every mytty hook that is not trusted yet."""
+        hooks_path = ctx.locations.codex_hooks
+        loaded = hookconfig.load(hooks_path, spec(ctx))
+        keys = trust_keys(ctx, loaded.data)
+        if not keys:
+            return []
+        config = ctx.locations.codex_config
+        text = _config_text(ctx)
+        recorded = codex_toml.trusted_hashes(codex_toml.parse(text, config))
+        all_recorded = all(_matching_key(k, hooks_path, recorded) for k in keys)
+        if all_recorded and str(hooks_path) not in changed:
+            return []
+        try:
+            listed = ctx.codex_hooks.list_hooks(ctx.env, ctx.locations.home)
+        except CodexUnavailable as exc:
+            warnings.append(f"could not record Codex hook trust: {exc}. {trust_hint(ctx)}")
+            return []
+        command = shell_command(ctx.helper, self.provider.value)
+        ours = {
+            hook.key: hook
+            for hook in listed
+            if hook.command == command and _same_file(hook.source_path, hooks_path)
+        }
+        missing = [k for k in keys if _matching_key(k, hooks_path, dict.fromkeys(ours, "")) is None]
+        if missing:
+            warnings.append(
+                f"Codex did not list {len(missing)} of mytty's hooks. {trust_hint(ctx)}"
+            )
+        updates = {
+            k: hook.current_hash for k, hook in ours.items() if hook.trust_status != "trusted"
+        }
+        if not updates:
+            return []
+        new = codex_toml.set_trust(text, config, updates)
+        return apply_changes(planned_write(config, new.encode("utf-8"), PRIVATE_MODE))
