@@ -23,6 +23,7 @@ from mytty.core.events import AgentProvider
 from mytty.core.runs import startup_sweep_events
 from mytty.daemon import procfs
 from mytty.daemon.agents import AgentHub
+from mytty.daemon.codex_routing import CodexRouter
 from mytty.daemon.cursor_approval import CursorApprovalEstimator
 from mytty.daemon.event_ingest import EventIngest
 from mytty.daemon.home import Home
@@ -104,6 +105,7 @@ class Controller:
         self.cursor_approval = CursorApprovalEstimator(self.hub)
         self.router = ControlRouter(self)
         self.integrations = IntegrationService(self)
+        self.codex_router = CodexRouter(self)
         self.ingest = EventIngest(self)
         self._launcher = shell_integration_dir() / "mytty-shell"
 
@@ -598,8 +600,8 @@ class Controller:
             return access_flags(worker, "workspace-write")
 
     def route_codex(self, event: Any) -> Any:
-        """Place a codex event on a pane by its sessionID (native-estimation issue); None = unroutable."""
-        return None
+        """Place a codex event on a pane by its sessionID; None when it can't be placed exactly."""
+        return self.codex_router.route(event)
 
 
 class _Stop(Exception):

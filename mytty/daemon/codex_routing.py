@@ -1,0 +1,84 @@
+"""Placing codex events on a pane by their sessionID.
+
+Codex hooks can run inside a shared app-server process whose environment belongs to whichever
+pane started it, so a codex event's own surfaceID and capability prove nothing. The controller
+places it instead, and refuses to guess:
+
+1. the pane whose own codex process has that session's rollout file open;
+2. the pane an earlier event of the same session was placed on (while that pane's codex
+   process is the same one).
+
+The remaining rules of the protocol (``codex resume <id>``, matching working directories)
+belong to native run estimation. No match, or more than one → ``unauthorized``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Any
+
+from mytty.core.events import AgentEvent, AgentProvider
+from mytty.daemon import procfs
+
+_MAX_DESCENDANTS = 16
+
+
+def _process_tree(root: int) -> list[int]:
+    out, frontier = [root], [root]
+    while frontier and len(out) < _MAX_DESCENDANTS:
+        nxt = []
+        for pid in frontier:
+            nxt.extend(procfs.children(pid))
+        out.extend(nxt)
+        frontier = nxt
+    return out[:_MAX_DESCENDANTS]
+
+
+def _has_session_file_open(pid: int, session_id: str) -> bool:
+    fd_dir = f"/proc/{pid}/fd"
+    try:
+        fds = os.listdir(fd_dir)
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            target = os.readlink(f"{fd_dir}/{fd}")
+        except OSError:
+            continue
+        if session_id in target and target.endswith(".jsonl"):
+            return True
+    return False
+
+
+class CodexRouter:
+    def __init__(self, ctx: Any) -> None:
+        self._ctx = ctx
+        self._bindings: dict[str, tuple[str, int]] = {}  # session → (surface, codex pid)
+
+    def route(self, event: AgentEvent) -> AgentEvent | None:
+        session = event.session_id
+        if not session or event.provider is not AgentProvider.CODEX:
+            return None
+        candidates: list[tuple[str, int]] = []
+        for pane in self._ctx.panes.panes():
+            provider, fg = self._ctx.foreground_agent(pane)
+            if provider is not AgentProvider.CODEX or fg is None:
+                continue
+            if any(_has_session_file_open(pid, session) for pid in _process_tree(fg)):
+                candidates.append((pane.surface_id, fg))
+        if len(candidates) > 1:
+            return None
+        if not candidates:
+            bound = self._bindings.get(session)
+            if bound is None:
+                return None
+            surface, pid = bound
+            pane = self._ctx.panes.by_surface.get(surface)
+            if pane is None or self._ctx.foreground_agent(pane)[1] != pid:
+                self._bindings.pop(session, None)
+                return None
+            candidates = [bound]
+        surface, pid = candidates[0]
+        self._bindings[session] = (surface, pid)
+        return dataclasses.replace(event, surface_id=surface)

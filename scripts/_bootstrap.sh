@@ -1,0 +1,44 @@
+# Shared by scripts/up and scripts/test: make sure tmux, git and a Python >= 3.11 venv with
+# mytty installed exist. Sourced, not run.
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null 2>&1; then sudo "$@"; else
+    echo "mytty: need root (or sudo) to run: $*" >&2; return 1; fi
+}
+
+need_apt=()
+command -v tmux >/dev/null 2>&1 || need_apt+=(tmux)
+command -v git >/dev/null 2>&1 || need_apt+=(git)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if command -v apt-get >/dev/null 2>&1; then
+    echo "mytty: installing ${need_apt[*]} with apt-get" >&2
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  else
+    echo "mytty: please install: ${need_apt[*]}" >&2
+    exit 1
+  fi
+fi
+
+python=""
+for candidate in python3.13 python3.12 python3.11 python3; do
+  if command -v "$candidate" >/dev/null 2>&1 &&
+     "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    python=$candidate; break
+  fi
+done
+if [ -z "$python" ]; then
+  echo "mytty: needs Python 3.11 or newer" >&2
+  exit 1
+fi
+venv=${MYTTY_VENV:-$repo/.venv}
+if [ ! -x "$venv/bin/python" ]; then
+  "$python" -m venv "$venv" 2>/dev/null || {
+    echo "mytty: '$python -m venv' failed; installing python3-venv" >&2
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+    "$python" -m venv "$venv"
+  }
+fi
+"$venv/bin/python" -m pip install -q --disable-pip-version-check -e "$repo${MYTTY_EXTRAS:-}"
