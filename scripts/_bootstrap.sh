@@ -11,6 +11,10 @@ as_root() {
 need_apt=()
 command -v tmux >/dev/null 2>&1 || need_apt+=(tmux)
 command -v git >/dev/null 2>&1 || need_apt+=(git)
+# The test suite also checks quoting and start-up under zsh and fish.
+for extra in ${MYTTY_TEST_SHELLS:-}; do
+  command -v "$extra" >/dev/null 2>&1 || need_apt+=("$extra")
+done
 if [ ${#need_apt[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then
     echo "mytty: installing ${need_apt[*]} with apt-get" >&2

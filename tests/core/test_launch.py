@@ -191,9 +191,15 @@ def test_typed_launch_line_delivers_argv_byte_for_byte(
     )
     bindir = _fake_agent_bin(tmp_path, argv[0])
     env = {**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}", "HISTFILE": str(tmp_path / "h")}
+    line = launch_line(argv)
+    if os.path.basename(shell[0]) == "fish":
+        # fish rejects the seed's guard at parse time ("Unknown builtin 'unset'"), so a typed
+        # line can't carry it there; mytty never types launch lines (see mytty-shell), and the
+        # quoting of the argv itself must still hold in fish.
+        line = line.removeprefix(HISTFILE_GUARD)
     result = subprocess.run(
         shell,
-        input=launch_line(argv).encode(),
+        input=line.encode(),
         env=env,
         capture_output=True,
         timeout=20,

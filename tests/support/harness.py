@@ -80,6 +80,11 @@ class Mytty:
         self.socket = str(self.root / "tmux.sock")
         self.bin = self.root / "bin"  # stand-in agents go here, first on PATH
         self.bin.mkdir()
+        self.standin_dir = self.root / "standin"  # stand-in agents record what they saw here
+        self.standin_dir.mkdir()
+        # Like a real user's login profile, put the agents' directory on PATH (Debian's
+        # /etc/profile resets PATH for login shells, which tmux starts).
+        (self.home / ".profile").write_text(f'export PATH="{self.bin}:$PATH"\n')
         self.env = {
             k: v for k, v in os.environ.items()
             if not k.startswith(("MYTTY_", "TMUX", "CODEX_", "CLAUDE"))
@@ -92,12 +97,21 @@ class Mytty:
             LANG="C.UTF-8",
             LC_ALL="C.UTF-8",
             TERM="xterm-256color",
+            MYTTY_STANDIN_DIR=str(self.standin_dir),
+            CODEX_HOME=str(self.home / ".codex"),
         )
         if extra_env:
             self.env.update(extra_env)
         self.proc: subprocess.Popen[bytes] | None = None
         if start_tmux:
             self.tmux("-f", "/dev/null", "new-session", "-d", "-s", "base", "-x", "200", "-y", "50")
+
+    def install_standins(self, *names: str) -> None:
+        """Put the stand-in agents (tests/standins/<name>) on the panes' PATH."""
+        for name in names:
+            target = TESTS_DIR / "standins" / name
+            assert target.exists(), f"no stand-in {name}"
+            (self.bin / name).symlink_to(target)
 
     # -- tmux ---------------------------------------------------------------------------------
     def tmux(self, *args: str, check: bool = True) -> str:
