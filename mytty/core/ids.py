@@ -8,14 +8,17 @@ so a retried hook or a repeated startup sweep is de-duplicated by the store.
 
 from __future__ import annotations
 
-import hashlib
+try:  # the builtin digest: importing hashlib would load OpenSSL on every hook invocation
+    from _sha256 import sha256 as _sha256
+except ImportError:  # pragma: no cover - interpreters built without the builtin module
+    from hashlib import sha256 as _sha256
 
 _HEX = frozenset("0123456789abcdefABCDEF")
 
 
 def stable_uuid(*parts: str) -> str:
     """Return the uppercase stable UUID for the identity ``parts`` (joined with NUL)."""
-    digest = bytearray(hashlib.sha256("\0".join(parts).encode("utf-8")).digest()[:16])
+    digest = bytearray(_sha256("\0".join(parts).encode("utf-8")).digest()[:16])
     digest[6] = (digest[6] & 0x0F) | 0x50
     digest[8] = (digest[8] & 0x3F) | 0x80
     h = digest.hex().upper()

@@ -66,7 +66,7 @@ class AntigravityInstaller:
     def state(self, ctx: Context) -> ProviderState:
         if not ctx.locations.antigravity_dir.is_dir():
             return ProviderState("not-installed")
-        problem = helper_problem(ctx.helper)
+        problem = helper_problem(ctx.helper, ctx.env)
         if problem:
             return ProviderState("needs-repair", problem)
         for path, expected in _files(ctx).items():

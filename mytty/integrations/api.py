@@ -7,6 +7,8 @@ functions plan every change first, so a malformed file aborts before anything is
 
 from __future__ import annotations
 
+import os
+
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -17,9 +19,9 @@ from mytty.integrations.antigravity import AntigravityInstaller
 from mytty.integrations.claude import ClaudeInstaller
 from mytty.integrations.codex import CodexInstaller
 from mytty.integrations.codex_trust import CodexHookSource
-from mytty.integrations.common import apply_changes
+from mytty.integrations.common import apply_changes, atomic_write
 from mytty.integrations.cursor import CursorInstaller
-from mytty.integrations.helper import helper_problem
+from mytty.integrations.helper import helper_problem, is_managed, launcher_text
 from mytty.integrations.installer import Context, ProviderInstaller
 from mytty.integrations.opencode import OpenCodeInstaller
 
@@ -106,11 +108,17 @@ def planned_changes(
 
 
 def _install(provider: AgentProvider, ctx: Context, warnings: list[str] | None) -> list[str]:
-    problem = helper_problem(ctx.helper)
+    installer = _INSTALLERS[provider]
+    plan = installer.plan_install(ctx)  # validates the provider's files before anything is written
+    launcher: list[str] = []
+    if is_managed(ctx.env) and helper_problem(ctx.helper, ctx.env) is not None:
+        atomic_write(ctx.helper, launcher_text(), 0o755)
+        os.chmod(ctx.helper, 0o755)
+        launcher.append(str(ctx.helper))
+    problem = helper_problem(ctx.helper, ctx.env)
     if problem:
         raise MyttyError(ErrorCode.INVALID_CONFIGURATION, problem)
-    installer = _INSTALLERS[provider]
-    changed = apply_changes(installer.plan_install(ctx))
+    changed = launcher + apply_changes(plan)
     notes: list[str] = []
     for path in installer.finish_install(ctx, changed, notes):
         if path not in changed:

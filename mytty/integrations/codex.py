@@ -101,7 +101,7 @@ class CodexInstaller:
         status = hookconfig.file_status(loaded, spec(ctx))
         if status == "not-installed":
             return ProviderState("not-installed")
-        problem = helper_problem(ctx.helper)
+        problem = helper_problem(ctx.helper, ctx.env)
         if problem:
             return ProviderState("needs-repair", problem)
         if status == "needs-repair":

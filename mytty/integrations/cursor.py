@@ -48,7 +48,7 @@ class CursorInstaller:
         loaded = hookconfig.load(ctx.locations.cursor_hooks, spec(ctx))
         status = hookconfig.file_status(loaded, spec(ctx))
         if status != "not-installed":
-            problem = helper_problem(ctx.helper)
+            problem = helper_problem(ctx.helper, ctx.env)
             if problem:
                 return ProviderState("needs-repair", problem)
         return ProviderState(status)

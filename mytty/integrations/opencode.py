@@ -100,7 +100,7 @@ class OpenCodeInstaller:
         current = read_bytes(ctx.locations.opencode_plugin)
         if current is None:
             return ProviderState("not-installed")
-        problem = helper_problem(ctx.helper)
+        problem = helper_problem(ctx.helper, ctx.env)
         if problem:
             return ProviderState("needs-repair", problem)
         if current != plugin_text(ctx.helper).encode("utf-8"):

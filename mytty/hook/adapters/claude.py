@@ -1,0 +1,111 @@
+"""Claude Code hook payloads → events (providers.md §3.3, real payloads of Claude Code 2.1.332).
+
+The run is keyed by ``prompt_id`` (one run per prompt), falling back to the session id, except
+``SessionEnd``: it always lands on the session-keyed run that ``SessionStart`` opened, so quitting
+the CLI does not turn the last prompt's outcome into ``disconnected`` (2.1.332 sends a
+``prompt_id`` with ``SessionEnd``, which the original mapping did not expect).
+"""
+
+from mytty.hook import mapping as k
+from mytty.hook.fields import (
+    approval_message,
+    first_message,
+    sanitize_session_id,
+    sanitize_tool_name,
+    sanitize_tool_use_id,
+    text_field,
+)
+from mytty.hook.mapping import INPUT_TOOLS, HookMapping
+
+# Statuses of a background task that is no longer running (compared lower-cased).
+_FINISHED_STATUSES = frozenset(
+    {"completed", "failed", "cancelled", "canceled", "killed", "stopped", "done"}
+)
+# Only agents keep a turn open; a long-lived shell (a dev server) or a monitor must not.
+_AGENT_TASK_TYPES = frozenset({"subagent", "workflow"})
+
+_NOTIFICATION_KINDS = {
+    "permission_prompt": k.APPROVAL_REQUESTED,
+    "agent_needs_input": k.INPUT_REQUESTED,
+    "elicitation_dialog": k.INPUT_REQUESTED,
+    "agent_completed": k.SUCCEEDED,
+    # idle_prompt is ignored on purpose: it fires ~60 s after Stop and would flip a run that
+    # waits for background agents to waiting-input.
+}
+
+_MESSAGE_KEYS = ("message", "error_message")
+_FAILURE_MESSAGE_KEYS = ("message", "error_message", "last_assistant_message", "error")
+
+_SIMPLE_KINDS = {
+    "SessionStart": k.IDLE,
+    "UserPromptSubmit": k.STARTED,
+    "PostToolBatch": k.RUNNING,
+    "StopFailure": k.FAILED,
+    "SessionEnd": k.DISCONNECTED,
+}
+
+
+def pending_background_agents(tasks: object) -> int:
+    """How many ``background_tasks`` entries are agents (subagent/workflow) still unfinished."""
+    if not isinstance(tasks, list):
+        return 0
+    count = 0
+    for task in tasks:
+        if not isinstance(task, dict):
+            continue
+        kind = task.get("type")
+        if not isinstance(kind, str) or kind.lower() not in _AGENT_TASK_TYPES:
+            continue
+        status = task.get("status")
+        if not isinstance(status, str) or status.lower() not in _FINISHED_STATUSES:
+            count += 1
+    return count
+
+
+def _waiting_message(count: int) -> str:
+    return f"Waiting for {count} background agent" + ("" if count == 1 else "s")
+
+
+def map_payload(payload: dict[str, object]) -> HookMapping | None:
+    """Map one Claude Code hook payload, or None when mytty does not follow that event."""
+    name = text_field(payload, "hook_event_name")
+    if name is None:
+        return None
+    tool_name = sanitize_tool_name(payload.get("tool_name"))
+    message: str | None = None
+    if name in _SIMPLE_KINDS:
+        kind = _SIMPLE_KINDS[name]
+    elif name == "PermissionRequest":
+        kind = k.INPUT_REQUESTED if tool_name in INPUT_TOOLS else k.APPROVAL_REQUESTED
+    elif name == "Notification":
+        found = _NOTIFICATION_KINDS.get(text_field(payload, "notification_type") or "")
+        if found is None:
+            return None
+        kind = found
+    elif name == "Stop":
+        pending = pending_background_agents(payload.get("background_tasks"))
+        kind = k.RUNNING if pending else k.SUCCEEDED
+        if pending:
+            message = _waiting_message(pending)
+    else:
+        return None
+
+    if message is None:
+        # 2.1.332's StopFailure has no error_message: `error` is a category ("unknown") and the
+        # API error text is in `last_assistant_message`.
+        keys = _FAILURE_MESSAGE_KEYS if kind == k.FAILED else _MESSAGE_KEYS
+        message = first_message(payload, keys)
+    if message is None and kind == k.APPROVAL_REQUESTED:
+        message = approval_message(tool_name)
+
+    session_id = sanitize_session_id(payload.get("session_id"))
+    run_key = session_id if name == "SessionEnd" else text_field(payload, "prompt_id") or session_id
+    return HookMapping(
+        kind,
+        run_key=run_key,
+        session_id=session_id,
+        message=message,
+        hook_name=name,
+        tool_name=tool_name,
+        tool_use_id=sanitize_tool_use_id(payload.get("tool_use_id")),
+    )

@@ -1,0 +1,211 @@
+"""``mytty-agent-hook <provider>``: report one agent hook to the mytty controller.
+
+Agents run this on every hook (for some, every tool call), so it must never get in their way:
+
+- it prints the provider's neutral stdout reply first, whatever happens next (Cursor reads an
+  empty reply to ``preToolUse`` as a denial; Antigravity expects a decision on Stop);
+- outside a mytty pane (``MYTTY_EVENT_SOCKET`` unset or empty) or when the controller is not
+  running it exits 0 without a word;
+- otherwise a failure is one stderr line ``mytty-agent-hook: <reason>`` and exit 1 — never
+  exit 2, which Claude Code and Codex read as "block this action";
+- the whole run is bounded (:data:`DEADLINE_S`) even against a wedged controller;
+- the capability is never printed.
+
+Codex is routed by session id on the controller, not by surface (a daemon-hosted Codex hands
+its hooks the environment of whichever pane started the daemon). So ``mytty-agent-hook codex``
+sends ``MYTTY_SURFACE_ID``/``MYTTY_EVENT_CAPABILITY`` when the pane has them and otherwise still
+delivers: surface ``00000000-0000-0000-0000-000000000000`` and no ``capability`` key. Every
+other provider needs both and fails (exit 1) without them.
+
+Start-up time matters as much as correctness: this module and everything it imports at the
+top level use only cheap stdlib modules (``json``, ``socket``, ``os``, ``time``, ``select``) and
+``mytty.core.ids`` / ``mytty.protocol.limits``.
+"""
+
+import os
+import sys
+import time
+
+from mytty.hook.mapping import PROVIDERS
+from mytty.protocol.limits import MAX_HOOK_STDIN_BYTES, MAX_REQUEST_BYTES
+
+#: Everything — reading stdin, connecting, one retry, the reply — fits in this many seconds,
+#: leaving headroom for interpreter start and exit within a 2 s budget.
+DEADLINE_S = 1.75
+
+USAGE = "usage: mytty-agent-hook <" + "|".join(PROVIDERS) + ">"
+_PROGRAM = "mytty-agent-hook"
+
+
+def _say(reason: str) -> None:
+    """Write one stderr line, with the capability (should it ever appear) redacted."""
+    capability = os.environ.get("MYTTY_EVENT_CAPABILITY")
+    if capability:
+        reason = reason.replace(capability, "<capability>")
+    # One line, no terminal escapes: part of the text may come from the controller's reply.
+    line = " ".join("".join(ch if ch.isprintable() else " " for ch in reason).split()) or "error"
+    try:
+        os.write(2, f"{_PROGRAM}: {line}\n".encode("utf-8", "replace"))
+    except OSError:
+        pass
+
+
+def _write_stdout(data: bytes) -> None:
+    try:
+        while data:
+            data = data[os.write(1, data) :]
+    except OSError:
+        pass  # the agent stopped listening; nothing useful left to do with the reply
+
+
+def _read_stdin(deadline: float) -> tuple[bytes, str | None]:
+    """All of stdin (at most the cap + 1 byte), or a reason why it could not be read."""
+    import select
+
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([0], [], [], left)[0]:
+                return b"", "timed out reading the hook payload from stdin"
+            chunk = os.read(0, 65536)
+            if not chunk:
+                break
+            size += len(chunk)
+            # Past the cap, keep draining (until EOF or the deadline) so the agent's write does
+            # not fail with EPIPE, but keep nothing.
+            if size <= MAX_HOOK_STDIN_BYTES:
+                chunks.append(chunk)
+    except (OSError, ValueError):
+        return b"", "cannot read the hook payload from stdin"
+    if size > MAX_HOOK_STDIN_BYTES:
+        return b"", "hook payload exceeds 1 MiB"
+    return b"".join(chunks), None
+
+
+def _parse(raw: bytes) -> tuple[dict[str, object] | None, str | None]:
+    import json
+
+    try:
+        payload = json.loads(raw)
+    except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        return None, "hook payload is not valid JSON"
+    if not isinstance(payload, dict):
+        return None, "hook payload is not a JSON object"
+    return payload, None
+
+
+def _credentials(provider: str) -> tuple[str, str | None] | str:
+    """(surface id, capability) from the pane environment, or the reason they are unusable.
+
+    Codex is routed by session id, not by surface (a daemon-hosted Codex hands its hooks the
+    environment of another pane), so for codex missing values are replaced by the nil surface
+    and no capability instead of failing.
+    """
+    from mytty.core.ids import normalize_uuid
+    from mytty.hook.wire import NIL_SURFACE_ID
+
+    surface = normalize_uuid(os.environ.get("MYTTY_SURFACE_ID", "").strip())
+    capability = os.environ.get("MYTTY_EVENT_CAPABILITY") or None
+    if provider == "codex":
+        return surface or NIL_SURFACE_ID, capability
+    if surface is None:
+        return "MYTTY_SURFACE_ID is missing or not a UUID"
+    if capability is None:
+        return "MYTTY_EVENT_CAPABILITY is missing"
+    return surface, capability
+
+
+def _run(args: list[str], deadline: float) -> int:
+    provider = args[0] if args else ""
+    if provider not in PROVIDERS:
+        _say(f"unknown provider {provider!r}; {USAGE}" if args else USAGE)
+        return 1
+    from mytty.hook.adapters import load_adapter
+
+    adapter = load_adapter(provider)
+    raw, problem = _read_stdin(deadline)
+    payload: dict[str, object] | None = None
+    if problem is None:
+        payload, problem = _parse(raw)
+    neutral_reply = getattr(adapter, "neutral_reply", None)
+    if neutral_reply is not None:
+        reply_bytes = neutral_reply(payload)
+        if reply_bytes:
+            _write_stdout(reply_bytes)
+    if len(args) != 1:
+        _say(USAGE)
+        return 1
+
+    socket_path = os.environ.get("MYTTY_EVENT_SOCKET", "")
+    if not socket_path:
+        return 0  # a global hook firing outside mytty
+    if problem is not None or payload is None:
+        _say(problem or "hook payload is missing")
+        return 1
+    mapping = adapter.map_payload(payload)
+    if mapping is None:
+        return 0  # an event mytty does not follow
+    if not mapping.run_key:
+        _say(f"{provider} {mapping.hook_name or 'event'} payload has no run identifier")
+        return 1
+    if not socket_path.startswith("/"):
+        _say("MYTTY_EVENT_SOCKET is not an absolute path")
+        return 1
+    credentials = _credentials(provider)
+    if isinstance(credentials, str):
+        _say(credentials)
+        return 1
+    surface_id, capability = credentials
+
+    from mytty.hook.client import ControllerNotRunning, DeliveryError, deliver
+    from mytty.hook.identity import hook_event_id, hook_run_id
+    from mytty.hook.wire import encode_event_line, format_occurred_at
+
+    line = encode_event_line(
+        event_id=hook_event_id(provider, mapping.kind, payload),
+        run_id=hook_run_id(provider, mapping.run_key),
+        surface_id=surface_id,
+        provider=provider,
+        kind=mapping.kind,
+        occurred_at=format_occurred_at(time.time()),
+        capability=capability,
+        session_id=mapping.session_id,
+        message=mapping.message,
+        hook_name=mapping.hook_name,
+        tool_use_id=mapping.tool_use_id,
+        tool_name=mapping.tool_name,
+    )
+    if len(line) - 1 > MAX_REQUEST_BYTES:
+        _say("event exceeds the 64 KiB request limit")
+        return 1
+    try:
+        reply = deliver(socket_path, line, deadline=deadline)
+    except ControllerNotRunning:
+        return 0  # mytty is not running: the pane outlived its controller
+    except DeliveryError as exc:
+        _say(str(exc))
+        return 1
+    if reply.get("ok") is True:
+        return 0
+    code = reply.get("error")
+    if reply.get("ok") is False and isinstance(code, str) and code:
+        _say(f"mytty rejected the event: {code[:64]}")
+    else:
+        _say("mytty's reply is not a valid event reply")
+    return 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point; returns the exit status (0 or 1, never anything else)."""
+    deadline = time.monotonic() + DEADLINE_S
+    try:
+        return _run(sys.argv[1:] if argv is None else list(argv), deadline)
+    except BaseException as exc:  # noqa: BLE001 — the agent must never see a traceback
+        _say(f"internal error ({type(exc).__name__})")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
