@@ -76,14 +76,16 @@ AGENT ORCHESTRATION API (preferred)
       --model M passes the provider's own model flag.
       --cwd: defaults to your pane's current directory as tmux reports it, not your process's
         cwd. If you moved (e.g. into a worktree), pass --cwd "$PWD".
-      --worktree BRANCH runs the worker in <repo parent>/<repo>-worktrees/<branch> (created from
+      --worktree BRANCH runs the worker in <repo parent>/<repo>-worktrees/<branch, "/" → "-"> (created from
         HEAD, or an existing local branch; reused if already registered). mytty never deletes
         worktrees: remove them yourself with git worktree remove. Errors:
         invalid-worktree-branch, not-a-git-repository, worktree-create-failed.
   agent wait JOB --until running|attention|completed [--timeout-seconds N]
       Waits for the run this job started (never an older run). Default timeout 120 s.
       completed = succeeded, failed, disconnected, launch-failed or lost. A worker that never
-      starts becomes launch-failed within 30 s. attention (waiting for input or approval) needs
+      reports a run becomes launch-failed within 30 s. Runs are reported by the provider's hook
+      integration, so check `mytty-ctl integration list` first: without hooks a job can only
+      end launch-failed (native run estimation is not in this version). attention (waiting for input or approval) needs
       the provider's hook integration and fails at once with
       provider-integration-not-installed when it is missing.
   agent result JOB     the job plus the worker's current screen (.content.text).
@@ -91,7 +93,8 @@ AGENT ORCHESTRATION API (preferred)
       Types into the worker. If the job had finished, it is re-armed so the next agent wait
       follows the run this follow-up starts.
   agent focus JOB      bring the worker's pane to the front.
-  agent close JOB      close the worker's pane (the job becomes lost).
+  agent close JOB      close the worker's pane (a job that had not finished becomes lost; a
+                       finished job keeps its final state).
   status "running tests"   report your own phase; it shows up as statusNote in list and jobs.
   Jobs live in the controller's memory: after a controller restart old job ids answer
   job-not-found (the panes keep running).
@@ -136,7 +139,7 @@ LOW-LEVEL PANE COMMANDS (escape hatch)
 
   PROVIDER LAUNCH COMMANDS (when you start agents yourself)
     claude --permission-mode acceptEdits -- "$(cat task.md)"   (approve Bash prompts with
-           wait --until attention, then send-key PANE 2)
+           wait --until attention, read the screen, then send-key PANE with the option's number)
     codex -s workspace-write -a never -- "$(cat task.md)"       (wait --until idle is enough)
     cursor-agent --force -- "$(cat task.md)"                    (avoid --plan)
 
