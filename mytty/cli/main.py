@@ -129,7 +129,10 @@ def _start(tmux_socket: Optional[str]) -> bool:
     if _running():
         return False
     home = _home()
-    home.ensure()
+    try:
+        home.ensure()
+    except MyttyError as exc:
+        _die(f"{exc.code.value}: {exc.message}")
     read_fd, write_fd = os.pipe()
     argv = [sys.executable, "-m", "mytty.cli.main", "serve", "--ready-fd", str(write_fd)]
     if tmux_socket:

@@ -9,7 +9,10 @@ from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.notes import validate_status
 
 TYPE = "setPaneStatus"
-ERRORS = frozenset({ErrorCode.INVALID_STATUS, ErrorCode.PANE_NOT_FOUND, ErrorCode.INVALID_REQUEST})
+ERRORS = frozenset(
+    {ErrorCode.INVALID_STATUS, ErrorCode.PANE_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE,
+     ErrorCode.INVALID_REQUEST}
+)
 
 
 async def handle(ctx: Context, params: Params) -> dict[str, Any]:

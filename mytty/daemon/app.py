@@ -41,25 +41,25 @@ from mytty.tmux.port import SURFACE_OPTION, PaneRow, TmuxPort
 
 log = logging.getLogger(__name__)
 
-#: tmux hooks that tell us panes appeared, vanished or moved (in any session).
+#: tmux hooks that tell us panes appeared, vanished or moved (in any session). Control mode
+#: reports window and session changes everywhere by itself, but pane changes only inside the
+#: control client's own session. Rename hooks are left out on purpose: the hook command renames
+#: our private window, and a rename hook would fire again on that.
 PANE_HOOKS = (
     "after-split-window",
     "after-new-window",
     "after-new-session",
     "after-kill-pane",
-    "after-rename-window",
     "pane-exited",
     "pane-died",
     "window-linked",
     "window-unlinked",
-    "window-renamed",
     "session-closed",
 )
 HOOK_INDEX = 4242
 #: Control-mode notifications that may mean the pane set changed.
 _RECONCILE_NOTIFICATIONS = frozenset(
     {
-        "%mytty-hook",
         "%window-add",
         "%window-close",
         "%unlinked-window-add",
@@ -224,6 +224,10 @@ class Controller:
     async def _connect_tmux(self, *, first: bool) -> None:
         if first:
             await asyncio.to_thread(bootstrap.check_version)
+        elif not await asyncio.to_thread(bootstrap.server_alive, self.tmux_socket):
+            # Only the first connection may start a server: a server the user killed stays
+            # dead until somebody starts a new one on the socket.
+            raise MyttyError(ErrorCode.TMUX_UNAVAILABLE, f"no tmux server on {self.tmux_socket}")
         had_user_session = await asyncio.to_thread(
             bootstrap.user_session_exists, self.tmux_socket, PRIVATE_SESSION
         )
@@ -233,9 +237,8 @@ class Controller:
             PRIVATE_SESSION,
             self._keepalive_command(),
         )
-        token = "MYTTY-" + os.urandom(8).hex()
         client = ControlClient(
-            bootstrap.tmux_argv(self.tmux_socket), f"={PRIVATE_SESSION}", self._on_notification, token
+            bootstrap.tmux_argv(self.tmux_socket), f"={PRIVATE_SESSION}", self._on_notification
         )
         await client.start()
         port = TmuxPort(client)
@@ -248,9 +251,14 @@ class Controller:
         self._server_pid = server_pid
         self._client = client
         self.port = port
+        # A hook cannot print to one particular client (``display-message -p`` prints to the
+        # client that ran the triggering command: a user's `tmux split-window -P` would show
+        # our line). Renaming the private window is what it does instead: control mode tells
+        # us with %window-renamed, whoever triggered the hook, and pane text cannot fake that.
+        private_window = await port.current_window()
         for hook in PANE_HOOKS:
             await port.set_hook(
-                hook, HOOK_INDEX, f"display-message -c {client.client_name} -p '{token} {hook}'"
+                hook, HOOK_INDEX, f"rename-window -t {private_window} 'mytty-{hook}'"
             )
         await port.set_global_env("MYTTY_CTL_BIN", self.ctl_bin)
         await port.set_global_env("MYTTY_CONTROL_SOCKET", str(self.home.control_socket))
@@ -295,7 +303,12 @@ class Controller:
         port = self.require_port()
         async with self._refresh_lock:
             rows = await port.list_panes()
-            result = self.panes.reconcile(rows)
+            inherited = None
+            if self.panes.has_strangers(rows):
+                # A server started from inside some mytty pane hands that pane's id to all of
+                # its panes through the global environment: such an id proves nothing.
+                inherited = await port.global_env("MYTTY_SURFACE_ID")
+            result = self.panes.reconcile(rows, inherited_surface=inherited)
             for pane in result.removed:
                 self._forget_pane(pane)
             for pane in result.added:
@@ -445,15 +458,19 @@ class Controller:
             if launch_path is not None:
                 Path(launch_path).unlink(missing_ok=True)
             raise
-        pane = self.panes.by_surface[surface]
         try:
             await port.set_pane_option(tmux_id, SURFACE_OPTION, surface)
-            pane.option_written = True
+            if surface in self.panes.by_surface:
+                self.panes.by_surface[surface].option_written = True
         except MyttyError:
             pass
         await self.refresh_panes()
         if surface not in self.panes.by_surface:
-            raise MyttyError(ErrorCode.SPAWN_FAILED, "the new pane exited immediately")
+            if launch_path is not None:
+                Path(launch_path).unlink(missing_ok=True)
+            # The command's own failure code (agent spawn maps it to spawn-failed).
+            code = ErrorCode.SPLIT_FAILED if split_from is not None else ErrorCode.NEW_TAB_FAILED
+            raise MyttyError(code, "the new pane exited immediately")
         return self.panes.by_surface[surface]
 
     async def ensure_user_session(self) -> str:

@@ -83,8 +83,16 @@ class PaneRegistry:
         self.by_tmux.clear()
         return gone
 
-    def reconcile(self, rows: Iterable[PaneRow]) -> ReconcileResult:
-        """Bring the registry in line with a full ``list-panes -a`` listing."""
+    def has_strangers(self, rows: Iterable[PaneRow]) -> bool:
+        """True when ``rows`` hold a pane this registry has not seen yet."""
+        return any(r.pane_id not in self.by_tmux and r.session_name != PRIVATE_SESSION for r in rows)
+
+    def reconcile(self, rows: Iterable[PaneRow], inherited_surface: str | None = None) -> ReconcileResult:
+        """Bring the registry in line with a full ``list-panes -a`` listing.
+
+        ``inherited_surface`` is a surface id every new pane of the server inherits (it is in
+        tmux's global environment); it is never taken as a pane's own identity.
+        """
         result = ReconcileResult()
         seen: set[str] = set()
         live_rows = [r for r in rows if r.session_name != PRIVATE_SESSION]
@@ -94,7 +102,7 @@ class PaneRegistry:
             # when the server changes, so a known %N here is the same pane (maybe respawned).
             pane = self.by_tmux.get(row.pane_id)
             if pane is None:
-                pane = self._adopt(row)
+                pane = self._adopt(row, normalize_uuid(inherited_surface))
                 result.added.append(pane)
             pane.row = row
             pane.pid = row.pane_pid or pane.pid
@@ -106,13 +114,14 @@ class PaneRegistry:
             self._drop(pane)
         return result
 
-    def _adopt(self, row: PaneRow) -> Pane:
+    def _adopt(self, row: PaneRow, inherited: str | None) -> Pane:
         surface = normalize_uuid(row.surface)
         if surface is None or surface in self.by_surface:
             # A pane we created whose option was never written (e.g. a crash in between)
             # still carries its id in the environment tmux gave its first process.
             from_env = normalize_uuid(procfs.environ_value(row.pane_pid, "MYTTY_SURFACE_ID"))
-            surface = from_env if from_env and from_env not in self.by_surface else None
+            usable = from_env and from_env != inherited and from_env not in self.by_surface
+            surface = from_env if usable else None
         if surface is None:
             surface = self.new_surface_id()
         pane = Pane(surface_id=surface, tmux_id=row.pane_id, pid=row.pane_pid, row=row)

@@ -124,8 +124,11 @@ class OneShotServer:
                 self._tasks.discard(task)
             writer.close()
             try:
-                await asyncio.wait_for(writer.wait_closed(), 1.0)
-            except (asyncio.TimeoutError, OSError, ConnectionError):
+                # asyncio.timeout, unlike wait_for, does not spawn a task per call: this is
+                # the per-connection hot path of the event socket.
+                async with asyncio.timeout(1.0):
+                    await writer.wait_closed()
+            except (TimeoutError, OSError, ConnectionError):
                 pass
 
     async def _serve_one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -133,11 +136,19 @@ class OneShotServer:
         peer = peer_credentials(sock)
         if peer.uid != self._uid:
             log.warning("%s: refused a peer with uid %d", self._name, peer.uid)
+            # Take (and ignore) its request first: answering before it has sent would make
+            # its send fail with EPIPE, and the refusal would never reach it.
+            try:
+                async with asyncio.timeout(REQUEST_READ_TIMEOUT_S):
+                    await read_request(reader)
+            except (TimeoutError, RequestTooLarge, ConnectionError, OSError):
+                pass
             await self._write(writer, self._foreign)
             return
         try:
-            body = await asyncio.wait_for(read_request(reader), REQUEST_READ_TIMEOUT_S)
-        except asyncio.TimeoutError:
+            async with asyncio.timeout(REQUEST_READ_TIMEOUT_S):
+                body = await read_request(reader)
+        except TimeoutError:
             return  # silent drop: a client that never finishes its request gets nothing
         except RequestTooLarge:
             await self._write(writer, self._too_large)
@@ -150,6 +161,7 @@ class OneShotServer:
     async def _write(self, writer: asyncio.StreamWriter, data: bytes) -> None:
         try:
             writer.write(data)
-            await asyncio.wait_for(writer.drain(), RESPONSE_WRITE_TIMEOUT_S)
-        except (asyncio.TimeoutError, ConnectionError, OSError):
+            async with asyncio.timeout(RESPONSE_WRITE_TIMEOUT_S):
+                await writer.drain()
+        except (TimeoutError, ConnectionError, OSError):
             pass

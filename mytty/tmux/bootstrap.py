@@ -62,6 +62,11 @@ def server(socket_path: str) -> libtmux.Server:
     return libtmux.Server(socket_path=socket_path)
 
 
+def server_alive(socket_path: str) -> bool:
+    """True when a tmux server answers on ``socket_path``."""
+    return bool(server(socket_path).is_alive())
+
+
 def user_sessions(srv: libtmux.Server, private: str) -> list[str]:
     if not srv.is_alive():
         return []

@@ -51,21 +51,15 @@ class ControlClient:
         tmux_argv: list[str],
         session: str,
         on_notification: Callable[[str, str], None],
-        hook_token: str,
     ) -> None:
         self._argv = [*tmux_argv, "-C", "attach-session", "-t", session, "-f", "ignore-size,no-output"]
         self._on_notification = on_notification
-        self._token = hook_token
         self._proc: asyncio.subprocess.Process | None = None
         self._pending: collections.deque[_Pending] = collections.deque()
         self._reader: asyncio.Task[None] | None = None
         self._attached: asyncio.Future[None] | None = None
         self.closed = asyncio.Event()
         self.client_name: str | None = None
-
-    @property
-    def hook_token(self) -> str:
-        return self._token
 
     async def start(self, timeout: float = 5.0) -> None:
         loop = asyncio.get_running_loop()
@@ -92,17 +86,12 @@ class ControlClient:
         stdout = self._proc.stdout
         current: _Pending | None = None
         tag = b""
-        token = self._token.encode()
         try:
             while True:
                 raw = await stdout.readline()
                 if not raw:
                     break
                 line = raw.rstrip(b"\n")
-                if line.startswith(token):
-                    # A hook line: never part of a reply, even if tmux wrote it mid-block.
-                    self._notify("%mytty-hook", line[len(token):].strip().decode("utf-8", "replace"))
-                    continue
                 if current is None:
                     if line.startswith(b"%begin "):
                         tag = line[7:]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -109,6 +110,23 @@ def parse_pane_row(line: str) -> PaneRow | None:
     )
 
 
+def _cell_width(ch: str) -> int:
+    if unicodedata.combining(ch):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def _chars_before_cell(row: str, cell: int) -> int:
+    """How many characters of a screen row lie left of column ``cell`` (wide chars take 2)."""
+    used = 0
+    for count, ch in enumerate(row):
+        if used >= cell:
+            return count
+        used += _cell_width(ch)
+    # Past the row's text (blanks are trimmed by capture-pane): one character per cell.
+    return len(row) + max(0, cell - used)
+
+
 @dataclass(frozen=True, slots=True)
 class ScreenCapture:
     text: str
@@ -169,6 +187,13 @@ class TmuxPort:
         lines = await self.run(f"list-panes -a -F {quote(LIST_FORMAT)}")
         rows = [parse_pane_row(line) for line in lines]
         return [r for r in rows if r is not None]
+
+    async def current_window(self) -> str:
+        """The id (``@N``) of the window the control client is attached to."""
+        lines = await self.run("display-message -p '#{window_id}'")
+        if not lines or not lines[0].startswith("@"):
+            raise MyttyError(ErrorCode.TMUX_UNAVAILABLE, "tmux did not report the control client's window")
+        return lines[0]
 
     async def server_pid(self) -> int:
         lines = await self.run("display-message -p '#{pid}'")
@@ -285,15 +310,24 @@ class TmuxPort:
         cursor_col: int | None = None
         if len(info) == 4:
             cx, cy, hist = _int(info[0]), _int(info[1]), _int(info[2])
-            # Rows above the cursor, joined like the text, give the cursor's logical line.
-            if cy == 0 and hist == 0:
-                above: list[str] = []
-            else:
-                above = await self.run(
-                    f"capture-pane -p -J -t {target} -S -{MAX_CAPTURE_LINES} -E {cy - 1}", fail=ErrorCode.PANE_NOT_FOUND
+            # The rows up to the cursor's row, joined like the text, end with the cursor's
+            # logical line; when the row above wraps into the cursor's row, the cursor's
+            # column counts that row's characters too (cursor_x only counts cells in its row).
+            start = f"-S -{MAX_CAPTURE_LINES}"
+            pending = [
+                self.run(f"capture-pane -p -J -t {target} {start} -E {cy}", fail=ErrorCode.PANE_NOT_FOUND),
+                self.run(f"capture-pane -p -t {target} -S {cy} -E {cy}", fail=ErrorCode.PANE_NOT_FOUND),
+            ]
+            if cy > 0 or hist > 0:
+                pending.append(
+                    self.run(f"capture-pane -p -J -t {target} {start} -E {cy - 1}", fail=ErrorCode.PANE_NOT_FOUND)
                 )
-            cursor_row = len(above)
-            cursor_col = cx
+            through, row, *rest = await asyncio.gather(*pending)
+            above = rest[0] if rest else []
+            cursor_row = max(0, len(through) - 1)
+            continued = bool(above) and len(through) == len(above)
+            prefix = len(above[-1]) if continued else 0
+            cursor_col = prefix + _chars_before_cell(row[0] if row else "", cx)
         # Keep the newest lines inside the byte budget.
         total = 0
         keep = len(lines)
@@ -322,6 +356,14 @@ class TmuxPort:
 
     async def set_pane_option(self, pane_id: str, name: str, value: str) -> None:
         await self.run(f"set-option -p -t {quote(pane_id)} {name} {quote(value)}", fail=ErrorCode.PANE_NOT_FOUND)
+
+    async def global_env(self, name: str) -> str | None:
+        """The value of ``name`` in tmux's global environment (None when unset)."""
+        lines = await self.try_run(f"show-environment -g {quote(name)}")
+        prefix = name + "="
+        if lines and lines[0].startswith(prefix):
+            return lines[0][len(prefix):]
+        return None
 
     async def set_global_env(self, name: str, value: str) -> None:
         await self.run(f"set-environment -g {name} {quote(value)}")

@@ -1,0 +1,89 @@
+"""mytty-ctl is called in loops by agents: its path imports only the stdlib (plus the pure
+core for help/guide/validation), never the controller's stack or heavy third-party modules.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from .conftest import FakeController, ctl_env
+
+PANE = "0F1E2D3C-4B5A-4978-8695-A4B3C2D1E0F9"
+FORBIDDEN = ("libtmux", "typer", "click", "rich", "psutil", "tomlkit", "asyncio",
+             "mytty.daemon", "mytty.tmux", "mytty.control", "mytty.integrations", "mytty.hook")
+
+
+def imported_modules(importtime_stderr: str) -> set[str]:
+    """Module names from ``python -X importtime`` output."""
+    names = set()
+    for line in importtime_stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            name = line.rsplit("|", 1)[1].strip()
+            if name != "imported package":
+                names.add(name)
+    return names
+
+
+def forbidden_in(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if any(m == f or m.startswith(f + ".") for f in FORBIDDEN))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["list"],
+        ["read", PANE],
+        ["send", PANE, "hello", "--enter"],
+        ["send-key", PANE, "c", "--modifiers", "control"],
+        ["split", PANE, "right", "--command", "echo hi"],
+        ["new-tab", "--cwd", "/tmp"],
+        ["status", "working", "--pane", PANE],
+        ["focus", PANE],
+        ["close-pane", PANE],
+        ["--help"],
+        ["guide"],
+    ],
+)
+def test_ctl_path_imports_nothing_heavy(argv: list[str], fake: FakeController) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "mytty.cli.ctl", *argv],
+        env=ctl_env(fake.path), capture_output=True, text=True, timeout=30, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    modules = imported_modules(proc.stderr)
+    assert "mytty.cli.ctl" in modules or "json" in modules  # the probe really saw the imports
+    assert "socket" in modules
+    assert forbidden_in(modules) == []
+    if argv[0] not in ("--help", "guide"):
+        assert fake.connections == 1
+
+
+_PROBE = """
+import json, sys
+from mytty.cli import ctl
+code = ctl.run(sys.argv[1:])
+sys.stdout.flush()
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def test_sys_modules_after_a_command(fake: FakeController) -> None:
+    proc = subprocess.run([sys.executable, "-c", _PROBE, "list"], env=ctl_env(fake.path),
+                          capture_output=True, text=True, timeout=30, check=False)
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    modules = set(json.loads(proc.stderr.strip().splitlines()[-1]))
+    assert "socket" in modules and "mytty.cli.ctl" in modules
+    assert forbidden_in(modules) == []
+
+
+def test_the_checker_notices_a_forbidden_import(fake: FakeController) -> None:
+    # Guard against a vacuous pass: the same parsing flags a heavy import when there is one.
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", "import typer"],
+                          capture_output=True, text=True, timeout=30, check=False)
+    assert "typer" in forbidden_in(imported_modules(proc.stderr))
