@@ -2,10 +2,9 @@
 
 One connection carries every hot-path command (~0.1 ms each instead of ~2 ms for a ``tmux``
 subprocess). Replies are framed by ``%begin``/``%end``; a block belongs to us when its flags
-field is 1. Lines outside blocks are notifications. Hooks that the controller installs print
-``<token> …`` lines straight to this client (``display-message -c <client> -p``), which is how
-we hear about panes in sessions we are not attached to; the token is random per connection so
-pane text can never spoof one.
+field is 1. Lines outside blocks are notifications; the controller's tmux hooks rename its private
+window, which arrives here as ``%window-renamed``: that is how it hears about panes in sessions
+this client is not attached to.
 
 Never send a blocking command (``wait-for``, ``confirm-before`` without ``-b``, popups, menus)
 over this connection: tmux answers ``%end`` at once but stalls the queue until the UI closes.
