@@ -12,7 +12,7 @@ ERRORS = frozenset({ErrorCode.PANE_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorC
 
 
 async def focus_pane(ctx: Context, pane: Any) -> None:
-    await ctx.port.focus(pane.tmux_id, pane.row.window_id, pane.row.session_name)
+    await ctx.require_port().focus(pane.tmux_id, pane.row.window_id, pane.row.session_name)
 
 
 async def handle(ctx: Context, params: Params) -> dict[str, Any]:

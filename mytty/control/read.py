@@ -12,7 +12,7 @@ ERRORS = frozenset({ErrorCode.PANE_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorC
 
 
 async def read_content(ctx: Context, pane: Any, echo_id: str) -> dict[str, Any]:
-    capture = await ctx.port.capture(pane.tmux_id)
+    capture = await ctx.require_port().capture(pane.tmux_id)
     return {
         "paneID": echo_id,
         "text": capture.text,

@@ -20,10 +20,10 @@ ENTER_DELAY_S = 0.05
 
 async def deliver(ctx: Context, pane: Any, text: str, press_enter: bool) -> None:
     async with ctx.pane_lock(pane.surface_id):
-        await ctx.port.send_text(pane.tmux_id, text)
+        await ctx.require_port().send_text(pane.tmux_id, text)
         if press_enter:
             await asyncio.sleep(ENTER_DELAY_S)
-            await ctx.port.send_key(pane.tmux_id, "Enter")
+            await ctx.require_port().send_key(pane.tmux_id, "Enter")
 
 
 async def handle(ctx: Context, params: Params) -> dict[str, Any]:

@@ -28,5 +28,5 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
         ) from None
     pane = ctx.require_pane(params.str("paneID"))
     async with ctx.pane_lock(pane.surface_id):
-        await ctx.port.send_key(pane.tmux_id, name)
+        await ctx.require_port().send_key(pane.tmux_id, name)
     return {"type": "ok"}

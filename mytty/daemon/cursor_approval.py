@@ -57,8 +57,8 @@ class CursorApprovalEstimator:
             kind=AgentEventKind.APPROVAL_REQUESTED,
             occurred_at=pre.occurred_at + self._threshold,
             session_id=pre.session_id,
-            message=(f"{pre.tool_name} probably needs approval" if pre.tool_name
-                     else "A tool call probably needs approval"),
+            # The same text a hook-reported approval request gets (providers.md §6.3).
+            message=f"{pre.tool_name} requires approval" if pre.tool_name else None,
             hook_name=HOOK_NAME,
             tool_use_id=pre.tool_use_id,
             tool_name=pre.tool_name,

@@ -17,8 +17,18 @@ NIL_SURFACE_ID = "00000000-0000-0000-0000-000000000000"
 
 
 def format_occurred_at(seconds: float) -> str:
-    """ISO 8601 UTC, whole seconds, ``Z`` suffix (what the event socket expects)."""
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(seconds)))
+    """ISO 8601 UTC with milliseconds and a ``Z`` suffix.
+
+    Milliseconds keep hooks that fire within one second in order for the controller (the
+    original sent whole seconds). Rounded like ``datetime`` (to microseconds, then truncated),
+    so it matches ``core.events.format_timestamp(..., fractional=True)``.
+    """
+    whole = int(seconds)
+    micros = round((seconds - whole) * 1_000_000)
+    if micros >= 1_000_000:
+        whole, micros = whole + 1, micros - 1_000_000
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
+    return f"{stamp}.{micros // 1000:03d}Z"
 
 
 def encode_event_line(

@@ -22,7 +22,7 @@ def encode_envelope(event: AgentEvent, capability: str | None) -> bytes:
     obj: dict[str, Any] = {"schemaVersion": SCHEMA_VERSION}
     if capability is not None:
         obj["capability"] = capability
-    obj["event"] = event_to_wire(event)
+    obj["event"] = event_to_wire(event, fractional=True)
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,10 @@ def sleeper(tmp_path: Path):  # type: ignore[no-untyped-def]
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
 def test_reads_a_live_process(sleeper, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     proc, argv = sleeper
+    # Right after fork the child may not have exec'd yet (it still shows our own argv).
+    deadline = time.monotonic() + 10
+    while read_process_argv(proc.pid) != argv and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert read_process_argv(proc.pid) == argv
     assert read_process_exe(proc.pid) == os.path.realpath(sys.executable)
     assert read_process_cwd(proc.pid) == str(tmp_path)

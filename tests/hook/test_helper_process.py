@@ -59,9 +59,9 @@ def assert_one_error_line(done: Any, fragment: str) -> None:
 
 def test_delivers_one_envelope_and_exits_quietly(event_server: FakeEventServer) -> None:
     payload = CLAUDE["UserPromptSubmit"]
-    before = int(time.time())
+    before = time.time() - 0.001
     done = run_hook(["claude-code"], payload, pane_env(event_server.path))
-    after = int(time.time())
+    after = time.time() + 0.001
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     assert len(event_server.lines) == 1
     envelope = decode_envelope(event_server.lines[0])
@@ -75,7 +75,7 @@ def test_delivers_one_envelope_and_exits_quietly(event_server: FakeEventServer) 
     assert event.hook_name == "UserPromptSubmit"
     assert before <= event.occurred_at <= after
     wire = event_server.envelopes()[0]["event"]
-    assert wire["occurredAt"].endswith("Z") and len(wire["occurredAt"]) == 20
+    assert wire["occurredAt"].endswith("Z") and len(wire["occurredAt"]) == 24  # milliseconds
     assert "message" not in wire and "toolName" not in wire  # absent fields are omitted
 
 

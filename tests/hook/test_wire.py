@@ -94,13 +94,19 @@ def test_encoder_matches_encode_envelope(
 
 
 @given(st.integers(min_value=0, max_value=4_000_000_000_000))
-def test_timestamp_is_whole_seconds_like_core(millis: int) -> None:
+def test_timestamp_has_milliseconds_like_core(millis: int) -> None:
     # Millisecond steps: core goes through datetime, which rounds to microseconds first.
     seconds = millis / 1000
-    assert format_occurred_at(seconds) == format_timestamp(seconds)
+    assert format_occurred_at(seconds) == format_timestamp(seconds, fractional=True)
+
+
+@given(st.floats(min_value=0, max_value=4_000_000_000, allow_nan=False))
+def test_timestamp_matches_core_for_any_float(seconds: float) -> None:
+    assert format_occurred_at(seconds) == format_timestamp(seconds, fractional=True)
 
 
 def test_timestamp_shape() -> None:
     text = format_occurred_at(time.time())
-    assert len(text) == 20 and text.endswith("Z") and text[10] == "T"
-    assert format_occurred_at(0) == "1970-01-01T00:00:00Z"
+    assert len(text) == 24 and text.endswith("Z") and text[10] == "T" and text[19] == "."
+    assert format_occurred_at(0) == "1970-01-01T00:00:00.000Z"
+    assert format_occurred_at(1.5) == "1970-01-01T00:00:01.500Z"

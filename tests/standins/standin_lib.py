@@ -1,0 +1,645 @@
+"""Shared machinery of the stand-in agent CLIs here: ``claude``, ``codex``, ``cursor-agent``.
+
+The stand-ins imitate the real CLIs exactly where mytty meets them — the hook boundary — and
+nowhere else: no model, no tools, no TUI. They read the hook configuration that
+``mytty integrations enable`` wrote, run those handlers the way the real CLI does (exec form or
+``sh -c``, payload JSON on stdin, ``timeout`` honoured), with payloads whose field sets are copied
+from the captured Claude Code 2.1.332 / codex-cli 0.171 / Cursor samples. A missing file or
+handler simply means no hook runs, as with the real CLIs.
+
+The contract the e2e tests rely on (keep it stable):
+
+* First thing: ``$MYTTY_STANDIN_DIR/<name>.<pid>.json`` = ``{"argv", "cwd", "env"}`` (``env``: the
+  ``MYTTY_*`` variables), written atomically; then the banner ``STANDIN <name> pid=<pid>``.
+* The prompt is the argv element after ``--``; ``@standin: <directive>`` lines in a prompt steer
+  the turn: ``approve``, ``ask``, ``fail``, ``sleep <s>``, ``exit``, ``background [<s>]`` and
+  ``linger <s>`` (sleep after the tools, before the turn ends). Several directives may share a
+  line, separated by ``;``.
+* Each turn prints ``STANDIN turn <n> started`` … ``STANDIN turn <n> done``; an approval or a
+  question prints ``STANDIN waiting for approval`` / ``STANDIN waiting for input`` and reads one
+  line from stdin. Between turns: ``STANDIN ready``, then one prompt per stdin line; EOF or
+  ``/exit`` ends the session.
+* Every hook run is appended to ``$MYTTY_STANDIN_DIR/<name>.<pid>.hooks.jsonl`` as one JSON
+  object: ``event``, ``command``, ``args``, ``exitCode`` (None on timeout), ``stdout``,
+  ``stderr``, ``timedOut``, ``durationMs``, ``payload``, and ``violation`` when the handler's
+  reply broke the provider's rules (Cursor ``preToolUse`` must answer with a JSON object).
+
+Stdlib only; every stand-in imports this file by the path of its own (symlink-resolved) script.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+_DIRECTIVE_LINE = re.compile(r"^\s*@standin:\s*(.*?)\s*$")
+_DEFAULT_BACKGROUND_S = 3.0
+
+
+# ------------------------------------------------------------------------------------------------
+# directives
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Directives:
+    """What ``@standin:`` lines asked this turn to do."""
+
+    approve: bool = False
+    ask: bool = False
+    fail: bool = False
+    exit: bool = False
+    background: float | None = None  # seconds the background agent keeps running
+    sleep: float = 0.0
+    linger: float = 0.0
+    unknown: list[str] = field(default_factory=list)
+
+
+def _seconds(text: str, default: float | None = None) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return default
+    return value if value >= 0 else default
+
+
+def parse_directives(prompt: str) -> Directives:
+    """Collect the ``@standin:`` directives of a prompt (any line, ``;`` separates several)."""
+    found = Directives()
+    for line in prompt.splitlines():
+        match = _DIRECTIVE_LINE.match(line)
+        if not match:
+            continue
+        for part in match.group(1).split(";"):
+            words = part.split()
+            if not words:
+                continue
+            verb, rest = words[0].lower(), words[1:]
+            if verb in ("approve", "ask", "fail", "exit") and not rest:
+                setattr(found, verb, True)
+            elif verb == "background" and len(rest) <= 1:
+                found.background = (
+                    _seconds(rest[0], _DEFAULT_BACKGROUND_S) if rest else _DEFAULT_BACKGROUND_S
+                )
+            elif verb in ("sleep", "linger") and len(rest) == 1 and _seconds(rest[0]) is not None:
+                setattr(found, verb, getattr(found, verb) + (_seconds(rest[0]) or 0.0))
+            else:
+                found.unknown.append(part.strip())
+    return found
+
+
+def prompt_from_argv(argv: list[str]) -> str | None:
+    """The element after the first ``--`` (None when there is none)."""
+    try:
+        index = argv.index("--")
+    except ValueError:
+        return None
+    return argv[index + 1] if index + 1 < len(argv) else None
+
+
+def option_value(argv: list[str], *names: str) -> str | None:
+    """The value of ``--name VALUE`` / ``--name=VALUE`` before ``--`` (last one wins)."""
+    value = None
+    end = argv.index("--") if "--" in argv else len(argv)
+    i = 0
+    while i < end:
+        token = argv[i]
+        for name in names:
+            if token == name and i + 1 < end:
+                value = argv[i + 1]
+                i += 1
+                break
+            if token.startswith(name + "="):
+                value = token[len(name) + 1 :]
+                break
+        i += 1
+    return value
+
+
+# ------------------------------------------------------------------------------------------------
+# small helpers
+# ------------------------------------------------------------------------------------------------
+
+
+def say(text: str) -> None:
+    """One line on the agent's screen."""
+    print(text, flush=True)
+
+
+def atomic_write_json(path: Path, obj: Any) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(obj, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def uuid7() -> str:
+    """A time-ordered UUID (version 7), the kind Codex uses for sessions and turns."""
+    millis = int(time.time() * 1000)
+    rand = int.from_bytes(secrets.token_bytes(10), "big")
+    value = (millis & ((1 << 48) - 1)) << 80
+    value |= 0x7 << 76
+    value |= ((rand >> 62) & 0xFFF) << 64
+    value |= 0b10 << 62
+    value |= rand & ((1 << 62) - 1)
+    return str(uuid.UUID(int=value))
+
+
+def now_iso() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace(
+        "+00:00", "Z"
+    )
+
+
+def read_line() -> str | None:
+    """One line from stdin without its newline; None at end of input."""
+    line = sys.stdin.readline()
+    if line == "":
+        return None
+    return line.rstrip("\r\n")
+
+
+def _interruptible_sleep(seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        time.sleep(min(left, 0.2))
+
+
+# ------------------------------------------------------------------------------------------------
+# hook configuration
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Handler:
+    """One command hook handler, as a provider's config file declares it."""
+
+    event: str
+    command: str
+    args: tuple[str, ...] | None  # exec form (Claude Code): no shell
+    timeout: float | None
+    matcher: str | None
+
+
+def _load_json_object(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _handler(event: str, raw: Any, matcher: str | None) -> Handler | None:
+    if not isinstance(raw, dict) or raw.get("type", "command") != "command":
+        return None
+    command = raw.get("command")
+    if not isinstance(command, str) or not command:
+        return None
+    args = raw.get("args")
+    exec_args = tuple(str(a) for a in args) if isinstance(args, list) else None
+    timeout = raw.get("timeout")
+    seconds = float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else None
+    return Handler(event, command, exec_args, seconds, matcher)
+
+
+def load_grouped_hooks(path: Path) -> dict[str, list[Handler]]:
+    """Claude Code / Codex shape: ``{"hooks": {Event: [{"matcher"?, "hooks": [handler…]}]}}``."""
+    data = _load_json_object(path)
+    hooks = data.get("hooks") if data else None
+    out: dict[str, list[Handler]] = {}
+    if not isinstance(hooks, dict):
+        return out
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            continue
+        for group in groups:
+            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+                continue
+            matcher = group.get("matcher") if isinstance(group.get("matcher"), str) else None
+            for raw in group["hooks"]:
+                handler = _handler(event, raw, matcher)
+                if handler is not None:
+                    out.setdefault(event, []).append(handler)
+    return out
+
+
+def load_flat_hooks(path: Path) -> dict[str, list[Handler]]:
+    """Cursor shape: ``{"version": 1, "hooks": {event: [handler…]}}`` (no groups)."""
+    data = _load_json_object(path)
+    hooks = data.get("hooks") if data else None
+    out: dict[str, list[Handler]] = {}
+    if not isinstance(hooks, dict):
+        return out
+    for event, handlers in hooks.items():
+        if not isinstance(handlers, list):
+            continue
+        for raw in handlers:
+            matcher = raw.get("matcher") if isinstance(raw, dict) else None
+            handler = _handler(event, raw, matcher if isinstance(matcher, str) else None)
+            if handler is not None:
+                out.setdefault(event, []).append(handler)
+    return out
+
+
+def matcher_applies(matcher: str | None, subject: str | None) -> bool:
+    """Claude/Codex matchers: absent, empty or ``*`` match everything; else a full regex match."""
+    if matcher is None or matcher in ("", "*") or subject is None:
+        return True
+    try:
+        return re.fullmatch(matcher, subject) is not None
+    except re.error:
+        return matcher == subject
+
+
+# ------------------------------------------------------------------------------------------------
+# running hooks
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class HookResult:
+    handler: Handler
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    timed_out: bool
+    duration_ms: int
+    violation: str | None = None
+
+
+class HookRunner:
+    """Runs handlers like the provider does and logs every run to ``<name>.<pid>.hooks.jsonl``."""
+
+    def __init__(self, log_path: Path | None, default_timeout: float) -> None:
+        self._log_path = log_path
+        self._default_timeout = default_timeout
+        self._lock = threading.Lock()
+
+    def run(
+        self,
+        handlers: list[Handler],
+        payload: dict[str, Any],
+        *,
+        env: dict[str, str],
+        cwd: str,
+        timeout_cap: float | None = None,
+        check: Any = None,
+    ) -> list[HookResult]:
+        """Run every handler concurrently (as Claude Code and Codex do) and wait for all."""
+        body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        results: list[HookResult | None] = [None] * len(handlers)
+
+        def one(index: int, handler: Handler) -> None:
+            timeout = handler.timeout or self._default_timeout
+            if timeout_cap is not None:
+                timeout = min(timeout, timeout_cap)
+            result = _run_handler(handler, body, env=env, cwd=cwd, timeout=timeout)
+            if check is not None:
+                result.violation = check(result)
+            results[index] = result
+            self._log(result, payload)
+
+        threads = [
+            threading.Thread(target=one, args=(i, h), daemon=True) for i, h in enumerate(handlers)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return [r for r in results if r is not None]
+
+    def _log(self, result: HookResult, payload: dict[str, Any]) -> None:
+        if self._log_path is None:
+            return
+        entry: dict[str, Any] = {
+            "time": now_iso(),
+            "event": result.handler.event,
+            "command": result.handler.command,
+            "args": list(result.handler.args) if result.handler.args is not None else None,
+            "exitCode": result.exit_code,
+            "stdout": result.stdout,
+            "stderr": result.stderr,
+            "timedOut": result.timed_out,
+            "durationMs": result.duration_ms,
+            "payload": payload,
+        }
+        if result.violation:
+            entry["violation"] = result.violation
+        line = json.dumps(entry, ensure_ascii=False) + "\n"
+        with self._lock, open(self._log_path, "a", encoding="utf-8") as f:
+            f.write(line)
+
+
+def _run_handler(
+    handler: Handler, body: bytes, *, env: dict[str, str], cwd: str, timeout: float
+) -> HookResult:
+    if handler.args is not None:
+        # Exec form: the command is an executable, resolved on PATH when it is not a path.
+        program = handler.command
+        if "/" not in program:
+            program = shutil.which(program, path=env.get("PATH")) or program
+        argv = [program, *handler.args]
+    else:
+        argv = ["/bin/sh", "-c", handler.command]
+    started = time.monotonic()
+    try:
+        process = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd if os.path.isdir(cwd) else None,
+            env=env,
+        )
+    except OSError as exc:
+        return HookResult(handler, 127, "", f"could not start the hook: {exc}", False, 0)
+    timed_out = False
+    try:
+        out, err = process.communicate(body, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        process.kill()
+        out, err = process.communicate()
+    elapsed = int((time.monotonic() - started) * 1000)
+    return HookResult(
+        handler,
+        None if timed_out else process.returncode,
+        out.decode("utf-8", "replace"),
+        err.decode("utf-8", "replace"),
+        timed_out,
+        elapsed,
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# the agent skeleton
+# ------------------------------------------------------------------------------------------------
+
+
+class TurnOutcome:
+    CONTINUE = "continue"
+    EXIT = "exit"  # end the session normally after this turn
+    CRASH = "crash"  # exit non-zero at once, without session hooks
+    EOF = "eof"  # input ended while the turn waited for the human; the session is over
+
+
+class StandinAgent:
+    """The launch → turn → ready loop every stand-in shares; subclasses fire the hooks."""
+
+    name = "agent"
+    default_timeout = 600.0
+
+    def __init__(self, argv: list[str]) -> None:
+        self.argv = argv
+        self.cwd = os.getcwd()
+        self.home = Path(os.environ.get("HOME") or os.path.expanduser("~"))
+        record_dir = os.environ.get("MYTTY_STANDIN_DIR")
+        self.record_dir = Path(record_dir) if record_dir else None
+        self.pid = os.getpid()
+        log_path = None
+        if self.record_dir is not None:
+            log_path = self.record_dir / f"{self.name}.{self.pid}.hooks.jsonl"
+        self.runner = HookRunner(log_path, self.default_timeout)
+        self.turns = 0
+
+    # -- hooks for subclasses ----------------------------------------------------------------
+    def on_launch(self) -> None:
+        """Runs before the first prompt (Claude fires SessionStart here)."""
+
+    def run_turn(self, number: int, prompt: str, directives: Directives) -> str:
+        raise NotImplementedError
+
+    def on_session_end(self, reason: str) -> None:
+        """Runs when the session ends normally (EOF, ``/exit``, the ``exit`` directive)."""
+
+    def on_exit(self) -> None:
+        """Runs last, whatever the outcome (close files, remove registries)."""
+
+    def hook_env(self) -> dict[str, str]:
+        return dict(os.environ)
+
+    # -- the loop -----------------------------------------------------------------------------
+    def record_launch(self) -> None:
+        if self.record_dir is None:
+            return
+        record = {
+            "argv": self.argv,
+            "cwd": self.cwd,
+            "env": {k: v for k, v in os.environ.items() if k.startswith("MYTTY_")},
+        }
+        try:
+            atomic_write_json(self.record_dir / f"{self.name}.{self.pid}.json", record)
+        except OSError as exc:
+            say(f"STANDIN warning: could not write the launch record: {exc}")
+
+    def wait_for_answer(self, what: str) -> str | None:
+        say(f"STANDIN waiting for {what}")
+        return read_line()
+
+    def main(self) -> int:
+        self.record_launch()
+        say(f"STANDIN {self.name} pid={self.pid}")
+        # A pane that goes away sends SIGHUP; leave quietly like the real CLIs.
+        signal.signal(signal.SIGHUP, lambda *_: os._exit(129))
+        try:
+            sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError):
+            pass
+        try:
+            return self._loop()
+        except KeyboardInterrupt:
+            say("STANDIN interrupted")
+            return 130
+        finally:
+            self.on_exit()
+
+    def _loop(self) -> int:
+        self.on_launch()
+        prompt = prompt_from_argv(self.argv)
+        if prompt is not None and prompt.strip():
+            outcome = self._turn(prompt)
+            if outcome != TurnOutcome.CONTINUE:
+                return self._finish(outcome)
+        while True:
+            say("STANDIN ready")
+            line = read_line()
+            while line is not None and not line.strip():
+                line = read_line()  # an empty Enter does nothing in a TUI
+            if line is None or line.strip() == "/exit":
+                self.on_session_end("prompt_input_exit" if line is not None else "other")
+                say("STANDIN bye")
+                return 0
+            outcome = self._turn(line)
+            if outcome != TurnOutcome.CONTINUE:
+                return self._finish(outcome)
+
+    def _finish(self, outcome: str) -> int:
+        if outcome == TurnOutcome.CRASH:
+            say("STANDIN exiting with an error")
+            return 1
+        if outcome == TurnOutcome.EXIT:
+            self.on_session_end("other")
+        say("STANDIN bye")
+        return 0
+
+    def _turn(self, prompt: str) -> str:
+        self.turns += 1
+        number = self.turns
+        directives = parse_directives(prompt)
+        for unknown in directives.unknown:
+            say(f"STANDIN unknown directive: {unknown}")
+        say(f"STANDIN turn {number} started")
+        outcome = self.run_turn(number, prompt, directives)
+        if outcome == TurnOutcome.EOF:
+            self.on_session_end("other")
+            return TurnOutcome.EOF
+        say(f"STANDIN turn {number} done" + (" (failed)" if directives.fail else ""))
+        if outcome == TurnOutcome.CRASH:
+            return TurnOutcome.CRASH
+        return TurnOutcome.EXIT if directives.exit else TurnOutcome.CONTINUE
+
+    def pause(self, seconds: float) -> None:
+        if seconds > 0:
+            _interruptible_sleep(seconds)
+
+
+def run_standin(agent_class: type[StandinAgent]) -> None:
+    """Entry point of a stand-in script."""
+    agent = agent_class(sys.argv[1:])
+    sys.exit(agent.main())
+
+
+# ------------------------------------------------------------------------------------------------
+# Codex trust (``codex app-server`` → ``hooks/list``)
+# ------------------------------------------------------------------------------------------------
+
+
+def snake_case(event: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
+
+
+def camel_case(event: str) -> str:
+    return event[:1].lower() + event[1:]
+
+
+def codex_hook_hash(event: str, matcher: str | None, raw_handler: Any) -> str:
+    """The stand-in's own trust hash of a hook definition (real Codex has its own formula)."""
+    body = json.dumps(
+        {"event": snake_case(event), "matcher": matcher, "handler": raw_handler},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return "sha256:" + hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+def codex_trusted_hashes(config_path: Path) -> dict[str, str]:
+    """``[hooks.state."<key>"] trusted_hash`` entries of ``config.toml``."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    state = data.get("hooks", {}).get("state", {}) if isinstance(data.get("hooks"), dict) else {}
+    out: dict[str, str] = {}
+    if isinstance(state, dict):
+        for key, entry in state.items():
+            if isinstance(entry, dict) and isinstance(entry.get("trusted_hash"), str):
+                out[key] = entry["trusted_hash"]
+    return out
+
+
+def codex_list_hooks(codex_home: Path) -> list[dict[str, Any]]:
+    """The ``hooks/list`` entries for ``$CODEX_HOME/hooks.json``, in the shape Codex 0.171 uses."""
+    path = codex_home / "hooks.json"
+    data = _load_json_object(path)
+    hooks = data.get("hooks") if data else None
+    if not isinstance(hooks, dict):
+        return []
+    trusted = codex_trusted_hashes(codex_home / "config.toml")
+    out: list[dict[str, Any]] = []
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            continue
+        for gi, group in enumerate(groups):
+            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+                continue
+            matcher = group.get("matcher") if isinstance(group.get("matcher"), str) else None
+            for hi, raw in enumerate(group["hooks"]):
+                if not isinstance(raw, dict):
+                    continue
+                key = f"{path}:{snake_case(event)}:{gi}:{hi}"
+                current = codex_hook_hash(event, matcher, raw)
+                recorded = trusted.get(key)
+                status = (
+                    "trusted" if recorded == current else "modified" if recorded else "untrusted"
+                )
+                out.append(
+                    {
+                        "key": key,
+                        "eventName": camel_case(event),
+                        "handlerType": raw.get("type", "command"),
+                        "command": raw.get("command"),
+                        "async": False,
+                        "matcher": matcher,
+                        "timeoutSec": raw.get("timeout"),
+                        "sourcePath": str(path),
+                        "source": "user",
+                        "displayOrder": len(out),
+                        "enabled": True,
+                        "isManaged": False,
+                        "currentHash": current,
+                        "trustStatus": status,
+                    }
+                )
+    return out
+
+
+def serve_codex_app_server(codex_home: Path) -> int:
+    """A tiny JSON-RPC-over-stdio ``codex app-server``: ``initialize`` and ``hooks/list``."""
+    out = sys.stdout
+    for line in sys.stdin:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(message, dict) or "id" not in message:
+            continue  # a notification
+        method = message.get("method")
+        if method == "initialize":
+            reply: dict[str, Any] = {
+                "id": message["id"],
+                "result": {"userAgent": "codex-standin/0.171.0", "codexHome": str(codex_home)},
+            }
+        elif method == "hooks/list":
+            params = message.get("params") if isinstance(message.get("params"), dict) else {}
+            cwds = params.get("cwds") or [os.getcwd()]
+            hooks = codex_list_hooks(codex_home)
+            reply = {
+                "id": message["id"],
+                "result": {"data": [{"cwd": cwd, "hooks": hooks} for cwd in cwds]},
+            }
+        else:
+            reply = {
+                "id": message["id"],
+                "error": {"code": -32601, "message": f"the stand-in has no {method}"},
+            }
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+    return 0
