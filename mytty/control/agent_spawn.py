@@ -42,6 +42,22 @@ def _check(problem: str | None, code: ErrorCode) -> None:
         raise MyttyError(code, problem)
 
 
+def _anchor_directory(anchor: Any) -> str | None:
+    """The anchor pane's working directory.
+
+    tmux knows none for a pane whose shell is still starting (its pty has no session yet), so
+    then the pane's own process is asked.
+    """
+    if anchor.row is not None and anchor.row.current_path:
+        return str(anchor.row.current_path)
+    if anchor.pid > 0:
+        try:
+            return os.readlink(f"/proc/{anchor.pid}/cwd")
+        except OSError:
+            return None
+    return None
+
+
 async def handle(ctx: Context, params: Params) -> dict[str, Any]:
     try:
         provider = WorkerProvider(params.str("provider"))
@@ -70,11 +86,17 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
     if cwd is not None:
         if not os.path.isabs(cwd) or not os.path.isdir(cwd):
             raise MyttyError(ErrorCode.INVALID_CWD, f"--cwd {cwd!r} is not an existing absolute directory")
-    elif anchor is not None and anchor.row is not None and anchor.row.current_path:
-        cwd = anchor.row.current_path
     else:
-        caller_cwd = params.opt_str("callerWorkingDirectory")
-        cwd = caller_cwd if caller_cwd and os.path.isdir(caller_cwd) else os.path.expanduser("~")
+        if anchor is not None:
+            # tmux sends no notification when a shell changes directory: look again now.
+            await ctx.refresh_panes()
+            anchor = ctx.require_pane(anchor.surface_id)
+        anchor_dir = _anchor_directory(anchor) if anchor is not None else None
+        if anchor_dir:
+            cwd = anchor_dir
+        else:
+            caller_cwd = params.opt_str("callerWorkingDirectory")
+            cwd = caller_cwd if caller_cwd and os.path.isdir(caller_cwd) else os.path.expanduser("~")
 
     branch = params.opt_str("worktreeBranch")
     if branch is not None:
