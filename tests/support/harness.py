@@ -167,7 +167,26 @@ class Mytty:
         self.stop()
         subprocess.run(["tmux", "-S", self.socket, "kill-server"], env=self.env,
                        capture_output=True, check=False)
+        self._kill_leftovers()
         shutil.rmtree(self.root, ignore_errors=True)
+
+    def _kill_leftovers(self) -> None:
+        """Kill any process still naming this test's directory (a server a test replaced,
+        a control client or controller orphaned by kill -9): tests must not leak processes."""
+        marker = str(self.root).encode()
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or int(entry) == os.getpid():
+                continue
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    cmdline = f.read()
+            except OSError:
+                continue
+            if marker in cmdline:
+                try:
+                    os.kill(int(entry), signal.SIGKILL)
+                except OSError:
+                    pass
 
     # -- clients --------------------------------------------------------------------------------
     @property
