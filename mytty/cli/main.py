@@ -260,10 +260,19 @@ def _age(created: str) -> str:
 
 
 @app.command()
-def attention(as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table.")) -> None:
+def attention(
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    ack: list[str] = typer.Option([], "--ack", help="Mark a run's open items as seen (its runID; repeatable)."),
+    ack_all: bool = typer.Option(False, "--ack-all", help="Mark every open item as seen."),
+) -> None:
     """What needs a human: approvals, questions, failures, disconnects, long completions."""
+    request: dict[str, Any] = {"type": "attention"}
+    if ack:
+        request["acknowledge"] = ack
+    if ack_all:
+        request["acknowledgeAll"] = True
     try:
-        reply = _request({"type": "attention"})
+        reply = _request(request)
     except MyttyError as exc:
         _die(f"{exc.code.value}: {exc.message}")
         return
@@ -286,11 +295,12 @@ def attention(as_json: bool = typer.Option(False, "--json", help="Print JSON ins
         "completion": "finished (long run)",
     }
     table = Table(title="mytty attention")
-    for column in ("pane", "provider", "needs", "age", "message", "state"):
+    for column in ("pane", "run", "provider", "needs", "age", "message", "state"):
         table.add_column(column)
     for item in items:
         table.add_row(
             item["paneID"][:8],
+            item["runID"],
             item["provider"],
             labels.get(item["kind"], item["kind"]),
             _age(item["createdAt"]),

@@ -1,4 +1,8 @@
-"""``closeAgent``: close the job's pane (worktrees are never removed); the job becomes lost."""
+"""``closeAgent``: close the job's pane (worktrees are never removed).
+
+A job that had not finished becomes ``lost``; a finished one keeps its final state.
+Always answers ``ok`` for a known job.
+"""
 
 from __future__ import annotations
 

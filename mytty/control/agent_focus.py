@@ -10,7 +10,9 @@ from mytty.control.focus import focus_pane
 from mytty.core.errors import ErrorCode, MyttyError
 
 TYPE = "focusAgent"
-ERRORS = frozenset({ErrorCode.JOB_NOT_FOUND, ErrorCode.JOB_LOST, ErrorCode.INVALID_REQUEST})
+ERRORS = frozenset(
+    {ErrorCode.JOB_NOT_FOUND, ErrorCode.JOB_LOST, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST}
+)
 
 
 async def handle(ctx: Context, params: Params) -> dict[str, Any]:
@@ -19,5 +21,7 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
     try:
         await focus_pane(ctx, pane)
     except MyttyError as exc:
+        if exc.code is ErrorCode.TMUX_UNAVAILABLE:
+            raise
         raise MyttyError(ErrorCode.JOB_LOST, f"could not focus the job's pane: {exc.message}") from None
     return {"type": "ok"}

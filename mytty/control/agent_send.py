@@ -13,7 +13,9 @@ from mytty.control.send import deliver
 from mytty.core.errors import ErrorCode, MyttyError
 
 TYPE = "sendAgent"
-ERRORS = frozenset({ErrorCode.JOB_NOT_FOUND, ErrorCode.JOB_LOST, ErrorCode.INVALID_REQUEST})
+ERRORS = frozenset(
+    {ErrorCode.JOB_NOT_FOUND, ErrorCode.JOB_LOST, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST}
+)
 
 
 def job_pane(ctx: Context, job: Any) -> Any:

@@ -16,7 +16,7 @@ from mytty.core.events import AgentProvider
 TYPES = ("integrationList", "integrationEnable", "integrationRepair")
 ERRORS = frozenset(
     {ErrorCode.INTEGRATION_DECLINED, ErrorCode.INVALID_CONFIGURATION, ErrorCode.INVALID_PROVIDER,
-     ErrorCode.INVALID_REQUEST}
+     ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST}
 )
 
 

@@ -147,7 +147,12 @@ def new_job(
 
 
 def launch_failed_message(provider: WorkerProvider) -> str:
-    return f"No {provider.value} run was observed within the launch window after spawning."
+    agent = provider.agent_provider.value
+    return (
+        f"No {provider.value} run was observed within the launch window after spawning "
+        f"(did the agent start, and is the {agent} hook integration installed? "
+        f"see `mytty-ctl integration list`)."
+    )
 
 
 def is_eligible(job: AgentJob, run: AgentRun) -> bool:

@@ -203,6 +203,8 @@ class Controller:
             try:
                 for hook in PANE_HOOKS:
                     await self.port.unset_hook(hook, HOOK_INDEX)
+                for name in ("MYTTY_CTL_BIN", "MYTTY_CONTROL_SOCKET"):
+                    await self.port.try_run(f"set-environment -gu {name}")
                 await self.port.try_run(f"kill-session -t ={PRIVATE_SESSION}")
             except MyttyError:
                 pass

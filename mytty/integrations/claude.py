@@ -66,7 +66,18 @@ class ClaudeInstaller:
         if status == "installed":
             skill = pointers.skill_status(ctx.locations.claude_skill, ctx.locations.guide)
             if skill != "installed":
-                return ProviderState("needs-repair")
+                return ProviderState(
+                    "needs-repair",
+                    f"the mytty-panes skill {ctx.locations.claude_skill} is missing or points at "
+                    f"another guide than {ctx.locations.guide} (a different MYTTY_HOME?); run "
+                    "`mytty integrations repair claude-code`",
+                )
+        if status == "needs-repair":
+            return ProviderState(
+                "needs-repair",
+                f"mytty's handlers in {ctx.locations.claude_settings} are incomplete or were "
+                "edited; run `mytty integrations repair claude-code`",
+            )
         return ProviderState(status)
 
     def plan_install(self, ctx: Context) -> list[FileChange]:

@@ -105,12 +105,21 @@ class CodexInstaller:
         if problem:
             return ProviderState("needs-repair", problem)
         if status == "needs-repair":
-            return ProviderState("needs-repair")
+            return ProviderState(
+                "needs-repair",
+                f"mytty's handlers in {ctx.locations.codex_hooks} are incomplete or were edited; "
+                "run `mytty integrations repair codex`",
+            )
         if (
             pointers.agents_status(ctx.locations.codex_agents_md, ctx.locations.guide)
             != "installed"
         ):
-            return ProviderState("needs-repair")
+            return ProviderState(
+                "needs-repair",
+                f"the mytty block in {ctx.locations.codex_agents_md} is missing or points at "
+                f"another guide than {ctx.locations.guide} (a different MYTTY_HOME?); run "
+                "`mytty integrations repair codex`",
+            )
         text = _config_text(ctx)
         recorded = codex_toml.trusted_hashes(codex_toml.parse(text, ctx.locations.codex_config))
         hooks_path = ctx.locations.codex_hooks

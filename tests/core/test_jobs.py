@@ -165,9 +165,13 @@ def test_launch_fails_at_the_deadline() -> None:
     assert reconcile(j, [], True, T0 + 29.9).state == J.LAUNCHING
     failed = reconcile(j, [], True, T0 + 30)
     assert failed.state == J.LAUNCH_FAILED
-    assert failed.message == "No claude run was observed within the launch window after spawning."
+    assert failed.message is not None
+    assert failed.message.startswith("No claude run was observed within the launch window")
+    assert "claude-code hook integration" in failed.message
     codex = reconcile(job(provider=WorkerProvider.CODEX), [], True, T0 + 31)
-    assert codex.message == "No codex run was observed within the launch window after spawning."
+    assert codex.message is not None
+    assert codex.message.startswith("No codex run was observed within the launch window")
+    assert "codex hook integration" in codex.message
 
 
 def test_launch_failed_is_one_way() -> None:
