@@ -349,8 +349,12 @@ def superseded_events(book: RunBook, event: AgentEvent) -> list[AgentEvent]:
         return []
     closing: list[AgentEvent] = []
     for old in book.runs_for(event.surface_id, event.provider):
+        # Cheap checks first: a pane collects many finished runs, and hashing an id for each
+        # of them on every prompt dominated ingest time.
+        if old.id == event.run_id or not old.is_active:
+            continue
         event_id = stable_uuid("event", "superseded", old.id, event.run_id)
-        if old.id == event.run_id or not old.is_active or book.seen(event_id):
+        if book.seen(event_id):
             continue
         closing.append(
             AgentEvent(

@@ -9,12 +9,39 @@ import logging
 from typing import Any
 
 from mytty.core.errors import ErrorCode, MyttyError
-from mytty.core.events import SCHEMA_VERSION, AgentProvider
+from mytty.core.events import (
+    SCHEMA_VERSION,
+    AgentEvent,
+    AgentProvider,
+    format_timestamp,
+    parse_timestamp,
+)
 from mytty.daemon.servers import Peer
 from mytty.daemon.store import StoreError
 from mytty.protocol.envelope import decode_envelope, encode_event_reply
 
 log = logging.getLogger(__name__)
+
+
+def _storable(event: AgentEvent) -> bool:
+    """True when the store can write the event and read it back unchanged in meaning.
+
+    JSON can carry lone surrogates (``"\\ud800"``), which are not text SQLite can store, and
+    ISO 8601 offsets can push a year-1 or year-9999 timestamp out of the representable range;
+    both would otherwise fail deep in the store's writer.
+    """
+    for text in (event.session_id, event.message, event.hook_name, event.tool_use_id,
+                 event.tool_name):
+        if text is not None:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+    try:
+        parse_timestamp(format_timestamp(event.occurred_at, fractional=True))
+    except (ValueError, OverflowError, OSError):
+        return False
+    return True
 
 
 class EventIngest:
@@ -24,9 +51,11 @@ class EventIngest:
     async def handle(self, body: bytes, peer: Peer) -> bytes:
         try:
             envelope = decode_envelope(body)
-        except MyttyError:
+        except (MyttyError, RecursionError):  # RecursionError: absurdly nested JSON
             return encode_event_reply(error=ErrorCode.INVALID_REQUEST)
         event = envelope.event
+        if not _storable(event):
+            return encode_event_reply(error=ErrorCode.INVALID_REQUEST)
         if envelope.schema_version != SCHEMA_VERSION or event.schema_version != SCHEMA_VERSION:
             return encode_event_reply(error=ErrorCode.UNAUTHORIZED)
         if event.provider is AgentProvider.CODEX:

@@ -36,6 +36,15 @@ CREATE TABLE IF NOT EXISTS attention_acknowledgement (
 
 BUSY_TIMEOUT_MS = 1000
 _MAX_BATCH = 256
+#: The writer never checkpoints the WAL itself: an inline auto-checkpoint fsyncs the database
+#: inside a commit and stalls every reply waiting on it (multi-ms tail latency under load).
+#: A separate thread runs a passive checkpoint each time this many rows were written.
+CHECKPOINT_EVERY_ROWS = 1000
+#: A passive checkpoint racing a sustained burst never quite catches up, so the WAL could only
+#: grow; past this many frames the writer checkpoints once itself, between two transactions,
+#: which lets its next transaction start the WAL over (then trimmed to WAL_SIZE_LIMIT).
+WAL_MAX_FRAMES = 4096
+WAL_SIZE_LIMIT = 16 * 1024 * 1024
 
 
 class StoreError(Exception):
@@ -53,6 +62,16 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def _passive_checkpoint(conn: sqlite3.Connection) -> tuple[int, int, int] | None:
+    """Run a passive checkpoint: (busy, frames in the WAL, frames copied), None on failure."""
+    try:
+        row = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    except sqlite3.Error as exc:  # the next round retries
+        log.warning("event store checkpoint failed: %s", exc)
+        return None
+    return (int(row[0]), int(row[1]), int(row[2])) if row is not None else None
+
+
 def encode_payload(event: AgentEvent) -> str:
     obj = event_to_wire(event, fractional=True)
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
@@ -67,6 +86,11 @@ class EventStore:
         )
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._checkpointer: threading.Thread | None = None
+        self._checkpoint_due = threading.Event()
+        self._stopping = False
+        self._rows_since_checkpoint = 0
+        self._wal_too_long = False
 
     # -- lifecycle ----------------------------------------------------------------------------
     def open(self) -> None:
@@ -81,12 +105,21 @@ class EventStore:
         self._loop = loop
         self._thread = threading.Thread(target=self._writer, name="mytty-store", daemon=True)
         self._thread.start()
+        self._checkpointer = threading.Thread(
+            target=self._checkpoint_loop, name="mytty-store-checkpoint", daemon=True
+        )
+        self._checkpointer.start()
 
     def close(self) -> None:
         if self._thread is not None:
             self._queue.put(None)
             self._thread.join(5)
             self._thread = None
+        if self._checkpointer is not None:
+            self._stopping = True
+            self._checkpoint_due.set()
+            self._checkpointer.join(5)
+            self._checkpointer = None
         if self._conn is not None:
             self._conn.close()
             self._conn = None
@@ -127,6 +160,8 @@ class EventStore:
 
     def _writer(self) -> None:
         conn = _connect(self.path)
+        conn.execute("PRAGMA wal_autocheckpoint=0")
+        conn.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
         try:
             while True:
                 first = self._queue.get()
@@ -156,7 +191,7 @@ class EventStore:
             for op, arg, _fut in batch:
                 results.append(self._apply(conn, op, arg))
             conn.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except Exception as exc:  # not just sqlite3.Error: a dead writer would hang every insert
             try:
                 conn.execute("ROLLBACK")
             except sqlite3.Error:
@@ -168,6 +203,30 @@ class EventStore:
             return
         for (_op, _arg, fut), result in zip(batch, results):
             self._settle(fut, result, None)
+        self._rows_since_checkpoint += len(batch)
+        if self._rows_since_checkpoint >= CHECKPOINT_EVERY_ROWS:
+            self._rows_since_checkpoint = 0
+            self._checkpoint_due.set()
+        if self._wal_too_long:
+            # Nobody else writes now, so this one completes unless the background pass holds
+            # the checkpoint lock; then the flag stays and the next batch tries again.
+            result = _passive_checkpoint(conn)
+            self._wal_too_long = result is None or result[0] != 0 or result[1] != result[2]
+
+    def _checkpoint_loop(self) -> None:
+        """Copy the WAL into the database off the commit path (PASSIVE never blocks writers)."""
+        conn = _connect(self.path)
+        try:
+            while True:
+                self._checkpoint_due.wait()
+                self._checkpoint_due.clear()
+                if self._stopping:
+                    return
+                result = _passive_checkpoint(conn)
+                if result is not None and result[1] > WAL_MAX_FRAMES:
+                    self._wal_too_long = True
+        finally:
+            conn.close()
 
     @staticmethod
     def _apply(conn: sqlite3.Connection, op: str, arg: object) -> object:
