@@ -5,7 +5,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.harness import Mytty
+from tests.support.harness import BackgroundCtl, Mytty
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -35,3 +35,23 @@ def bare_mytty() -> Iterator[Mytty]:
         yield m
     finally:
         m.close()
+
+
+@pytest.fixture(scope="module")
+def shared_mytty() -> Iterator[Mytty]:
+    """One controller for a whole module, for tests that only need fresh panes."""
+    m = Mytty()
+    try:
+        m.start()
+        yield m
+    finally:
+        m.close()
+
+
+@pytest.fixture
+def background() -> Iterator[list[BackgroundCtl]]:
+    """Collects BackgroundCtl commands a test starts; kills the ones still running at the end."""
+    started: list[BackgroundCtl] = []
+    yield started
+    for job in started:
+        job.kill()

@@ -18,7 +18,7 @@ from mytty.core import jobs as core_jobs
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import WorkerProvider
 from mytty.core.ids import format_uuid_bytes
-from mytty.core.launch import access_flags, build_launch_argv, resolve_access, shell_word
+from mytty.core.launch import build_launch_argv, shell_word
 from mytty.core.validation import (
     validate_label,
     validate_model,

@@ -105,9 +105,11 @@ class AgentEvent:
 def format_timestamp(seconds: float, *, fractional: bool = False) -> str:
     """ISO 8601 in UTC with a ``Z`` suffix; whole seconds unless ``fractional``."""
     dt = datetime.fromtimestamp(seconds, tz=timezone.utc)
+    # strftime's %Y does not pad years before 1000 on glibc; ISO 8601 needs four digits.
+    stamp = f"{dt.year:04d}-{dt:%m-%dT%H:%M:%S}"
     if fractional:
-        return dt.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-    return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return f"{stamp}.{dt.microsecond // 1000:03d}Z"
+    return stamp + "Z"
 
 
 def parse_timestamp(text: object) -> float:

@@ -65,7 +65,6 @@ class AgentHub:
             self.attention.observe(event, result)
         for item_id, at in acknowledgements.items():
             self.attention.acknowledge(item_id, at)
-        settle_heap()
 
     def add_observer(self, fn: Callable[[AgentEvent, bool], None]) -> None:
         """``fn(event, inserted)`` sees every received event, duplicates included."""

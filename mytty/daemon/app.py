@@ -22,7 +22,7 @@ from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentProvider
 from mytty.core.runs import startup_sweep_events
 from mytty.daemon import procfs
-from mytty.daemon.agents import AgentHub
+from mytty.daemon.agents import AgentHub, settle_heap
 from mytty.daemon.codex_routing import CodexRouter
 from mytty.daemon.cursor_approval import CursorApprovalEstimator
 from mytty.daemon.event_ingest import EventIngest
@@ -146,6 +146,7 @@ class Controller:
         self.panes = PaneRegistry(self.home.read_or_create_secret())
         self.store.open()
         self.hub.load(self.store.load_events(), self.store.load_acknowledgements())
+        settle_heap()  # everything alive now lives as long as the process
         self.store.start_writer(loop)
         self.hub.add_observer(self.cursor_approval.observe)
         try:
@@ -238,6 +239,7 @@ class Controller:
             self.tmux_socket,
             PRIVATE_SESSION,
             self._keepalive_command(),
+            fresh=first,
         )
         client = ControlClient(
             bootstrap.tmux_argv(self.tmux_socket), f"={PRIVATE_SESSION}", self._on_notification
@@ -304,13 +306,14 @@ class Controller:
     async def refresh_panes(self) -> list[PaneRow]:
         port = self.require_port()
         async with self._refresh_lock:
+            listed_at = self.panes.generation
             rows = await port.list_panes()
             inherited = None
             if self.panes.has_strangers(rows):
                 # A server started from inside some mytty pane hands that pane's id to all of
                 # its panes through the global environment: such an id proves nothing.
                 inherited = await port.global_env("MYTTY_SURFACE_ID")
-            result = self.panes.reconcile(rows, inherited_surface=inherited)
+            result = self.panes.reconcile(rows, inherited_surface=inherited, listed_at=listed_at)
             for pane in result.removed:
                 self._forget_pane(pane)
             for pane in result.added:

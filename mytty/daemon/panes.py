@@ -29,6 +29,8 @@ class Pane:
     row: PaneRow | None = None
     option_written: bool = False
     created_by_us: bool = False
+    #: The registry generation when the pane was registered (see ``PaneRegistry.generation``).
+    generation: int = 0
 
 
 @dataclass
@@ -42,6 +44,9 @@ class PaneRegistry:
         self._secret = secret
         self.by_surface: dict[str, Pane] = {}
         self.by_tmux: dict[str, Pane] = {}
+        #: Bumped whenever the controller registers a pane it just created. A listing taken
+        #: before that cannot know the pane, so reconcile must not drop it as gone.
+        self.generation = 0
 
     # -- capabilities -----------------------------------------------------------------------
     def capability(self, surface_id: str) -> str:
@@ -71,7 +76,9 @@ class PaneRegistry:
         return format_uuid_bytes(os.urandom(16))
 
     def register_created(self, surface_id: str, tmux_id: str, pid: int) -> Pane:
-        pane = Pane(surface_id=surface_id, tmux_id=tmux_id, pid=pid, created_by_us=True)
+        self.generation += 1
+        pane = Pane(surface_id=surface_id, tmux_id=tmux_id, pid=pid, created_by_us=True,
+                    generation=self.generation)
         self.by_surface[surface_id] = pane
         self.by_tmux[tmux_id] = pane
         return pane
@@ -87,7 +94,12 @@ class PaneRegistry:
         """True when ``rows`` hold a pane this registry has not seen yet."""
         return any(r.pane_id not in self.by_tmux and r.session_name != PRIVATE_SESSION for r in rows)
 
-    def reconcile(self, rows: Iterable[PaneRow], inherited_surface: str | None = None) -> ReconcileResult:
+    def reconcile(
+        self,
+        rows: Iterable[PaneRow],
+        inherited_surface: str | None = None,
+        listed_at: int | None = None,
+    ) -> ReconcileResult:
         """Bring the registry in line with a full ``list-panes -a`` listing.
 
         ``inherited_surface`` is a surface id every new pane of the server inherits (it is in
@@ -110,6 +122,8 @@ class PaneRegistry:
                 pane.option_written = True
         for tmux_id in [t for t in self.by_tmux if t not in seen]:
             pane = self.by_tmux[tmux_id]
+            if listed_at is not None and pane.generation > listed_at:
+                continue  # registered after this listing was requested: it is new, not gone
             result.removed.append(pane)
             self._drop(pane)
         return result

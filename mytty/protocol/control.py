@@ -11,7 +11,7 @@ from mytty.core.errors import ErrorCode, MyttyError
 def decode_request(body: bytes) -> dict[str, Any]:
     try:
         obj = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         raise MyttyError(ErrorCode.INVALID_REQUEST, "the request is not UTF-8 JSON") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         raise MyttyError(ErrorCode.INVALID_REQUEST, "the request must be an object with a 'type'")

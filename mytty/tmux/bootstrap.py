@@ -73,11 +73,20 @@ def user_sessions(srv: libtmux.Server, private: str) -> list[str]:
     return [s.session_name or "" for s in srv.sessions if s.session_name != private]
 
 
-def ensure_private_session(socket_path: str, private: str, keepalive_command: str) -> None:
-    """Create the controller's own session (the control client's home), starting the server."""
+def ensure_private_session(
+    socket_path: str, private: str, keepalive_command: str, *, fresh: bool = False
+) -> None:
+    """Create the controller's own session (the control client's home), starting the server.
+
+    ``fresh`` replaces a leftover one: after a crash its keepalive still watches the dead
+    controller and would remove the new controller's hooks a moment later.
+    """
     srv = server(socket_path)
     if srv.is_alive() and srv.has_session(private):
-        return
+        if not fresh:
+            return
+        subprocess.run([*tmux_argv(socket_path), "kill-session", "-t", f"={private}"],
+                       capture_output=True, check=False)
     result = subprocess.run(
         [*tmux_argv(socket_path), "new-session", "-d", "-s", private, "-x", "80", "-y", "24",
          keepalive_command],

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
 
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider, event_to_wire
 from mytty.protocol.envelope import encode_envelope
@@ -243,15 +242,6 @@ def wait_for_pane_gone(m: Mytty, pane_id: str) -> None:
 # -- fixtures --------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def shared_mytty() -> Iterator[Mytty]:
-    """One controller for a whole module, for tests that only need fresh panes."""
-    m = Mytty()
-    try:
-        m.start()
-        yield m
-    finally:
-        m.close()
 
 
 def kill9_and_settle(m: Mytty) -> None:

@@ -31,7 +31,6 @@ from tests.e2e.events_support import (
     send_bytes,
     send_event,
     send_object,
-    shared_mytty,  # noqa: F401 - fixture
     store_path,
     wait_for_pane_gone,
 )

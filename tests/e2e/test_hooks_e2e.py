@@ -17,7 +17,6 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ import pytest
 from mytty.hook.adapters import load_adapter
 from mytty.hook.identity import hook_event_id, hook_run_id
 from mytty.hook.wire import encode_event_line, format_occurred_at
-from tests.support.harness import MYTTY, MYTTY_CTL, CtlResult, Mytty, wait_until
+from tests.support.harness import MYTTY, BackgroundCtl, Mytty, wait_until
 
 pytestmark = pytest.mark.tmux
 
@@ -196,35 +195,6 @@ class StateWatcher:
     @property
     def states(self) -> list[str]:
         return [s for s in self.history if s is not None]
-
-
-class BackgroundCtl:
-    """A ``mytty-ctl`` command running while the test goes on (e.g. a blocking ``wait``)."""
-
-    def __init__(self, m: Mytty, *args: str) -> None:
-        self.proc = subprocess.Popen([MYTTY_CTL, *args], env=m.env, cwd=str(m.home),
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-    def running(self) -> bool:
-        return self.proc.poll() is None
-
-    def result(self, timeout: float = 60.0) -> CtlResult:
-        out, err = self.proc.communicate(timeout=timeout)
-        done = subprocess.CompletedProcess(self.proc.args, self.proc.returncode, out, err)
-        return CtlResult(done)
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.communicate()
-
-
-@pytest.fixture
-def background() -> Iterator[list[BackgroundCtl]]:
-    started: list[BackgroundCtl] = []
-    yield started
-    for job in started:
-        job.kill()
 
 
 def bg_wait(started: list[BackgroundCtl], m: Mytty, pane_id: str, until: str,

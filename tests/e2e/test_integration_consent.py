@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.harness import MYTTY, MYTTY_CTL, CtlResult, Mytty, wait_until
+from tests.support.harness import MYTTY, BackgroundCtl, Mytty, wait_until
 
 pytestmark = pytest.mark.tmux
 
@@ -116,32 +116,6 @@ def client(mytty: Mytty) -> Iterator[AttachedClient]:
         attached.close()
 
 
-class CtlInBackground:
-    def __init__(self, m: Mytty, *args: str) -> None:
-        self.started = time.monotonic()
-        self.proc = subprocess.Popen([MYTTY_CTL, *args], env=m.env, cwd=str(m.home),
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-    def running(self) -> bool:
-        return self.proc.poll() is None
-
-    def result(self, timeout: float = 60.0) -> CtlResult:
-        out, err = self.proc.communicate(timeout=timeout)
-        done = subprocess.CompletedProcess(self.proc.args, self.proc.returncode, out, err)
-        return CtlResult(done)
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.communicate()
-
-
-@pytest.fixture
-def ctl_jobs() -> Iterator[list[CtlInBackground]]:
-    jobs: list[CtlInBackground] = []
-    yield jobs
-    for job in jobs:
-        job.kill()
 
 
 def settings_path(m: Mytty) -> Path:
@@ -164,7 +138,7 @@ def cli_enable(m: Mytty, provider: str) -> None:
     assert out.returncode == 0, out.stderr
 
 
-def wait_for_popup(client: AttachedClient, m: Mytty, job: CtlInBackground, *needles: str) -> str:
+def wait_for_popup(client: AttachedClient, m: Mytty, job: BackgroundCtl, *needles: str) -> str:
     def probe() -> str | None:
         assert job.running(), f"the request ended before the question: {job.result().stderr}"
         text = client.text()
@@ -194,11 +168,11 @@ def test_integration_list_shape(mytty: Mytty) -> None:
 
 
 def test_enable_approved_with_y(mytty: Mytty, client: AttachedClient,
-                                ctl_jobs: list[CtlInBackground]) -> None:
+                                background: list[BackgroundCtl]) -> None:
     m = mytty
     assert not settings_path(m).exists()
-    job = CtlInBackground(m, "integration", "enable", "claude-code")
-    ctl_jobs.append(job)
+    job = BackgroundCtl(m, "integration", "enable", "claude-code")
+    background.append(job)
     wait_for_popup(client, m, job, "claude-code", str(settings_path(m)))
     assert job.running(), "the install must wait for the human"
     assert not settings_path(m).exists(), "nothing is written before the human answers"
@@ -213,15 +187,15 @@ def test_enable_approved_with_y(mytty: Mytty, client: AttachedClient,
 
 
 @pytest.mark.parametrize("answer", [b"n", b"\x1b"], ids=["n", "escape"])
-def test_enable_declined(mytty: Mytty, client: AttachedClient, ctl_jobs: list[CtlInBackground],
+def test_enable_declined(mytty: Mytty, client: AttachedClient, background: list[BackgroundCtl],
                          answer: bytes) -> None:
     m = mytty
     settings_path(m).parent.mkdir(parents=True)
     original = b'{\n  "model": "opus",\n  "permissions": {"allow": []}\n}\n'
     settings_path(m).write_bytes(original)
 
-    job = CtlInBackground(m, "integration", "enable", "claude-code")
-    ctl_jobs.append(job)
+    job = BackgroundCtl(m, "integration", "enable", "claude-code")
+    background.append(job)
     wait_for_popup(client, m, job, "claude-code", str(settings_path(m)))
     client.type(answer)
     assert job.result().code == "integration-declined"
@@ -259,7 +233,7 @@ def test_enable_of_installed_provider_answers_without_popup(
 
 
 def test_repair_asks_and_reinstalls(mytty: Mytty, client: AttachedClient,
-                                    ctl_jobs: list[CtlInBackground]) -> None:
+                                    background: list[BackgroundCtl]) -> None:
     m = mytty
     cli_enable(m, "claude-code")
     settings = json.loads(settings_path(m).read_text())
@@ -267,8 +241,8 @@ def test_repair_asks_and_reinstalls(mytty: Mytty, client: AttachedClient,
     settings_path(m).write_text(json.dumps(settings, indent=2) + "\n")
     assert statuses(m.ctl("integration", "list").json)["claude-code"] == "needs-repair"
 
-    job = CtlInBackground(m, "integration", "repair")
-    ctl_jobs.append(job)
+    job = BackgroundCtl(m, "integration", "repair")
+    background.append(job)
     wait_for_popup(client, m, job, "repair", "claude-code", str(settings_path(m)))
     client.type(b"y")
     assert statuses(job.result().json)["claude-code"] == "installed"

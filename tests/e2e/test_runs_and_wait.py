@@ -28,7 +28,6 @@ from tests.e2e.events_support import (
     control,
     new_id,
     open_agent_pane,
-    shared_mytty,  # noqa: F401 - fixture
     stored_events,
     wait_request,
 )

@@ -69,6 +69,27 @@ class CtlResult:
         return code
 
 
+class BackgroundCtl:
+    """A ``mytty-ctl`` command running while the test goes on (e.g. a blocking ``wait``)."""
+
+    def __init__(self, m: "Mytty", *args: str) -> None:
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen([MYTTY_CTL, *args], env=m.env, cwd=str(m.home),
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def running(self) -> bool:
+        return self.proc.poll() is None
+
+    def result(self, timeout: float = 60.0) -> CtlResult:
+        out, err = self.proc.communicate(timeout=timeout)
+        return CtlResult(subprocess.CompletedProcess(self.proc.args, self.proc.returncode, out, err))
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.communicate()
+
+
 class Mytty:
     """A tmux server plus a controller, both private to one test."""
 
@@ -236,8 +257,22 @@ class Mytty:
         """The environment tmux gave the pane's first process (read from /proc)."""
         tmux_id = self.tmux_id(pane_id)
         pid = int(self.tmux("display-message", "-p", "-t", tmux_id, "#{pane_pid}").strip())
-        raw = Path(f"/proc/{pid}/environ").read_bytes()
-        return dict(e.split("=", 1) for e in raw.decode(errors="replace").split("\0") if "=" in e)
+
+        def read() -> dict[str, str]:
+            raw = Path(f"/proc/{pid}/environ").read_bytes()
+            return dict(e.split("=", 1) for e in raw.decode(errors="replace").split("\0") if "=" in e)
+
+        # Right after the split the pane's process may not have exec'd yet (it still shows
+        # the tmux server's environment); a pane the controller made always has its id.
+        if self.tmux("show-options", "-pv", "-t", tmux_id, "@mytty_surface").strip() == pane_id \
+                and self._created_by_controller(tmux_id):
+            return wait_until(lambda: (env := read()).get("MYTTY_SURFACE_ID") and env, 10,
+                              message=f"pane {pane_id}'s process to exec")
+        return read()
+
+    def _created_by_controller(self, tmux_id: str) -> bool:
+        start = self.tmux("display-message", "-p", "-t", tmux_id, "#{pane_start_command}")
+        return "mytty-shell" in start
 
     def tmux_id(self, pane_id: str) -> str:
         out = self.tmux("list-panes", "-a", "-F", "#{pane_id} #{@mytty_surface}")

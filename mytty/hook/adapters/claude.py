@@ -7,14 +7,8 @@ the CLI does not turn the last prompt's outcome into ``disconnected`` (2.1.332 s
 """
 
 from mytty.hook import mapping as k
-from mytty.hook.fields import (
-    approval_message,
-    first_message,
-    sanitize_session_id,
-    sanitize_tool_name,
-    sanitize_tool_use_id,
-    text_field,
-)
+from mytty.hook.adapters.turns import turn_mapping
+from mytty.hook.fields import sanitize_tool_name, text_field
 from mytty.hook.mapping import INPUT_TOOLS, HookMapping
 
 # Statuses of a background task that is no longer running (compared lower-cased).
@@ -90,22 +84,8 @@ def map_payload(payload: dict[str, object]) -> HookMapping | None:
     else:
         return None
 
-    if message is None:
-        # 2.1.332's StopFailure has no error_message: `error` is a category ("unknown") and the
-        # API error text is in `last_assistant_message`.
-        keys = _FAILURE_MESSAGE_KEYS if kind == k.FAILED else _MESSAGE_KEYS
-        message = first_message(payload, keys)
-    if message is None and kind == k.APPROVAL_REQUESTED:
-        message = approval_message(tool_name)
-
-    session_id = sanitize_session_id(payload.get("session_id"))
-    run_key = session_id if name == "SessionEnd" else text_field(payload, "prompt_id") or session_id
-    return HookMapping(
-        kind,
-        run_key=run_key,
-        session_id=session_id,
-        message=message,
-        hook_name=name,
-        tool_name=tool_name,
-        tool_use_id=sanitize_tool_use_id(payload.get("tool_use_id")),
-    )
+    # 2.1.332's StopFailure has no error_message: `error` is a category ("unknown") and the
+    # API error text is in `last_assistant_message`.
+    keys = _FAILURE_MESSAGE_KEYS if kind == k.FAILED else _MESSAGE_KEYS
+    return turn_mapping(payload, name=name, kind=kind, tool_name=tool_name, turn_key="prompt_id",
+                        message=message, message_keys=keys)

@@ -7,14 +7,8 @@ daemon-hosted Codex inherit the environment of whichever pane started the daemon
 """
 
 from mytty.hook import mapping as k
-from mytty.hook.fields import (
-    approval_message,
-    first_message,
-    sanitize_session_id,
-    sanitize_tool_name,
-    sanitize_tool_use_id,
-    text_field,
-)
+from mytty.hook.adapters.turns import turn_mapping
+from mytty.hook.fields import sanitize_tool_name, text_field
 from mytty.hook.mapping import INPUT_TOOLS, HookMapping
 
 _SIMPLE_KINDS = {
@@ -39,17 +33,5 @@ def map_payload(payload: dict[str, object]) -> HookMapping | None:
         kind = k.INPUT_REQUESTED if tool_name in INPUT_TOOLS else k.APPROVAL_REQUESTED
     else:
         return None
-    message = first_message(payload, _MESSAGE_KEYS)
-    if message is None and kind == k.APPROVAL_REQUESTED:
-        message = approval_message(tool_name)
-    session_id = sanitize_session_id(payload.get("session_id"))
-    run_key = session_id if name == "SessionEnd" else text_field(payload, "turn_id") or session_id
-    return HookMapping(
-        kind,
-        run_key=run_key,
-        session_id=session_id,
-        message=message,
-        hook_name=name,
-        tool_name=tool_name,
-        tool_use_id=sanitize_tool_use_id(payload.get("tool_use_id")),
-    )
+    return turn_mapping(payload, name=name, kind=kind, tool_name=tool_name, turn_key="turn_id",
+                        message=None, message_keys=_MESSAGE_KEYS)
