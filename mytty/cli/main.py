@@ -162,8 +162,9 @@ def _start(tmux_socket: Optional[str]) -> bool:
         return True
     if proc.poll() is None and not text:
         proc.terminate()
-    detail = text.removeprefix("error ") if text else f"see {home.log_file}"
-    _die(f"the controller did not start: {detail}")
+    if text.startswith("error "):
+        _die(text.removeprefix("error "))  # "<code>: <explanation>" from the controller
+    _die(f"the controller did not start; see {home.log_file}")
     return False
 
 

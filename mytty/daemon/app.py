@@ -212,7 +212,8 @@ class Controller:
         if self._client is not None:
             await self._client.close()
         self.store.close()
-        log.info("mytty controller stopped")
+        if self._servers:
+            log.info("mytty controller stopped")
 
     # ----------------------------------------------------------------------------------------
     # tmux connection

@@ -279,3 +279,17 @@ def test_not_running_names_mytty_start(bare_mytty: Mytty) -> None:
     ran = subprocess.run([MYTTY_CTL, "read", "X"], env=bare_mytty.env, capture_output=True,
                          text=True, timeout=30, check=False)
     assert ran.returncode == 1 and ran.stderr.startswith("mytty-ctl: not-running: ")
+
+
+@pytest.mark.parametrize("command", ["serve", "start"])
+def test_missing_tmux_is_a_clear_error(bare_mytty: Mytty, command: str) -> None:
+    m = bare_mytty
+    # Only the venv's own scripts on PATH: no tmux anywhere.
+    m.env["PATH"] = str(Path(MYTTY).parent)
+    ran = run_mytty(m, command, "--tmux-socket", m.socket, timeout=30)
+    assert ran.returncode == 1
+    assert "Traceback" not in ran.stderr + ran.stdout
+    lines = ran.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mytty: tmux-unavailable: "), ran.stderr
+    assert "tmux is not installed" in lines[0]
+    assert not Path(m.control_socket).exists()

@@ -26,6 +26,8 @@ MYTTY = str(VENV_BIN / "mytty")
 MYTTY_CTL = str(VENV_BIN / "mytty-ctl")
 HOOK = str(VENV_BIN / "mytty-agent-hook")
 TESTS_DIR = Path(__file__).resolve().parent.parent
+# Resolved once: a test may take tmux off the controller's PATH, the harness still needs it.
+TMUX = shutil.which("tmux") or "tmux"
 
 
 def wait_until(predicate: Callable[[], T], timeout: float = 10.0, interval: float = 0.02,
@@ -136,7 +138,7 @@ class Mytty:
 
     # -- tmux ---------------------------------------------------------------------------------
     def tmux(self, *args: str, check: bool = True) -> str:
-        out = subprocess.run(["tmux", "-S", self.socket, *args], env=self.env, capture_output=True,
+        out = subprocess.run([TMUX, "-S", self.socket, *args], env=self.env, capture_output=True,
                              text=True, check=False)
         if check and out.returncode != 0:
             raise AssertionError(f"tmux {' '.join(args)} failed: {out.stderr}")
@@ -186,7 +188,7 @@ class Mytty:
 
     def close(self) -> None:
         self.stop()
-        subprocess.run(["tmux", "-S", self.socket, "kill-server"], env=self.env,
+        subprocess.run([TMUX, "-S", self.socket, "kill-server"], env=self.env,
                        capture_output=True, check=False)
         self._kill_leftovers()
         shutil.rmtree(self.root, ignore_errors=True)
