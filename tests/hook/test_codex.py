@@ -125,7 +125,16 @@ def test_session_end_disconnects_the_session_run() -> None:
     assert ev.run_id == run_of(payload["session_id"])
 
 
-@pytest.mark.parametrize("name", ["PreToolUse", "Interrupt"])
+def test_interrupt_idles_the_turn_run() -> None:
+    payload = CAP["Interrupt"]
+    ev = event(payload)
+    assert ev is not None
+    assert ev.kind is AgentEventKind.IDLE
+    assert ev.run_id == run_of(payload["turn_id"])
+    assert ev.hook_name == "Interrupt"
+
+
+@pytest.mark.parametrize("name", ["PreToolUse"])
 def test_other_captured_events_are_ignored(name: str) -> None:
     assert map_hook_payload(PROVIDER, CAP[name]) is None
 

@@ -180,6 +180,7 @@ def test_handler_shapes_match_the_providers(
         "PermissionRequest",
         "PostToolUse",
         "Stop",
+        "Interrupt",  # beyond the original: Esc ends the turn's run (idle)
     ]
     assert codex["Stop"] == [
         {"hooks": [{"type": "command", "command": f"{quoted} codex", "timeout": 5}]}

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from mytty.integrations.codex import EVENTS as codex_events
 from mytty.integrations import api, codex_toml
 from mytty.integrations.codex import snake_case
 from mytty.integrations.codex_trust import AppServerHookSource, CodexUnavailable
@@ -53,7 +54,7 @@ def test_trust_is_recorded_and_removed_without_touching_the_rest(
     ours = {k: v for k, v in trusted.items() if k.startswith(str(loc.codex_hooks))}
     assert sorted(k.split(":")[-3] for k in ours) == sorted(
         snake_case(e)
-        for e in ("SessionStart", "UserPromptSubmit", "PermissionRequest", "PostToolUse", "Stop")
+        for e in codex_events
     )
     # What we recorded is exactly what Codex reports, so Codex now sees them as trusted.
     assert all(h.trust_status == "trusted" for h in fake_codex.list_hooks(env, loc.home))
@@ -146,7 +147,7 @@ def test_inline_hooks_table_falls_back_to_tomlkit(
     api.enable("codex", env, codex_hooks=fake_codex)
     text = loc.codex_config.read_text()
     assert "# top" in text and 'model = "x"  # keep' in text
-    assert len(_trusted(loc)) == 5
+    assert len(_trusted(loc)) == len(codex_events)
     assert api.status_of("codex", env).status == "installed"
 
 
@@ -180,7 +181,7 @@ def test_real_codex_app_server_lists_hashes_that_codex_accepts(
     assert api.status_of("codex", env).status == "installed"
     hooks_path = Locations.from_env(env).codex_hooks
     listed = [h for h in source.list_hooks(env, home) if h.source_path == str(hooks_path)]
-    assert len(listed) == 5 and {h.trust_status for h in listed} == {"trusted"}
+    assert len(listed) == len(codex_events) and {h.trust_status for h in listed} == {"trusted"}
 
 
 def test_app_server_seam_reports_a_missing_cli(tmp_path: Path) -> None:

@@ -1,5 +1,7 @@
 """Codex hook payloads → events (providers.md §2.3, real payloads of codex-cli 0.171.0).
 
+Beyond the original's table, ``Interrupt`` (Esc during a turn) ends the turn's run as ``idle``.
+
 The run is keyed by ``turn_id`` (one run per turn), falling back to the session id
 (``SessionStart`` has no turn). ``SessionEnd`` always lands on the session-keyed run.
 The controller routes codex events by ``sessionID`` rather than by surface, because hooks of a
@@ -17,6 +19,9 @@ _SIMPLE_KINDS = {
     "PostToolUse": k.RUNNING,
     "Stop": k.SUCCEEDED,
     "SessionEnd": k.DISCONNECTED,
+    # Esc during a turn fires Interrupt and no Stop; without this the turn would stay running
+    # forever (the original left it unmapped).
+    "Interrupt": k.IDLE,
 }
 _MESSAGE_KEYS = ("message",)
 
