@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -86,8 +86,8 @@ def _running() -> bool:
 
 @app.command()
 def serve(
-    tmux_socket: Optional[str] = typer.Option(None, "--tmux-socket", help="tmux server socket (like tmux -S)."),
-    ready_fd: Optional[int] = typer.Option(None, "--ready-fd", hidden=True),
+    tmux_socket: str | None = typer.Option(None, "--tmux-socket", help="tmux server socket (like tmux -S)."),
+    ready_fd: int | None = typer.Option(None, "--ready-fd", hidden=True),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug logging."),
 ) -> None:
     """Run the controller in the foreground until SIGTERM or Ctrl-C."""
@@ -124,7 +124,7 @@ def serve(
         _die(f"{exc.code.value}: {exc.message}")
 
 
-def _start(tmux_socket: Optional[str]) -> bool:
+def _start(tmux_socket: str | None) -> bool:
     """Start a background controller unless one answers. True when it was started now."""
     if _running():
         return False
@@ -170,7 +170,7 @@ def _start(tmux_socket: Optional[str]) -> bool:
 
 @app.command()
 def start(
-    tmux_socket: Optional[str] = typer.Option(None, "--tmux-socket", help="tmux server socket (like tmux -S)."),
+    tmux_socket: str | None = typer.Option(None, "--tmux-socket", help="tmux server socket (like tmux -S)."),
 ) -> None:
     """Start the controller in the background (does nothing when one is running)."""
     home = _home()
@@ -197,7 +197,7 @@ def stop() -> None:
             typer.echo("mytty is not running")
             return
         except BlockingIOError:
-            pid = int((os.read(fd, 32).decode().strip() or "0"))
+            pid = int(os.read(fd, 32).decode().strip() or "0")
     finally:
         os.close(fd)
     if pid <= 0:
@@ -219,7 +219,7 @@ def stop() -> None:
 
 @app.command()
 def up(
-    tmux_socket: Optional[str] = typer.Option(None, "--tmux-socket", help="tmux server socket (like tmux -S)."),
+    tmux_socket: str | None = typer.Option(None, "--tmux-socket", help="tmux server socket (like tmux -S)."),
     no_attach: bool = typer.Option(False, "--no-attach", help="Prepare everything but don't attach."),
 ) -> None:
     """Start mytty if needed, make sure the `mytty` session exists, and attach to it."""

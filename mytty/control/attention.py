@@ -35,7 +35,7 @@ def item_to_wire(item: Any) -> dict[str, Any]:
 
 async def handle(ctx: Context, params: Params) -> dict[str, Any]:
     now = time.time()
-    runs = {r.upper() for r in params.str_list("acknowledge")}
+    runs = {run.upper() for run in params.str_list("acknowledge")}
     everything = params.bool("acknowledgeAll", False)
     wanted = {
         i.id for i in ctx.hub.attention.items(now)

@@ -7,6 +7,7 @@ finds them; the daemon maps MyttyError to the wire failure reply.
 
 from __future__ import annotations
 
+import builtins
 import math
 from typing import Any, Protocol
 
@@ -33,7 +34,7 @@ class Params:
             raise self._bad(key, "must be a string")
         return value
 
-    def opt_str(self, key: str) -> str | None:
+    def opt_str(self, key: builtins.str) -> builtins.str | None:
         value = self._obj.get(key)
         if value is None:
             return None
@@ -41,19 +42,19 @@ class Params:
             raise self._bad(key, "must be a string")
         return value
 
-    def bool(self, key: str, default: bool | None = None) -> bool:
+    def bool(self, key: builtins.str, default: builtins.bool | None = None) -> builtins.bool:
         value = self._obj.get(key, default)
         if not isinstance(value, bool):
             raise self._bad(key, "must be true or false")
         return value
 
-    def number(self, key: str, default: float | None = None) -> float:
+    def number(self, key: builtins.str, default: float | None = None) -> float:
         value = self._obj.get(key, default)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise self._bad(key, "must be a finite number")
         return float(value)
 
-    def opt_int(self, key: str) -> int | None:
+    def opt_int(self, key: builtins.str) -> int | None:
         value = self._obj.get(key)
         if value is None:
             return None
@@ -61,13 +62,13 @@ class Params:
             raise self._bad(key, "must be a non-negative integer")
         return value
 
-    def str_list(self, key: str) -> list[str]:
+    def str_list(self, key: builtins.str) -> list[builtins.str]:
         value = self._obj.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise self._bad(key, "must be a list of strings")
         return value
 
-    def raw_id(self, key: str) -> str:
+    def raw_id(self, key: builtins.str) -> builtins.str:
         """A ``{"rawValue": UUID}`` id, returned as the uppercase UUID (or the raw text)."""
         value = self._obj.get(key)
         if isinstance(value, dict):
@@ -78,20 +79,32 @@ class Params:
 
 
 class Context(Protocol):
-    """The controller as control commands see it (implemented by mytty.daemon.app)."""
+    """The controller as control commands see it (implemented by mytty.daemon.app.Controller).
 
-    # Pane and agent state live on the controller; handlers reach them through it.
+    Pane and agent state live on the controller; handlers reach them only through this.
+    """
+
     panes: Any
     port: Any
     hub: Any
     jobs: Any
     home: Any
+    integrations: Any
+    tmux_socket: str
 
     def require_port(self) -> Any: ...
-    async def refresh_panes(self) -> None: ...
     def require_pane(self, pane_id: str | None, code: ErrorCode = ErrorCode.PANE_NOT_FOUND) -> Any: ...
+    def pane_lock(self, surface_id: str) -> Any: ...
     def pane_info(self, pane: Any) -> dict[str, Any]: ...
-    async def create_pane(self, **kwargs: Any) -> Any: ...
-    async def close_pane(self, pane: Any) -> None: ...
     def pane_environment(self, surface_id: str) -> dict[str, str]: ...
     def caller_surface(self, peer_pid: int) -> str | None: ...
+    async def refresh_panes(self) -> Any: ...
+    async def create_pane(self, **kwargs: Any) -> Any: ...
+    async def close_pane(self, pane: Any) -> None: ...
+    async def preferred_session(self) -> str: ...
+    async def ensure_user_session(self) -> str: ...
+    async def attention_preflight(self, pane: Any) -> None: ...
+    async def job_attention_preflight(self, job: Any) -> None: ...
+    async def spawn_preflight(self, provider: Any) -> None: ...
+    async def resolve_worktree(self, base_dir: str, branch: str) -> str: ...
+    async def access_mode_flags(self, worker: Any, access: str | None, anchor: Any) -> list[str]: ...

@@ -8,7 +8,7 @@ float of Unix seconds so the reducer can compare it cheaply.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -104,7 +104,7 @@ class AgentEvent:
 
 def format_timestamp(seconds: float, *, fractional: bool = False) -> str:
     """ISO 8601 in UTC with a ``Z`` suffix; whole seconds unless ``fractional``."""
-    dt = datetime.fromtimestamp(seconds, tz=timezone.utc)
+    dt = datetime.fromtimestamp(seconds, tz=UTC)
     # strftime's %Y does not pad years before 1000 on glibc; ISO 8601 needs four digits.
     stamp = f"{dt.year:04d}-{dt:%m-%dT%H:%M:%S}"
     if fractional:
@@ -124,7 +124,7 @@ def parse_timestamp(text: object) -> float:
         value = value[:-1] + "+00:00"
     dt = datetime.fromisoformat(value)
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
+        dt = dt.replace(tzinfo=UTC)
     return dt.timestamp()
 
 
@@ -163,8 +163,8 @@ def event_from_wire(obj: object) -> AgentEvent:
         id=_wrapped_uuid(obj, "id"),
         run_id=_wrapped_uuid(obj, "runID"),
         surface_id=_wrapped_uuid(obj, "surfaceID"),
-        provider=AgentProvider(obj.get("provider")),
-        kind=AgentEventKind(obj.get("kind")),
+        provider=AgentProvider(str(obj.get("provider"))),
+        kind=AgentEventKind(str(obj.get("kind"))),
         occurred_at=parse_timestamp(obj.get("occurredAt")),
         session_id=_optional_str(obj, "sessionID"),
         message=_optional_str(obj, "message"),

@@ -9,7 +9,7 @@ so a retried hook or a repeated startup sweep is de-duplicated by the store.
 from __future__ import annotations
 
 try:  # the builtin digest: importing hashlib would load OpenSSL on every hook invocation
-    from _sha256 import sha256 as _sha256
+    from _sha256 import sha256 as _sha256  # type: ignore[import-not-found]
 except ImportError:  # pragma: no cover - interpreters built without the builtin module
     from hashlib import sha256 as _sha256
 

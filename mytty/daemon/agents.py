@@ -95,7 +95,7 @@ class AgentHub:
                 return None, True
             try:
                 await asyncio.wait_for(signal.wait(), remaining)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 value = probe()
                 return (value, False) if value is not None else (None, True)
 

@@ -17,7 +17,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mytty.protocol.limits import MAX_REQUEST_BYTES, REQUEST_READ_TIMEOUT_S, RESPONSE_WRITE_TIMEOUT_S
+from mytty.protocol.limits import (
+    MAX_REQUEST_BYTES,
+    REQUEST_READ_TIMEOUT_S,
+    RESPONSE_WRITE_TIMEOUT_S,
+)
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +106,7 @@ class OneShotServer:
             await asyncio.gather(*self._tasks, return_exceptions=True)
             try:
                 await asyncio.wait_for(self._server.wait_closed(), 2.0)
-            except asyncio.TimeoutError:  # pragma: no cover
+            except TimeoutError:  # pragma: no cover
                 pass
         try:
             self.path.unlink()

@@ -201,7 +201,7 @@ class EventStore:
             for _op, _arg, fut in batch:
                 self._settle(fut, None, error)
             return
-        for (_op, _arg, fut), result in zip(batch, results):
+        for (_op, _arg, fut), result in zip(batch, results, strict=True):
             self._settle(fut, result, None)
         self._rows_since_checkpoint += len(batch)
         if self._rows_since_checkpoint >= CHECKPOINT_EVERY_ROWS:
@@ -245,7 +245,8 @@ class EventStore:
                 conn.execute(f"DELETE FROM agent_event WHERE run_id IN ({marks})", chunk)
             return None
         if op == "ack":
-            item_id, at = arg  # type: ignore[misc]
+            assert isinstance(arg, tuple)
+            item_id, at = arg
             conn.execute(
                 "INSERT OR IGNORE INTO attention_acknowledgement(item_id, acknowledged_at) VALUES (?, ?)",
                 (item_id, at),

@@ -8,7 +8,6 @@ functions plan every change first, so a malformed file aborts before anything is
 from __future__ import annotations
 
 import os
-
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal

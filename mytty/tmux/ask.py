@@ -6,9 +6,9 @@ this runs the tmux CLI as a subprocess; callers run it in a worker thread.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import tempfile
-import os
 
 
 def ask_yes_no(tmux_argv: list[str], client: str, title: str, body: str, timeout: float) -> bool:

@@ -74,7 +74,7 @@ class ControlClient:
         self._reader = asyncio.create_task(self._read_loop(), name="tmux-control-reader")
         try:
             await asyncio.wait_for(asyncio.shield(self._attached), timeout)
-        except (asyncio.TimeoutError, TmuxConnectionLost):
+        except (TimeoutError, TmuxConnectionLost):
             await self.close()
             raise TmuxConnectionLost("could not attach a control client to tmux") from None
         lines = await self.command("display-message -p '#{client_name}'")
@@ -182,7 +182,7 @@ class ControlClient:
             proc.stdin.close()
         try:
             await asyncio.wait_for(proc.wait(), 2.0)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             try:
                 os.killpg(proc.pid, 9)
             except ProcessLookupError:

@@ -170,7 +170,7 @@ class TmuxPort:
             raise MyttyError(fail, f"tmux: {exc}") from None
         except TmuxConnectionLost as exc:
             raise MyttyError(ErrorCode.TMUX_UNAVAILABLE, f"tmux is not reachable: {exc}") from None
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise MyttyError(ErrorCode.TMUX_UNAVAILABLE, "tmux did not answer in time") from None
 
     async def try_run(self, line: str) -> list[str] | None:
