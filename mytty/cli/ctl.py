@@ -48,13 +48,13 @@ class Args:
                 self.values[name] = inline
             elif tok in value_flags:
                 if i + 1 >= len(tokens):
-                    _fail("usage", f"{tok} requires a value\nusage: {usage}")
+                    _fail("usage", f"{tok} requires a value (usage: {usage})")
                 self.values[tok] = tokens[i + 1]
                 i += 1
             elif tok in bool_flags:
                 self.flags.add(tok)
             elif tok.startswith("--") and len(tok) > 2:
-                _fail("usage", f"unknown option {tok}\nusage: {usage}")
+                _fail("usage", f"unknown option {tok} (usage: {usage})")
             else:
                 self.positionals.append(tok)
             i += 1
@@ -245,7 +245,7 @@ def _spawn_request(rest: list[str]) -> dict[str, Any]:
     a.count(0, 0)
     provider = a.get("--provider")
     if provider not in ("claude", "codex", "cursor"):
-        _fail("usage", f"--provider must be claude, codex or cursor\nusage: {usage}")
+        _fail("usage", f"--provider must be claude, codex or cursor (usage: {usage})")
     direction = a.get("--direction") or "auto"
     if direction not in ("left", "right", "up", "down", "auto"):
         _fail("usage", f"--direction must be left, right, up, down or auto, got {direction!r}")
@@ -254,7 +254,7 @@ def _spawn_request(rest: list[str]) -> dict[str, Any]:
         _fail("usage", f"--access must be inherit, review or workspace-write, got {access!r}")
     task, task_file = a.get("--task"), a.get("--task-file")
     if (task is None) == (task_file is None):
-        _fail("usage", f"give exactly one of --task and --task-file\nusage: {usage}")
+        _fail("usage", f"give exactly one of --task and --task-file (usage: {usage})")
     if task_file is not None:
         try:
             with open(task_file, encoding="utf-8") as f:

@@ -1,5 +1,7 @@
 """``newTab``: a new tmux window in the human's current session (else ``mytty``).
 
+Without ``workingDirectory`` the tab starts in the directory of that session's active pane.
+
 ``command`` runs once in the new pane's shell after it has started (nothing is typed, so it
 cannot be garbled by a slow rc file and never lands in shell history).
 """
@@ -19,9 +21,21 @@ ERRORS = frozenset(
 )
 
 
+def _active_directory(ctx: Context, session: str) -> str | None:
+    """The current directory of the session's active pane (what a new tab inherits)."""
+    for pane in ctx.panes.panes():
+        row = pane.row
+        if row is not None and row.session_name == session and row.window_active and row.pane_active:
+            return row.current_path or None
+    return None
+
+
 async def handle(ctx: Context, params: Params) -> dict[str, Any]:
     cwd = working_directory(params)
     command = initial_command(params)
     session = await ctx.preferred_session()
+    if cwd is None:
+        await ctx.refresh_panes()  # tmux does not announce a `cd`: take a fresh look
+        cwd = _active_directory(ctx, session)
     pane = await ctx.create_pane(session=session, cwd=cwd, command=command)
     return {"type": "pane", "paneID": pane.surface_id}

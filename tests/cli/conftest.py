@@ -123,8 +123,7 @@ class Ran:
         first = self.stderr.split("\n", 1)[0]
         prefix, code, message = first.split(": ", 2)
         assert prefix == "mytty-ctl" and message
-        if code != "usage":  # only usage errors may add the command's usage line(s)
-            assert self.stderr.count("\n") == 1, self.stderr
+        assert self.stderr.count("\n") == 1, self.stderr  # every failure is exactly one line
         return code
 
     @property

@@ -420,3 +420,14 @@ def test_pane_commands_return_ok_shapes(mytty: Mytty) -> None:
     assert mytty.ctl("send", first, "").json == {"type": "ok"}
     assert mytty.ctl("send-key", first, "space").json == {"type": "ok"}
     assert mytty.ctl("focus", first).json == {"type": "ok"}
+
+
+def test_new_tab_starts_in_the_active_panes_directory(mytty: Mytty, tmp_path_factory: pytest.TempPathFactory) -> None:
+    target = tmp_path_factory.mktemp("tabcwd")
+    first = mytty.first_pane()
+    # The first pane is the active pane of the only session; move its shell elsewhere.
+    mytty.tmux("send-keys", "-t", mytty.tmux_id(first), f"cd {target}", "Enter")
+    wait_until(lambda: any(p["paneID"] == first and p["workingDirectory"] == str(target)
+                           for p in mytty.panes()), message="the cd to show in list")
+    tab = mytty.ctl("new-tab", "--command", "pwd").json["paneID"]
+    mytty.wait_for_text(tab, str(target))
