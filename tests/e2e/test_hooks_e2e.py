@@ -25,6 +25,7 @@ import pytest
 from mytty.hook.adapters import load_adapter
 from mytty.hook.identity import hook_event_id, hook_run_id
 from mytty.hook.wire import encode_event_line, format_occurred_at
+from mytty.integrations.codex import EVENTS as CODEX_EVENTS
 from tests.support.harness import MYTTY, BackgroundCtl, Mytty, wait_until
 
 pytestmark = pytest.mark.tmux
@@ -524,7 +525,7 @@ def test_codex_enable_without_codex_cli(mytty: Mytty) -> None:
     assert "codex: installed" in out.stdout, out.stdout
     assert status_lines(m)["codex"] == "installed"
     config = (m.home / ".codex" / "config.toml").read_text()
-    assert config.count("trusted_hash") == 5
+    assert config.count("trusted_hash") == len(CODEX_EVENTS)
 
 
 def test_codex_routed_by_open_rollout(mytty: Mytty, background: list[BackgroundCtl]) -> None:
