@@ -9,11 +9,12 @@ import os
 import re
 import shlex
 import subprocess
+import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.support.harness import MYTTY, Mytty, wait_until
+from tests.support.harness import MYTTY, MYTTY_CTL, Mytty, wait_until
 
 pytestmark = pytest.mark.tmux
 
@@ -195,3 +196,38 @@ def test_up_no_attach_creates_the_session_with_the_pane_environment() -> None:
     finally:
         subprocess.run([MYTTY, "stop"], env=m.env, capture_output=True, timeout=30, check=False)
         m.close()
+
+
+SHELL_INTEGRATION = Path(__file__).resolve().parents[2] / "shell-integration"
+
+
+@pytest.mark.parametrize(
+    ("shell", "script", "argv"),
+    [
+        ("bash", "mytty.bash", ["bash", "--norc", "--noprofile", "-c"]),
+        ("zsh", "mytty.zsh", ["zsh", "-f", "-c"]),
+        ("fish", "mytty.fish", ["fish", "--no-config", "-c"]),
+    ],
+)
+def test_shell_integration_gives_a_hand_made_pane_its_identity(
+    mytty: Mytty, shell: str, script: str, argv: list[str]
+) -> None:
+    if shutil.which(shell) is None:
+        pytest.fail(f"{shell} is not installed (scripts/test installs it)")
+    out = mytty.root / f"{shell}.out"
+    body = (f"source {shlex.quote(str(SHELL_INTEGRATION / script))}; "
+            f"printf '%s\\n' \"$MYTTY_SURFACE_ID\" (command -v mytty-ctl) > {shlex.quote(str(out))}"
+            if shell == "fish" else
+            f". {shlex.quote(str(SHELL_INTEGRATION / script))}; "
+            f"printf '%s\\n' \"$MYTTY_SURFACE_ID\" \"$(command -v mytty-ctl)\" > {shlex.quote(str(out))}")
+    # A pane opened by hand (plain tmux), whose PATH lacks mytty-ctl, like a user's own shell.
+    command = shlex.join([*argv, f"PATH=/usr/bin:/bin; export PATH 2>/dev/null; {body}; sleep 60"]) \
+        if shell != "fish" else shlex.join([*argv, f"set -gx PATH /usr/bin /bin; {body}; sleep 60"])
+    tmux_id = mytty.tmux("split-window", "-d", "-t", "base:", "-P", "-F", "#{pane_id}", command).strip()
+    surface = wait_until(
+        lambda: mytty.tmux("display-message", "-p", "-t", tmux_id, "#{@mytty_surface}").strip(),
+        10, message="the hand-made pane to be adopted")
+    lines = wait_until(lambda: out.exists() and len(out.read_text().splitlines()) == 2
+                       and out.read_text().splitlines(), 20, message=f"{shell} to report")
+    assert lines[0] == surface
+    assert lines[1] == str(Path(MYTTY_CTL))
