@@ -16,15 +16,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.xfail(reason="tmux missing", run=False, strict=True))
 
 
-@pytest.fixture
-def mytty() -> Iterator[Mytty]:
-    """A private tmux server with a running controller."""
+def _running() -> Iterator[Mytty]:
     m = Mytty()
     try:
         m.start()
         yield m
     finally:
         m.close()
+
+
+@pytest.fixture
+def mytty() -> Iterator[Mytty]:
+    """A private tmux server with a running controller."""
+    yield from _running()
 
 
 @pytest.fixture
@@ -40,12 +44,7 @@ def bare_mytty() -> Iterator[Mytty]:
 @pytest.fixture(scope="module")
 def shared_mytty() -> Iterator[Mytty]:
     """One controller for a whole module, for tests that only need fresh panes."""
-    m = Mytty()
-    try:
-        m.start()
-        yield m
-    finally:
-        m.close()
+    yield from _running()
 
 
 @pytest.fixture
