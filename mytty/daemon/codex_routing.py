@@ -24,12 +24,16 @@ from mytty.daemon import procfs
 _MAX_DESCENDANTS = 16
 
 
-def _process_tree(root: int) -> list[int]:
+def _process_tree(root: int, session: int | None) -> list[int]:
+    """``root`` and its descendants that stay in the pane's terminal session.
+
+    Codex's app-server daemon is forked by the first TUI but starts its own session, and it
+    serves every later TUI too: whatever it holds open belongs to no single pane.
+    """
     out, frontier = [root], [root]
     while frontier and len(out) < _MAX_DESCENDANTS:
-        nxt = []
-        for pid in frontier:
-            nxt.extend(procfs.children(pid))
+        nxt = [c for pid in frontier for c in procfs.children(pid)
+               if session is None or procfs.session_id(c) == session]
         out.extend(nxt)
         frontier = nxt
     return out[:_MAX_DESCENDANTS]
@@ -65,7 +69,8 @@ class CodexRouter:
             provider, fg = self._ctx.foreground_agent(pane)
             if provider is not AgentProvider.CODEX or fg is None:
                 continue
-            if any(_has_session_file_open(pid, session) for pid in _process_tree(fg)):
+            tree = _process_tree(fg, procfs.session_id(pane.pid))
+            if any(_has_session_file_open(pid, session) for pid in tree):
                 candidates.append((pane.surface_id, fg))
         if len(candidates) > 1:
             return None

@@ -23,6 +23,12 @@ def parent_pid(pid: int) -> int | None:
     return int(fields[1]) if fields else None
 
 
+def session_id(pid: int) -> int | None:
+    """The process's session id (the pane's shell leads the pane's session)."""
+    fields = _stat_fields(pid)
+    return int(fields[3]) if fields else None
+
+
 def foreground_pgid(pane_pid: int) -> int | None:
     """The foreground process group of the pane's terminal (``tpgid``)."""
     fields = _stat_fields(pane_pid)
