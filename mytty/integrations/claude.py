@@ -56,29 +56,20 @@ class ClaudeInstaller:
     provider: AgentProvider = AgentProvider.CLAUDE_CODE
 
     def state(self, ctx: Context) -> ProviderState:
-        loaded = hookconfig.load(ctx.locations.claude_settings, spec(ctx))
-        status = hookconfig.file_status(loaded, spec(ctx))
-        if status == "not-installed":
-            return ProviderState("not-installed")
-        problem = helper_problem(ctx.helper, ctx.env)
-        if problem:
-            return ProviderState("needs-repair", problem)
-        if status == "installed":
-            skill = pointers.skill_status(ctx.locations.claude_skill, ctx.locations.guide)
-            if skill != "installed":
-                return ProviderState(
-                    "needs-repair",
-                    f"the mytty-panes skill {ctx.locations.claude_skill} is missing or points at "
-                    f"another guide than {ctx.locations.guide} (a different MYTTY_HOME?); run "
-                    "`mytty integrations repair claude-code`",
-                )
-        if status == "needs-repair":
+        _loaded, status, why = hookconfig.hooks_state(
+            ctx.locations.claude_settings, spec(ctx), helper_problem(ctx.helper, ctx.env),
+            self.provider.value,
+        )
+        if status != "installed":
+            return ProviderState(status, why)
+        if pointers.skill_status(ctx.locations.claude_skill, ctx.locations.guide) != "installed":
             return ProviderState(
                 "needs-repair",
-                f"mytty's handlers in {ctx.locations.claude_settings} are incomplete or were "
-                "edited; run `mytty integrations repair claude-code`",
+                f"the mytty-panes skill {ctx.locations.claude_skill} is missing or points at "
+                f"another guide than {ctx.locations.guide} (a different MYTTY_HOME?); run "
+                "`mytty integrations repair claude-code`",
             )
-        return ProviderState(status)
+        return ProviderState("installed")
 
     def plan_install(self, ctx: Context) -> list[FileChange]:
         loaded = hookconfig.load(ctx.locations.claude_settings, spec(ctx))

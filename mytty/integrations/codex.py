@@ -97,19 +97,12 @@ class CodexInstaller:
     provider: AgentProvider = AgentProvider.CODEX
 
     def state(self, ctx: Context) -> ProviderState:
-        loaded = hookconfig.load(ctx.locations.codex_hooks, spec(ctx))
-        status = hookconfig.file_status(loaded, spec(ctx))
-        if status == "not-installed":
-            return ProviderState("not-installed")
-        problem = helper_problem(ctx.helper, ctx.env)
-        if problem:
-            return ProviderState("needs-repair", problem)
-        if status == "needs-repair":
-            return ProviderState(
-                "needs-repair",
-                f"mytty's handlers in {ctx.locations.codex_hooks} are incomplete or were edited; "
-                "run `mytty integrations repair codex`",
-            )
+        loaded, status, why = hookconfig.hooks_state(
+            ctx.locations.codex_hooks, spec(ctx), helper_problem(ctx.helper, ctx.env),
+            self.provider.value,
+        )
+        if status != "installed":
+            return ProviderState(status, why)
         if (
             pointers.agents_status(ctx.locations.codex_agents_md, ctx.locations.guide)
             != "installed"

@@ -45,13 +45,11 @@ class CursorInstaller:
     provider: AgentProvider = AgentProvider.CURSOR
 
     def state(self, ctx: Context) -> ProviderState:
-        loaded = hookconfig.load(ctx.locations.cursor_hooks, spec(ctx))
-        status = hookconfig.file_status(loaded, spec(ctx))
-        if status != "not-installed":
-            problem = helper_problem(ctx.helper, ctx.env)
-            if problem:
-                return ProviderState("needs-repair", problem)
-        return ProviderState(status)
+        _loaded, status, why = hookconfig.hooks_state(
+            ctx.locations.cursor_hooks, spec(ctx), helper_problem(ctx.helper, ctx.env),
+            self.provider.value,
+        )
+        return ProviderState(status, why)
 
     def plan_install(self, ctx: Context) -> list[FileChange]:
         return hookconfig.plan_install(

@@ -292,3 +292,23 @@ def file_status(loaded: LoadedFile, spec: HookFileSpec) -> Status:
     if loaded.text is None or not owned_positions(loaded.data, spec):
         return "not-installed"
     return "installed" if is_installed(loaded.data, spec) else "needs-repair"
+
+
+def hooks_state(
+    path: Path, spec: HookFileSpec, helper_problem: str | None, provider: str
+) -> tuple[LoadedFile, Status, str | None]:
+    """The status one hook file gives a provider, with the reason when it needs repair.
+
+    ``helper_problem`` (why the helper can't run, or None) only matters once something is
+    installed. Providers with more files (pointers, trust) check those after an ``installed``.
+    """
+    loaded = load(path, spec)
+    status = file_status(loaded, spec)
+    if status == "not-installed":
+        return loaded, status, None
+    if helper_problem:
+        return loaded, "needs-repair", helper_problem
+    if status == "needs-repair":
+        return loaded, status, (f"mytty's handlers in {path} are incomplete or were edited; "
+                                f"run `mytty integrations repair {provider}`")
+    return loaded, status, None

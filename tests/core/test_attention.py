@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,45 +12,12 @@ from mytty.core.attention import (
     AttentionItem,
     AttentionKind,
 )
-from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider, AgentRunState
-from mytty.core.ids import stable_uuid
+from mytty.core.events import AgentEvent, AgentEventKind, AgentRunState
 from mytty.core.runs import RunBook, startup_sweep_events
+from tests.core.builders import CLAUDE, CODEX, DAY, PANE, RUN, U, ev
 
 K = AgentEventKind
 A = AttentionKind
-CLAUDE = AgentProvider.CLAUDE_CODE
-CODEX = AgentProvider.CODEX
-DAY = 86400.0
-
-
-def U(name: str) -> str:
-    return stable_uuid("test", name)
-
-
-RUN = U("run")
-PANE = U("pane")
-_ids = itertools.count()
-
-
-def ev(
-    kind: AgentEventKind,
-    *,
-    run: str = RUN,
-    pane: str = PANE,
-    provider: AgentProvider = CLAUDE,
-    at: float = 0.0,
-    message: str | None = None,
-    eid: str | None = None,
-) -> AgentEvent:
-    return AgentEvent(
-        id=eid if eid is not None else U(f"att-event-{next(_ids)}"),
-        run_id=run,
-        surface_id=pane,
-        provider=provider,
-        kind=kind,
-        occurred_at=at,
-        message=message,
-    )
 
 
 class Feed:

@@ -25,48 +25,10 @@ from mytty.core.runs import (
     superseded_events,
     transition,
 )
+from tests.core.builders import CLAUDE, CODEX, DAY, PANE, RUN, U, ev
 
 S = AgentRunState
 K = AgentEventKind
-CLAUDE = AgentProvider.CLAUDE_CODE
-CODEX = AgentProvider.CODEX
-DAY = 86400.0
-
-
-def U(name: str) -> str:
-    return stable_uuid("test", name)
-
-
-RUN = U("run")
-PANE = U("pane")
-_ids = itertools.count()
-
-
-def ev(
-    kind: AgentEventKind,
-    *,
-    run: str = RUN,
-    pane: str = PANE,
-    provider: AgentProvider = CLAUDE,
-    at: float = 0.0,
-    session: str | None = None,
-    message: str | None = None,
-    hook: str | None = None,
-    eid: str | None = None,
-    schema: int = 1,
-) -> AgentEvent:
-    return AgentEvent(
-        id=eid if eid is not None else U(f"event-{next(_ids)}"),
-        run_id=run,
-        surface_id=pane,
-        provider=provider,
-        kind=kind,
-        occurred_at=at,
-        session_id=session,
-        message=message,
-        hook_name=hook,
-        schema_version=schema,
-    )
 
 
 # Written out independently of the implementation: semantics §1.3 row by row.

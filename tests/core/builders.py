@@ -1,0 +1,48 @@
+"""Event builders shared by the pure-core tests."""
+
+from __future__ import annotations
+
+import itertools
+
+from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
+from mytty.core.ids import stable_uuid
+
+CLAUDE = AgentProvider.CLAUDE_CODE
+CODEX = AgentProvider.CODEX
+DAY = 86400.0
+
+
+def U(name: str) -> str:
+    return stable_uuid("test", name)
+
+
+RUN = U("run")
+PANE = U("pane")
+_ids = itertools.count()
+
+
+def ev(
+    kind: AgentEventKind,
+    *,
+    run: str = RUN,
+    pane: str = PANE,
+    provider: AgentProvider = CLAUDE,
+    at: float = 0.0,
+    session: str | None = None,
+    message: str | None = None,
+    hook: str | None = None,
+    eid: str | None = None,
+    schema: int = 1,
+) -> AgentEvent:
+    return AgentEvent(
+        id=eid if eid is not None else U(f"event-{next(_ids)}"),
+        run_id=run,
+        surface_id=pane,
+        provider=provider,
+        kind=kind,
+        occurred_at=at,
+        session_id=session,
+        message=message,
+        hook_name=hook,
+        schema_version=schema,
+    )
