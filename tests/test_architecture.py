@@ -78,7 +78,7 @@ def test_only_the_tmux_package_imports_libtmux() -> None:
     offenders = [
         str(p.relative_to(PKG.parent))
         for p in PKG.rglob("*.py")
-        if "tmux" != p.relative_to(PKG).parts[0]
+        if p.relative_to(PKG).parts[0] != "tmux"
         and any(n.split(".")[0] == "libtmux" for n in imports_of(p))
     ]
     assert offenders == []
@@ -90,7 +90,7 @@ def test_package_init_imports_nothing() -> None:
 
 def test_every_command_declares_known_error_codes() -> None:
     for module in MODULES:
-        errors = getattr(module, "ERRORS")
+        errors = module.ERRORS
         assert errors, module.__name__
         assert all(isinstance(code, ErrorCode) for code in errors), module.__name__
 

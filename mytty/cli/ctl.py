@@ -114,14 +114,20 @@ def build_request(argv: list[str]) -> tuple[dict[str, Any], float]:
     if cmd == "list":
         return {"type": "list"}, DEFAULT_TIMEOUT
     if cmd == "new-tab":
-        a = Args(rest, {"--cwd", "--command"}, set(), "mytty-ctl new-tab [--cwd DIR] [--command TEXT]")
+        a = Args(
+            rest, {"--cwd", "--command"}, set(), "mytty-ctl new-tab [--cwd DIR] [--command TEXT]"
+        )
         a.count(0, 0)
         req: dict[str, Any] = {"type": "newTab"}
         _pane_creation_options(a, req)
         return req, DEFAULT_TIMEOUT
     if cmd == "split":
-        a = Args(rest, {"--cwd", "--command"}, set(),
-                 "mytty-ctl split PANE [left|right|up|down|auto] [--cwd DIR] [--command TEXT]")
+        a = Args(
+            rest,
+            {"--cwd", "--command"},
+            set(),
+            "mytty-ctl split PANE [left|right|up|down|auto] [--cwd DIR] [--command TEXT]",
+        )
         pos = a.count(1, 2)
         direction = pos[1] if len(pos) > 1 else "auto"
         if direction not in ("left", "right", "up", "down", "auto"):
@@ -132,20 +138,31 @@ def build_request(argv: list[str]) -> tuple[dict[str, Any], float]:
     if cmd == "send":
         a = Args(rest, set(), {"--enter"}, "mytty-ctl send PANE TEXT [--enter]")
         pos = a.count(2, 2)
-        return {"type": "send", "paneID": pos[0], "text": pos[1],
-                "pressEnter": "--enter" in a.flags}, DEFAULT_TIMEOUT
+        return {
+            "type": "send",
+            "paneID": pos[0],
+            "text": pos[1],
+            "pressEnter": "--enter" in a.flags,
+        }, DEFAULT_TIMEOUT
     if cmd == "send-key":
         a = Args(rest, {"--modifiers"}, set(), "mytty-ctl send-key PANE KEY [--modifiers a,b]")
         pos = a.count(2, 2)
         mods = [m for m in (a.get("--modifiers") or "").split(",") if m]
-        return {"type": "sendKey", "paneID": pos[0], "key": pos[1], "modifiers": mods}, DEFAULT_TIMEOUT
+        return {
+            "type": "sendKey",
+            "paneID": pos[0],
+            "key": pos[1],
+            "modifiers": mods,
+        }, DEFAULT_TIMEOUT
     if cmd in ("read", "focus", "close-pane"):
         a = Args(rest, set(), set(), f"mytty-ctl {cmd} PANE")
         pos = a.count(1, 1)
         kind = {"read": "read", "focus": "focus", "close-pane": "closePane"}[cmd]
         return {"type": kind, "paneID": pos[0]}, DEFAULT_TIMEOUT
     if cmd == "status":
-        a = Args(rest, {"--pane"}, {"--clear"}, "mytty-ctl status TEXT [--pane PANE] | status --clear")
+        a = Args(
+            rest, {"--pane"}, {"--clear"}, "mytty-ctl status TEXT [--pane PANE] | status --clear"
+        )
         pane = a.get("--pane") or _own_pane()
         if not pane:
             _fail("usage", "status needs --pane or MYTTY_SURFACE_ID")
@@ -156,17 +173,25 @@ def build_request(argv: list[str]) -> tuple[dict[str, Any], float]:
         _check_status(text)
         return {"type": "setPaneStatus", "paneID": pane, "status": text}, DEFAULT_TIMEOUT
     if cmd == "wait":
-        a = Args(rest, {"--until", "--timeout-seconds"}, set(),
-                 "mytty-ctl wait PANE --until idle|attention [--timeout-seconds N]")
+        a = Args(
+            rest,
+            {"--until", "--timeout-seconds"},
+            set(),
+            "mytty-ctl wait PANE --until idle|attention [--timeout-seconds N]",
+        )
         pos = a.count(1, 1)
         until = a.get("--until")
         if until not in ("idle", "attention"):
             _fail("usage", "wait needs --until idle or --until attention")
         t = _timeout_value(a.get("--timeout-seconds"), 120.0)
-        return ({"type": "wait", "paneID": pos[0], "until": until, "timeoutSeconds": t},
-                math.ceil(t) + 5)
+        return (
+            {"type": "wait", "paneID": pos[0], "until": until, "timeoutSeconds": t},
+            math.ceil(t) + 5,
+        )
     if cmd == "events":
-        a = Args(rest, {"--after", "--timeout"}, set(), "mytty-ctl events [--after SEQ] [--timeout N]")
+        a = Args(
+            rest, {"--after", "--timeout"}, set(), "mytty-ctl events [--after SEQ] [--timeout N]"
+        )
         a.count(0, 0)
         req = {"type": "events"}
         after = a.get("--after")
@@ -214,20 +239,33 @@ def _agent_request(rest: list[str]) -> tuple[dict[str, Any], float]:
     if sub == "spawn":
         return _spawn_request(rest), 60.0
     if sub == "wait":
-        a = Args(rest, {"--until", "--timeout-seconds"}, set(),
-                 "mytty-ctl agent wait JOB --until running|attention|completed [--timeout-seconds N]")
+        a = Args(
+            rest,
+            {"--until", "--timeout-seconds"},
+            set(),
+            "mytty-ctl agent wait JOB --until running|attention|completed [--timeout-seconds N]",
+        )
         pos = a.count(1, 1)
         until = a.get("--until")
         if until not in ("running", "attention", "completed"):
             _fail("usage", "agent wait needs --until running, attention or completed")
         t = _timeout_value(a.get("--timeout-seconds"), 120.0)
-        return ({"type": "waitAgent", "jobID": _job(pos[0]), "until": until, "timeoutSeconds": t},
-                math.ceil(t) + 5)
+        return (
+            {"type": "waitAgent", "jobID": _job(pos[0]), "until": until, "timeoutSeconds": t},
+            math.ceil(t) + 5,
+        )
     if sub == "send":
         a = Args(rest, set(), {"--enter"}, "mytty-ctl agent send JOB TEXT [--enter]")
         pos = a.count(2, 2)
-        return ({"type": "sendAgent", "jobID": _job(pos[0]), "text": pos[1],
-                 "pressEnter": "--enter" in a.flags}, DEFAULT_TIMEOUT)
+        return (
+            {
+                "type": "sendAgent",
+                "jobID": _job(pos[0]),
+                "text": pos[1],
+                "pressEnter": "--enter" in a.flags,
+            },
+            DEFAULT_TIMEOUT,
+        )
     if sub in ("result", "focus", "close"):
         a = Args(rest, set(), set(), f"mytty-ctl agent {sub} JOB")
         pos = a.count(1, 1)
@@ -237,11 +275,28 @@ def _agent_request(rest: list[str]) -> tuple[dict[str, Any], float]:
 
 
 def _spawn_request(rest: list[str]) -> dict[str, Any]:
-    usage = ("mytty-ctl agent spawn --provider claude|codex|cursor (--task TEXT | --task-file FILE) "
-             "[--anchor PANE] [--direction D] [--cwd DIR] [--access A] [--model M] [--label L] "
-             "[--worktree BRANCH]")
-    a = Args(rest, {"--provider", "--task", "--task-file", "--anchor", "--direction", "--cwd",
-                    "--access", "--model", "--label", "--worktree"}, set(), usage)
+    usage = (
+        "mytty-ctl agent spawn --provider claude|codex|cursor (--task TEXT | --task-file FILE) "
+        "[--anchor PANE] [--direction D] [--cwd DIR] [--access A] [--model M] [--label L] "
+        "[--worktree BRANCH]"
+    )
+    a = Args(
+        rest,
+        {
+            "--provider",
+            "--task",
+            "--task-file",
+            "--anchor",
+            "--direction",
+            "--cwd",
+            "--access",
+            "--model",
+            "--label",
+            "--worktree",
+        },
+        set(),
+        usage,
+    )
     a.count(0, 0)
     provider = a.get("--provider")
     if provider not in ("claude", "codex", "cursor"):
@@ -272,12 +327,20 @@ def _spawn_request(rest: list[str]) -> dict[str, Any]:
         if problem:
             _fail("invalid-worktree-branch", problem)
     anchor = a.get("--anchor") or _own_pane()
-    req: dict[str, Any] = {"type": "spawnAgent", "provider": provider, "direction": direction,
-                           "task": task}
+    req: dict[str, Any] = {
+        "type": "spawnAgent",
+        "provider": provider,
+        "direction": direction,
+        "task": task,
+    }
     if anchor:
         req["anchorPaneID"] = anchor
-    for flag, key in (("--access", "access"), ("--model", "model"), ("--label", "label"),
-                      ("--worktree", "worktreeBranch")):
+    for flag, key in (
+        ("--access", "access"),
+        ("--model", "model"),
+        ("--label", "label"),
+        ("--worktree", "worktreeBranch"),
+    ):
         if a.get(flag) is not None:
             req[key] = a.get(flag)
     if a.get("--cwd") is not None:
@@ -288,8 +351,11 @@ def _spawn_request(rest: list[str]) -> dict[str, Any]:
     # The controller appends the worker contract; the whole request must still fit.
     with_contract = dict(req, task=task_with_contract(task))
     if len(_encode(with_contract)) > MAX_REQUEST:
-        _fail("invalid-task", "the task is too large: task plus worker contract must fit in 64 KiB "
-                              "(split it, or point the worker at a file)")
+        _fail(
+            "invalid-task",
+            "the task is too large: task plus worker contract must fit in 64 KiB "
+            "(split it, or point the worker at a file)",
+        )
     return req
 
 
@@ -304,7 +370,9 @@ def _integration_request(rest: list[str]) -> tuple[dict[str, Any], float]:
     if sub in ("enable", "repair"):
         a = Args(rest, set(), set(), f"mytty-ctl integration {sub} PROVIDER")
         pos = a.count(1, 1) if sub == "enable" else a.count(0, 1)
-        req: dict[str, Any] = {"type": "integrationEnable" if sub == "enable" else "integrationRepair"}
+        req: dict[str, Any] = {
+            "type": "integrationEnable" if sub == "enable" else "integrationRepair"
+        }
         if pos:
             if pos[0] not in names:
                 _fail("invalid-provider", f"unknown provider {pos[0]!r}; use {', '.join(names)}")
@@ -335,11 +403,17 @@ def exchange(path: str, body: bytes, timeout: float) -> dict[str, Any]:
         try:
             sock.connect(path)
         except (FileNotFoundError, ConnectionRefusedError):
-            _fail("not-running", f"no mytty controller is listening on {path}; start one with "
-                                 "`mytty start` (or `mytty up` to also attach)")
+            _fail(
+                "not-running",
+                f"no mytty controller is listening on {path}; start one with "
+                "`mytty start` (or `mytty up` to also attach)",
+            )
         except PermissionError:
-            _fail("permission-denied", f"not allowed to connect to {path} (a sandbox, or another "
-                                       "user's socket); run mytty-ctl outside the sandbox")
+            _fail(
+                "permission-denied",
+                f"not allowed to connect to {path} (a sandbox, or another "
+                "user's socket); run mytty-ctl outside the sandbox",
+            )
         except OSError as exc:
             _fail("not-running", f"cannot connect to {path}: {exc.strerror or exc}")
         sock.sendall(body + b"\n")
@@ -388,7 +462,9 @@ def _print_env(reply: dict[str, Any], style: str) -> None:
                 lines.append(f"set -gx {key} {_q(value)}")
         elif key == "PATH":
             d = os.path.dirname(env.get("MYTTY_CTL_BIN", ""))
-            lines.append(f'case ":$PATH:" in *:{_q(d)}:*) ;; *) export PATH="$PATH":{_q(d)} ;; esac')
+            lines.append(
+                f'case ":$PATH:" in *:{_q(d)}:*) ;; *) export PATH="$PATH":{_q(d)} ;; esac'
+            )
         else:
             lines.append(f"export {key}={_q(value)}")
     sys.stdout.write("\n".join(lines) + "\n")
@@ -413,19 +489,26 @@ def run(argv: list[str]) -> int:
         request, timeout = build_request(argv)
         body = _encode(request)
         if len(body) > MAX_REQUEST:
-            _fail("request-too-large", f"the request is {len(body)} bytes; the limit is 64 KiB "
-                                       "(split the text or pipe it through a file)")
+            _fail(
+                "request-too-large",
+                f"the request is {len(body)} bytes; the limit is 64 KiB "
+                "(split the text or pipe it through a file)",
+            )
         reply = exchange(socket_path(), body, timeout)
         if reply.get("type") == "failure":
-            _fail(str(reply.get("code") or "internal-error"),
-                  str(reply.get("message") or "the controller refused the request"))
+            _fail(
+                str(reply.get("code") or "internal-error"),
+                str(reply.get("message") or "the controller refused the request"),
+            )
     except CtlError as exc:
         sys.stderr.write(f"mytty-ctl: {exc.code}: {exc.message}\n")
         return 1
     if argv[0] == "env" and "--json" not in argv:
         _print_env(reply, "fish" if "--fish" in argv else "sh")
         return 0
-    sys.stdout.write(json.dumps(reply, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n")
+    sys.stdout.write(
+        json.dumps(reply, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
+    )
     return 0
 
 

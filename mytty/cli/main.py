@@ -26,7 +26,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
-app.add_typer(integrations_app, name="integrations", help="Install or remove agent hook integrations.")
+app.add_typer(
+    integrations_app, name="integrations", help="Install or remove agent hook integrations."
+)
 
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 10.0
@@ -86,7 +88,9 @@ def _running() -> bool:
 
 @app.command()
 def serve(
-    tmux_socket: str | None = typer.Option(None, "--tmux-socket", help="tmux server socket (like tmux -S)."),
+    tmux_socket: str | None = typer.Option(
+        None, "--tmux-socket", help="tmux server socket (like tmux -S)."
+    ),
     ready_fd: int | None = typer.Option(None, "--ready-fd", hidden=True),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug logging."),
 ) -> None:
@@ -140,7 +144,11 @@ def _start(tmux_socket: str | None) -> bool:
     with open(home.log_file, "ab") as log:
         os.chmod(home.log_file, 0o600)
         proc = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=(write_fd,),
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            pass_fds=(write_fd,),
             start_new_session=True,
         )
     os.close(write_fd)
@@ -170,7 +178,9 @@ def _start(tmux_socket: str | None) -> bool:
 
 @app.command()
 def start(
-    tmux_socket: str | None = typer.Option(None, "--tmux-socket", help="tmux server socket (like tmux -S)."),
+    tmux_socket: str | None = typer.Option(
+        None, "--tmux-socket", help="tmux server socket (like tmux -S)."
+    ),
 ) -> None:
     """Start the controller in the background (does nothing when one is running)."""
     home = _home()
@@ -219,8 +229,12 @@ def stop() -> None:
 
 @app.command()
 def up(
-    tmux_socket: str | None = typer.Option(None, "--tmux-socket", help="tmux server socket (like tmux -S)."),
-    no_attach: bool = typer.Option(False, "--no-attach", help="Prepare everything but don't attach."),
+    tmux_socket: str | None = typer.Option(
+        None, "--tmux-socket", help="tmux server socket (like tmux -S)."
+    ),
+    no_attach: bool = typer.Option(
+        False, "--no-attach", help="Prepare everything but don't attach."
+    ),
 ) -> None:
     """Start mytty if needed, make sure the `mytty` session exists, and attach to it."""
     _start(tmux_socket)
@@ -239,7 +253,9 @@ def up(
         os.execvp(tmux, [tmux, "-S", sock, "switch-client", "-t", f"={session}"])
     if current:
         # Inside another tmux server: attaching would nest; say how instead.
-        typer.echo(f"mytty runs on another tmux server; detach and run: tmux -S {sock} attach -t {session}")
+        typer.echo(
+            f"mytty runs on another tmux server; detach and run: tmux -S {sock} attach -t {session}"
+        )
         return
     if not sys.stdin.isatty():
         typer.echo(f"mytty is ready: tmux -S {sock} attach -t {session}")
@@ -263,7 +279,9 @@ def _age(created: str) -> str:
 @app.command()
 def attention(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
-    ack: list[str] = typer.Option([], "--ack", help="Mark a run's open items as seen (its runID; repeatable)."),
+    ack: list[str] = typer.Option(
+        [], "--ack", help="Mark a run's open items as seen (its runID; repeatable)."
+    ),
     ack_all: bool = typer.Option(False, "--ack-all", help="Mark every open item as seen."),
 ) -> None:
     """What needs a human: approvals, questions, failures, disconnects, long completions."""

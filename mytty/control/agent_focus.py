@@ -11,7 +11,12 @@ from mytty.core.errors import ErrorCode, MyttyError
 
 TYPE = "focusAgent"
 ERRORS = frozenset(
-    {ErrorCode.JOB_NOT_FOUND, ErrorCode.JOB_LOST, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST}
+    {
+        ErrorCode.JOB_NOT_FOUND,
+        ErrorCode.JOB_LOST,
+        ErrorCode.TMUX_UNAVAILABLE,
+        ErrorCode.INVALID_REQUEST,
+    }
 )
 
 
@@ -23,5 +28,7 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
     except MyttyError as exc:
         if exc.code is ErrorCode.TMUX_UNAVAILABLE:
             raise
-        raise MyttyError(ErrorCode.JOB_LOST, f"could not focus the job's pane: {exc.message}") from None
+        raise MyttyError(
+            ErrorCode.JOB_LOST, f"could not focus the job's pane: {exc.message}"
+        ) from None
     return {"type": "ok"}

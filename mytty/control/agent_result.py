@@ -16,7 +16,12 @@ ERRORS = frozenset({ErrorCode.JOB_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorCo
 async def handle(ctx: Context, params: Params) -> dict[str, Any]:
     job = ctx.jobs.current(params.raw_id("jobID"))
     pane = ctx.panes.by_surface.get(job.pane_id)
-    content: dict[str, Any] = {"paneID": job.pane_id, "text": "", "cursorRow": None, "cursorColumn": None}
+    content: dict[str, Any] = {
+        "paneID": job.pane_id,
+        "text": "",
+        "cursorRow": None,
+        "cursorColumn": None,
+    }
     if pane is not None and job.state is not AgentJobState.LOST:
         try:
             content = await read_content(ctx, pane, job.pane_id)

@@ -14,7 +14,12 @@ from mytty.core.errors import ErrorCode, MyttyError
 
 TYPE = "sendAgent"
 ERRORS = frozenset(
-    {ErrorCode.JOB_NOT_FOUND, ErrorCode.JOB_LOST, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST}
+    {
+        ErrorCode.JOB_NOT_FOUND,
+        ErrorCode.JOB_LOST,
+        ErrorCode.TMUX_UNAVAILABLE,
+        ErrorCode.INVALID_REQUEST,
+    }
 )
 
 

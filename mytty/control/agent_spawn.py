@@ -28,11 +28,21 @@ from mytty.core.validation import (
 
 TYPE = "spawnAgent"
 ERRORS = frozenset(
-    {ErrorCode.PANE_NOT_FOUND, ErrorCode.INVALID_TASK, ErrorCode.INVALID_LABEL,
-     ErrorCode.INVALID_MODEL, ErrorCode.INVALID_CWD, ErrorCode.INVALID_WORKTREE_BRANCH,
-     ErrorCode.NOT_A_GIT_REPOSITORY, ErrorCode.WORKTREE_CREATE_FAILED,
-     ErrorCode.INHERIT_UNAVAILABLE, ErrorCode.PROVIDER_INTEGRATION_NEEDS_REPAIR,
-     ErrorCode.SPAWN_FAILED, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST}
+    {
+        ErrorCode.PANE_NOT_FOUND,
+        ErrorCode.INVALID_TASK,
+        ErrorCode.INVALID_LABEL,
+        ErrorCode.INVALID_MODEL,
+        ErrorCode.INVALID_CWD,
+        ErrorCode.INVALID_WORKTREE_BRANCH,
+        ErrorCode.NOT_A_GIT_REPOSITORY,
+        ErrorCode.WORKTREE_CREATE_FAILED,
+        ErrorCode.INHERIT_UNAVAILABLE,
+        ErrorCode.PROVIDER_INTEGRATION_NEEDS_REPAIR,
+        ErrorCode.SPAWN_FAILED,
+        ErrorCode.TMUX_UNAVAILABLE,
+        ErrorCode.INVALID_REQUEST,
+    }
 )
 DIRECTIONS = ("left", "right", "up", "down", "auto")
 
@@ -62,13 +72,19 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
     try:
         provider = WorkerProvider(params.str("provider"))
     except ValueError:
-        raise MyttyError(ErrorCode.INVALID_REQUEST, "provider must be codex, claude or cursor") from None
+        raise MyttyError(
+            ErrorCode.INVALID_REQUEST, "provider must be codex, claude or cursor"
+        ) from None
     direction = params.opt_str("direction") or "auto"
     if direction not in DIRECTIONS:
-        raise MyttyError(ErrorCode.INVALID_REQUEST, f"direction must be one of {', '.join(DIRECTIONS)}")
+        raise MyttyError(
+            ErrorCode.INVALID_REQUEST, f"direction must be one of {', '.join(DIRECTIONS)}"
+        )
     access = params.opt_str("access")
     if access not in (None, "inherit", "review", "workspace-write"):
-        raise MyttyError(ErrorCode.INVALID_REQUEST, "access must be inherit, review or workspace-write")
+        raise MyttyError(
+            ErrorCode.INVALID_REQUEST, "access must be inherit, review or workspace-write"
+        )
 
     anchor_id = params.opt_str("anchorPaneID")
     anchor = ctx.require_pane(anchor_id) if anchor_id else None
@@ -85,7 +101,9 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
     cwd = params.opt_str("cwd")
     if cwd is not None:
         if not os.path.isabs(cwd) or not os.path.isdir(cwd):
-            raise MyttyError(ErrorCode.INVALID_CWD, f"--cwd {cwd!r} is not an existing absolute directory")
+            raise MyttyError(
+                ErrorCode.INVALID_CWD, f"--cwd {cwd!r} is not an existing absolute directory"
+            )
     else:
         if anchor is not None:
             # tmux sends no notification when a shell changes directory: look again now.
@@ -96,7 +114,9 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
             cwd = anchor_dir
         else:
             caller_cwd = params.opt_str("callerWorkingDirectory")
-            cwd = caller_cwd if caller_cwd and os.path.isdir(caller_cwd) else os.path.expanduser("~")
+            cwd = (
+                caller_cwd if caller_cwd and os.path.isdir(caller_cwd) else os.path.expanduser("~")
+            )
 
     branch = params.opt_str("worktreeBranch")
     if branch is not None:
@@ -112,14 +132,18 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
             await ctx.refresh_panes()
             anchor = ctx.require_pane(anchor.surface_id)
             target, side = choose_target(ctx, anchor, direction)
-            pane = await ctx.create_pane(split_from=target, direction=side, cwd=cwd, command=launch_text)
+            pane = await ctx.create_pane(
+                split_from=target, direction=side, cwd=cwd, command=launch_text
+            )
         else:
             session = await ctx.ensure_user_session()
             pane = await ctx.create_pane(session=session, cwd=cwd, command=launch_text)
     except MyttyError as exc:
         if exc.code is ErrorCode.TMUX_UNAVAILABLE:
             raise
-        raise MyttyError(ErrorCode.SPAWN_FAILED, f"could not create the worker pane: {exc.message}") from None
+        raise MyttyError(
+            ErrorCode.SPAWN_FAILED, f"could not create the worker pane: {exc.message}"
+        ) from None
 
     baseline = [r.id for r in ctx.hub.book.runs_for(pane.surface_id, provider.agent_provider)]
     job = core_jobs.new_job(

@@ -10,7 +10,11 @@ from mytty.core.errors import ErrorCode, MyttyError
 
 TYPE = "waitAgent"
 ERRORS = frozenset(
-    {ErrorCode.JOB_NOT_FOUND, ErrorCode.PROVIDER_INTEGRATION_NOT_INSTALLED, ErrorCode.INVALID_REQUEST}
+    {
+        ErrorCode.JOB_NOT_FOUND,
+        ErrorCode.PROVIDER_INTEGRATION_NOT_INSTALLED,
+        ErrorCode.INVALID_REQUEST,
+    }
 )
 DEFAULT_TIMEOUT_S = 120.0
 CONDITIONS = ("running", "attention", "completed")

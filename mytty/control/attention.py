@@ -27,9 +27,11 @@ def item_to_wire(item: Any) -> dict[str, Any]:
         "message": item.message,
         "createdAt": format_timestamp(item.created_at, fractional=True),
         # An item the human acknowledged counts as resolved at that moment.
-        "resolvedAt": (format_timestamp(resolved, fractional=True)
-                       if (resolved := item.resolved_at or item.acknowledged_at) is not None
-                       else None),
+        "resolvedAt": (
+            format_timestamp(resolved, fractional=True)
+            if (resolved := item.resolved_at or item.acknowledged_at) is not None
+            else None
+        ),
     }
 
 
@@ -38,7 +40,8 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
     runs = {run.upper() for run in params.str_list("acknowledge")}
     everything = params.bool("acknowledgeAll", False)
     wanted = {
-        i.id for i in ctx.hub.attention.items(now)
+        i.id
+        for i in ctx.hub.attention.items(now)
         if i.actionable and (everything or i.run_id in runs)
     }
     for item_id in sorted(wanted):

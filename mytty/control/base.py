@@ -50,7 +50,11 @@ class Params:
 
     def number(self, key: builtins.str, default: float | None = None) -> float:
         value = self._obj.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+        ):
             raise self._bad(key, "must be a finite number")
         return float(value)
 
@@ -74,7 +78,7 @@ class Params:
         if isinstance(value, dict):
             value = value.get("rawValue")
         if not isinstance(value, str):
-            raise self._bad(key, "must be {\"rawValue\": <UUID>}")
+            raise self._bad(key, 'must be {"rawValue": <UUID>}')
         return normalize_uuid(value) or value
 
 
@@ -93,7 +97,9 @@ class Context(Protocol):
     tmux_socket: str
 
     def require_port(self) -> Any: ...
-    def require_pane(self, pane_id: str | None, code: ErrorCode = ErrorCode.PANE_NOT_FOUND) -> Any: ...
+    def require_pane(
+        self, pane_id: str | None, code: ErrorCode = ErrorCode.PANE_NOT_FOUND
+    ) -> Any: ...
     def pane_lock(self, surface_id: str) -> Any: ...
     def pane_info(self, pane: Any) -> dict[str, Any]: ...
     def pane_environment(self, surface_id: str) -> dict[str, str]: ...
@@ -107,4 +113,6 @@ class Context(Protocol):
     async def job_attention_preflight(self, job: Any) -> None: ...
     async def spawn_preflight(self, provider: Any) -> None: ...
     async def resolve_worktree(self, base_dir: str, branch: str) -> str: ...
-    async def access_mode_flags(self, worker: Any, access: str | None, anchor: Any) -> list[str]: ...
+    async def access_mode_flags(
+        self, worker: Any, access: str | None, anchor: Any
+    ) -> list[str]: ...

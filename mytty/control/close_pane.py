@@ -8,7 +8,9 @@ from mytty.control.base import Context, Params
 from mytty.core.errors import ErrorCode
 
 TYPE = "closePane"
-ERRORS = frozenset({ErrorCode.PANE_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST})
+ERRORS = frozenset(
+    {ErrorCode.PANE_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST}
+)
 
 
 async def handle(ctx: Context, params: Params) -> dict[str, Any]:

@@ -8,7 +8,9 @@ from mytty.control.base import Context, Params
 from mytty.core.errors import ErrorCode
 
 TYPE = "focus"
-ERRORS = frozenset({ErrorCode.PANE_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST})
+ERRORS = frozenset(
+    {ErrorCode.PANE_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST}
+)
 
 
 async def focus_pane(ctx: Context, pane: Any) -> None:

@@ -15,8 +15,13 @@ from mytty.core.events import AgentProvider
 
 TYPES = ("integrationList", "integrationEnable", "integrationRepair")
 ERRORS = frozenset(
-    {ErrorCode.INTEGRATION_DECLINED, ErrorCode.INVALID_CONFIGURATION, ErrorCode.INVALID_PROVIDER,
-     ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST}
+    {
+        ErrorCode.INTEGRATION_DECLINED,
+        ErrorCode.INVALID_CONFIGURATION,
+        ErrorCode.INVALID_PROVIDER,
+        ErrorCode.TMUX_UNAVAILABLE,
+        ErrorCode.INVALID_REQUEST,
+    }
 )
 
 

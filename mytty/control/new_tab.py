@@ -16,8 +16,13 @@ from mytty.core.errors import ErrorCode
 
 TYPE = "newTab"
 ERRORS = frozenset(
-    {ErrorCode.INVALID_CWD, ErrorCode.INVALID_COMMAND, ErrorCode.NEW_TAB_FAILED,
-     ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST}
+    {
+        ErrorCode.INVALID_CWD,
+        ErrorCode.INVALID_COMMAND,
+        ErrorCode.NEW_TAB_FAILED,
+        ErrorCode.TMUX_UNAVAILABLE,
+        ErrorCode.INVALID_REQUEST,
+    }
 )
 
 
@@ -25,7 +30,12 @@ def _active_directory(ctx: Context, session: str) -> str | None:
     """The current directory of the session's active pane (what a new tab inherits)."""
     for pane in ctx.panes.panes():
         row = pane.row
-        if row is not None and row.session_name == session and row.window_active and row.pane_active:
+        if (
+            row is not None
+            and row.session_name == session
+            and row.window_active
+            and row.pane_active
+        ):
             return row.current_path or None
     return None
 

@@ -8,7 +8,9 @@ from mytty.control.base import Context, Params
 from mytty.core.errors import ErrorCode
 
 TYPE = "read"
-ERRORS = frozenset({ErrorCode.PANE_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST})
+ERRORS = frozenset(
+    {ErrorCode.PANE_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST}
+)
 
 
 async def read_content(ctx: Context, pane: Any, echo_id: str) -> dict[str, Any]:

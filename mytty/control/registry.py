@@ -29,9 +29,27 @@ from mytty.control import (
 )
 
 MODULES: tuple[ModuleType, ...] = (
-    list_panes, new_tab, split, send, send_key, read, focus, close_pane, status, env,
-    ensure_session, wait, events, attention, agent_spawn, agent_wait, agent_result, agent_send,
-    agent_focus, agent_close, integration,
+    list_panes,
+    new_tab,
+    split,
+    send,
+    send_key,
+    read,
+    focus,
+    close_pane,
+    status,
+    env,
+    ensure_session,
+    wait,
+    events,
+    attention,
+    agent_spawn,
+    agent_wait,
+    agent_result,
+    agent_send,
+    agent_focus,
+    agent_close,
+    integration,
 )
 
 

@@ -14,7 +14,9 @@ from mytty.control.base import Context, Params
 from mytty.core.errors import ErrorCode
 
 TYPE = "send"
-ERRORS = frozenset({ErrorCode.PANE_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST})
+ERRORS = frozenset(
+    {ErrorCode.PANE_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST}
+)
 ENTER_DELAY_S = 0.05
 
 

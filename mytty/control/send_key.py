@@ -10,8 +10,12 @@ from mytty.core.keys import KeyError_, tmux_key
 
 TYPE = "sendKey"
 ERRORS = frozenset(
-    {ErrorCode.INVALID_KEY, ErrorCode.PANE_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE,
-     ErrorCode.INVALID_REQUEST}
+    {
+        ErrorCode.INVALID_KEY,
+        ErrorCode.PANE_NOT_FOUND,
+        ErrorCode.TMUX_UNAVAILABLE,
+        ErrorCode.INVALID_REQUEST,
+    }
 )
 
 

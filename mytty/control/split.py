@@ -11,8 +11,14 @@ from mytty.core.launch import PaneGeom, balanced_split
 
 TYPE = "split"
 ERRORS = frozenset(
-    {ErrorCode.PANE_NOT_FOUND, ErrorCode.INVALID_CWD, ErrorCode.INVALID_COMMAND,
-     ErrorCode.SPLIT_FAILED, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST}
+    {
+        ErrorCode.PANE_NOT_FOUND,
+        ErrorCode.INVALID_CWD,
+        ErrorCode.INVALID_COMMAND,
+        ErrorCode.SPLIT_FAILED,
+        ErrorCode.TMUX_UNAVAILABLE,
+        ErrorCode.INVALID_REQUEST,
+    }
 )
 DIRECTIONS = ("left", "right", "up", "down", "auto")
 
@@ -22,9 +28,15 @@ def choose_target(ctx: Context, pane: Any, direction: str) -> tuple[Any, str]:
     if direction != "auto":
         return pane, direction
     row = pane.row
-    siblings = [p for p in ctx.panes.panes() if p.row is not None and p.row.window_id == row.window_id]
-    geoms = [PaneGeom(p.surface_id, p.row.left, p.row.top, p.row.width, p.row.height) for p in siblings]
-    target_id, side = balanced_split(geoms, row.window_width, row.window_height, prefer=pane.surface_id)
+    siblings = [
+        p for p in ctx.panes.panes() if p.row is not None and p.row.window_id == row.window_id
+    ]
+    geoms = [
+        PaneGeom(p.surface_id, p.row.left, p.row.top, p.row.width, p.row.height) for p in siblings
+    ]
+    target_id, side = balanced_split(
+        geoms, row.window_width, row.window_height, prefer=pane.surface_id
+    )
     return ctx.panes.by_surface[target_id], side
 
 
@@ -32,13 +44,18 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
     pane = ctx.require_pane(params.str("paneID"))
     direction = params.opt_str("direction") or "auto"
     if direction not in DIRECTIONS:
-        raise MyttyError(ErrorCode.INVALID_REQUEST, f"direction must be one of {', '.join(DIRECTIONS)}")
+        raise MyttyError(
+            ErrorCode.INVALID_REQUEST, f"direction must be one of {', '.join(DIRECTIONS)}"
+        )
     cwd = working_directory(params)
     command = initial_command(params)
     await ctx.refresh_panes()
     pane = ctx.require_pane(pane.surface_id)
     target, side = choose_target(ctx, pane, direction)
     created = await ctx.create_pane(
-        split_from=target, direction=side, cwd=cwd or target.row.current_path or None, command=command
+        split_from=target,
+        direction=side,
+        cwd=cwd or target.row.current_path or None,
+        command=command,
     )
     return {"type": "pane", "paneID": created.surface_id}

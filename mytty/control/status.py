@@ -10,8 +10,12 @@ from mytty.core.notes import validate_status
 
 TYPE = "setPaneStatus"
 ERRORS = frozenset(
-    {ErrorCode.INVALID_STATUS, ErrorCode.PANE_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE,
-     ErrorCode.INVALID_REQUEST}
+    {
+        ErrorCode.INVALID_STATUS,
+        ErrorCode.PANE_NOT_FOUND,
+        ErrorCode.TMUX_UNAVAILABLE,
+        ErrorCode.INVALID_REQUEST,
+    }
 )
 
 

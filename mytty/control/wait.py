@@ -14,14 +14,23 @@ from mytty.core.events import AgentRunState
 
 TYPE = "wait"
 ERRORS = frozenset(
-    {ErrorCode.PANE_NOT_FOUND, ErrorCode.PROVIDER_INTEGRATION_NOT_INSTALLED,
-     ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST}
+    {
+        ErrorCode.PANE_NOT_FOUND,
+        ErrorCode.PROVIDER_INTEGRATION_NOT_INSTALLED,
+        ErrorCode.TMUX_UNAVAILABLE,
+        ErrorCode.INVALID_REQUEST,
+    }
 )
 DEFAULT_TIMEOUT_S = 120.0
 
 SATISFIES = {
     "idle": frozenset(
-        {AgentRunState.IDLE, AgentRunState.SUCCEEDED, AgentRunState.FAILED, AgentRunState.DISCONNECTED}
+        {
+            AgentRunState.IDLE,
+            AgentRunState.SUCCEEDED,
+            AgentRunState.FAILED,
+            AgentRunState.DISCONNECTED,
+        }
     ),
     "attention": frozenset({AgentRunState.WAITING_INPUT, AgentRunState.WAITING_APPROVAL}),
 }

@@ -26,6 +26,7 @@ _NAMED: dict[str, str] = {
 
 _CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789`-=[]\\;',./")
 
+
 class KeyError_(ValueError):
     """The key name is not in the table."""
 

@@ -249,8 +249,11 @@ class Controller:
         port = TmuxPort(client)
         server_pid = await port.server_pid()
         if self._server_pid and server_pid != self._server_pid:
-            log.info("tmux server changed (pid %s → %s): forgetting old panes", self._server_pid,
-                     server_pid)
+            log.info(
+                "tmux server changed (pid %s → %s): forgetting old panes",
+                self._server_pid,
+                server_pid,
+            )
             for pane in self.panes.reset():
                 self._forget_pane(pane)
         self._server_pid = server_pid
@@ -452,12 +455,19 @@ class Controller:
         try:
             if split_from is not None:
                 tmux_id, _pid = await port.split(
-                    split_from.tmux_id, direction, cwd=cwd, env=env, command=launcher,
+                    split_from.tmux_id,
+                    direction,
+                    cwd=cwd,
+                    env=env,
+                    command=launcher,
                     on_created=register,
                 )
             else:
                 tmux_id, _pid = await port.new_window(
-                    session or bootstrap.USER_SESSION, cwd=cwd, env=env, command=launcher,
+                    session or bootstrap.USER_SESSION,
+                    cwd=cwd,
+                    env=env,
+                    command=launcher,
                     on_created=register,
                 )
         except BaseException:
@@ -553,7 +563,6 @@ class Controller:
     async def _handle_control(self, body: bytes, peer: Any) -> bytes:
         return encode_reply(await self.router.dispatch(body, peer.pid))
 
-
     # ----------------------------------------------------------------------------------------
     # seams used by the agent commands
     # ----------------------------------------------------------------------------------------
@@ -592,7 +601,9 @@ class Controller:
 
         return await asyncio.to_thread(resolve_worktree, base_dir, branch)
 
-    async def access_mode_flags(self, worker: Any, access: str | None, anchor: Pane | None) -> list[str]:
+    async def access_mode_flags(
+        self, worker: Any, access: str | None, anchor: Pane | None
+    ) -> list[str]:
         from mytty.core.launch import access_flags, resolve_access
         from mytty.daemon.inherit import inherited_mode_flags_for
 
@@ -613,7 +624,10 @@ class Controller:
             session = run.session_id if run is not None else None
         try:
             return await asyncio.to_thread(
-                inherited_mode_flags_for, worker, lead_pid, home=os.path.expanduser("~"),
+                inherited_mode_flags_for,
+                worker,
+                lead_pid,
+                home=os.path.expanduser("~"),
                 session_id=session,
             )
         except MyttyError:

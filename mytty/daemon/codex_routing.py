@@ -32,8 +32,12 @@ def _process_tree(root: int, session: int | None) -> list[int]:
     """
     out, frontier = [root], [root]
     while frontier and len(out) < _MAX_DESCENDANTS:
-        nxt = [c for pid in frontier for c in procfs.children(pid)
-               if session is None or procfs.session_id(c) == session]
+        nxt = [
+            c
+            for pid in frontier
+            for c in procfs.children(pid)
+            if session is None or procfs.session_id(c) == session
+        ]
         out.extend(nxt)
         frontier = nxt
     return out[:_MAX_DESCENDANTS]

@@ -41,7 +41,9 @@ class CursorApprovalEstimator:
             if timer is not None:
                 timer.cancel()
         elif hook == "stop" or event.kind in (
-            AgentEventKind.SUCCEEDED, AgentEventKind.FAILED, AgentEventKind.DISCONNECTED
+            AgentEventKind.SUCCEEDED,
+            AgentEventKind.FAILED,
+            AgentEventKind.DISCONNECTED,
         ):
             for key in [k for k in self._timers if k[0] == event.run_id]:
                 self._timers.pop(key).cancel()

@@ -30,8 +30,13 @@ def _storable(event: AgentEvent) -> bool:
     ISO 8601 offsets can push a year-1 or year-9999 timestamp out of the representable range;
     both would otherwise fail deep in the store's writer.
     """
-    for text in (event.session_id, event.message, event.hook_name, event.tool_use_id,
-                 event.tool_name):
+    for text in (
+        event.session_id,
+        event.message,
+        event.hook_name,
+        event.tool_use_id,
+        event.tool_name,
+    ):
         if text is not None:
             try:
                 text.encode("utf-8")

@@ -37,7 +37,9 @@ class IntegrationService:
             return await self.wire()
         return await self.enable_with_consent(broken, repair=True)
 
-    async def enable_with_consent(self, providers: list[AgentProvider], *, repair: bool) -> dict[str, Any]:
+    async def enable_with_consent(
+        self, providers: list[AgentProvider], *, repair: bool
+    ) -> dict[str, Any]:
         todo = []
         for provider in providers:
             status = await self.status(provider)

@@ -77,8 +77,13 @@ class PaneRegistry:
 
     def register_created(self, surface_id: str, tmux_id: str, pid: int) -> Pane:
         self.generation += 1
-        pane = Pane(surface_id=surface_id, tmux_id=tmux_id, pid=pid, created_by_us=True,
-                    generation=self.generation)
+        pane = Pane(
+            surface_id=surface_id,
+            tmux_id=tmux_id,
+            pid=pid,
+            created_by_us=True,
+            generation=self.generation,
+        )
         self.by_surface[surface_id] = pane
         self.by_tmux[tmux_id] = pane
         return pane
@@ -92,7 +97,9 @@ class PaneRegistry:
 
     def has_strangers(self, rows: Iterable[PaneRow]) -> bool:
         """True when ``rows`` hold a pane this registry has not seen yet."""
-        return any(r.pane_id not in self.by_tmux and r.session_name != PRIVATE_SESSION for r in rows)
+        return any(
+            r.pane_id not in self.by_tmux and r.session_name != PRIVATE_SESSION for r in rows
+        )
 
     def reconcile(
         self,

@@ -22,11 +22,15 @@ class ControlRouter:
             request = decode_request(body)
             module = COMMANDS.get(request["type"])
             if module is None:
-                raise MyttyError(ErrorCode.INVALID_REQUEST, f"unknown request type {request['type']!r}")
+                raise MyttyError(
+                    ErrorCode.INVALID_REQUEST, f"unknown request type {request['type']!r}"
+                )
             reply: dict[str, Any] = await module.handle(self._ctx, Params(request, peer_pid))
             return reply
         except MyttyError as exc:
             return failure(exc.code, exc.message)
         except Exception:
             log.exception("control request failed")
-            return failure(ErrorCode.INTERNAL_ERROR, "the controller hit an unexpected error (see its log)")
+            return failure(
+                ErrorCode.INTERNAL_ERROR, "the controller hit an unexpected error (see its log)"
+            )

@@ -52,8 +52,9 @@ class StoreError(Exception):
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                           check_same_thread=False)
+    conn = sqlite3.connect(
+        str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+    )
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA journal_mode=WAL")
     # NORMAL in WAL mode: a commit survives a process crash (kill -9); only power loss can
@@ -137,7 +138,9 @@ class EventStore:
 
     def load_acknowledgements(self) -> dict[str, float]:
         assert self._conn is not None
-        return dict(self._conn.execute("SELECT item_id, acknowledged_at FROM attention_acknowledgement"))
+        return dict(
+            self._conn.execute("SELECT item_id, acknowledged_at FROM attention_acknowledgement")
+        )
 
     # -- writes (through the writer thread) ------------------------------------------------------
     async def insert(self, event: AgentEvent) -> bool:
@@ -184,7 +187,9 @@ class EventStore:
         finally:
             conn.close()
 
-    def _run_batch(self, conn: sqlite3.Connection, batch: list[tuple[str, object, asyncio.Future[object]]]) -> None:
+    def _run_batch(
+        self, conn: sqlite3.Connection, batch: list[tuple[str, object, asyncio.Future[object]]]
+    ) -> None:
         results: list[object] = []
         try:
             conn.execute("BEGIN IMMEDIATE")

@@ -57,7 +57,9 @@ class ClaudeInstaller:
 
     def state(self, ctx: Context) -> ProviderState:
         _loaded, status, why = hookconfig.hooks_state(
-            ctx.locations.claude_settings, spec(ctx), helper_problem(ctx.helper, ctx.env),
+            ctx.locations.claude_settings,
+            spec(ctx),
+            helper_problem(ctx.helper, ctx.env),
             self.provider.value,
         )
         if status != "installed":

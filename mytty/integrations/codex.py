@@ -29,7 +29,14 @@ from mytty.integrations.common import (
 from mytty.integrations.helper import helper_problem, invokes_helper, shell_command
 from mytty.integrations.installer import Context, ProviderState
 
-EVENTS = ("SessionStart", "UserPromptSubmit", "PermissionRequest", "PostToolUse", "Stop", "Interrupt")
+EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PermissionRequest",
+    "PostToolUse",
+    "Stop",
+    "Interrupt",
+)
 TIMEOUT_SECONDS = 5
 
 
@@ -98,7 +105,9 @@ class CodexInstaller:
 
     def state(self, ctx: Context) -> ProviderState:
         loaded, status, why = hookconfig.hooks_state(
-            ctx.locations.codex_hooks, spec(ctx), helper_problem(ctx.helper, ctx.env),
+            ctx.locations.codex_hooks,
+            spec(ctx),
+            helper_problem(ctx.helper, ctx.env),
             self.provider.value,
         )
         if status != "installed":

@@ -46,7 +46,9 @@ class CursorInstaller:
 
     def state(self, ctx: Context) -> ProviderState:
         _loaded, status, why = hookconfig.hooks_state(
-            ctx.locations.cursor_hooks, spec(ctx), helper_problem(ctx.helper, ctx.env),
+            ctx.locations.cursor_hooks,
+            spec(ctx),
+            helper_problem(ctx.helper, ctx.env),
             self.provider.value,
         )
         return ProviderState(status, why)

@@ -28,8 +28,9 @@ def helper_path(env: Mapping[str, str] | None = None) -> Path:
     override = env.get(HELPER_OVERRIDE_ENV)
     if override:
         return Path(os.path.abspath(override))
-    data = env.get("XDG_DATA_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"),
-                                                    ".local", "share")
+    data = env.get("XDG_DATA_HOME") or os.path.join(
+        env.get("HOME") or os.path.expanduser("~"), ".local", "share"
+    )
     return Path(os.path.abspath(data)) / "mytty" / "bin" / HELPER_NAME
 
 
@@ -59,8 +60,10 @@ def helper_problem(path: Path, env: Mapping[str, str] | None = None) -> str | No
         except OSError as exc:
             return f"the hook helper {path} cannot be read: {exc.strerror}"
         if current != launcher_text():
-            return (f"the hook helper {path} belongs to another or an older mytty installation "
-                    "(run `mytty integrations repair`)")
+            return (
+                f"the hook helper {path} belongs to another or an older mytty installation "
+                "(run `mytty integrations repair`)"
+            )
     return None
 
 

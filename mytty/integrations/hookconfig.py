@@ -309,6 +309,12 @@ def hooks_state(
     if helper_problem:
         return loaded, "needs-repair", helper_problem
     if status == "needs-repair":
-        return loaded, status, (f"mytty's handlers in {path} are incomplete or were edited; "
-                                f"run `mytty integrations repair {provider}`")
+        return (
+            loaded,
+            status,
+            (
+                f"mytty's handlers in {path} are incomplete or were edited; "
+                f"run `mytty integrations repair {provider}`"
+            ),
+        )
     return loaded, status, None

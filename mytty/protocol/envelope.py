@@ -39,7 +39,11 @@ def decode_envelope(body: bytes) -> Envelope:
         if capability is not None and not isinstance(capability, str):
             raise ValueError("capability must be a string")
         event = event_from_wire(obj.get("event"))
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+    except (
+        ValueError,
+        UnicodeDecodeError,
+        RecursionError,
+    ) as exc:  # JSONDecodeError is a ValueError
         raise MyttyError(ErrorCode.INVALID_REQUEST, str(exc)) from None
     return Envelope(schema_version=version, capability=capability, event=event)
 

@@ -20,14 +20,27 @@ def ask_yes_no(tmux_argv: list[str], client: str, title: str, body: str, timeout
         f"cat {_q(text_path)}; printf '\\n[y] yes   [n] no\\n'; "
         "while IFS= read -rsn1 k; do case $k in y|Y) exit 0;; n|N|q|$'\\e') exit 1;; esac; done; exit 1"
     )
-    argv = [*tmux_argv, "display-popup", "-c", client, "-T", title, "-w", "80%", "-h", "60%",
-            "-E", f"bash -c {_q(script)}"]
+    argv = [
+        *tmux_argv,
+        "display-popup",
+        "-c",
+        client,
+        "-T",
+        title,
+        "-w",
+        "80%",
+        "-h",
+        "60%",
+        "-E",
+        f"bash -c {_q(script)}",
+    ]
     try:
         result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
         return result.returncode == 0
     except subprocess.TimeoutExpired:
-        subprocess.run([*tmux_argv, "display-popup", "-C", "-c", client], capture_output=True,
-                       check=False)
+        subprocess.run(
+            [*tmux_argv, "display-popup", "-C", "-c", client], capture_output=True, check=False
+        )
         return False
     finally:
         try:

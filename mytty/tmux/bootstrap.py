@@ -85,11 +85,24 @@ def ensure_private_session(
     if srv.is_alive() and srv.has_session(private):
         if not fresh:
             return
-        subprocess.run([*tmux_argv(socket_path), "kill-session", "-t", f"={private}"],
-                       capture_output=True, check=False)
+        subprocess.run(
+            [*tmux_argv(socket_path), "kill-session", "-t", f"={private}"],
+            capture_output=True,
+            check=False,
+        )
     result = subprocess.run(
-        [*tmux_argv(socket_path), "new-session", "-d", "-s", private, "-x", "80", "-y", "24",
-         keepalive_command],
+        [
+            *tmux_argv(socket_path),
+            "new-session",
+            "-d",
+            "-s",
+            private,
+            "-x",
+            "80",
+            "-y",
+            "24",
+            keepalive_command,
+        ],
         capture_output=True,
         text=True,
         check=False,

@@ -51,7 +51,15 @@ class ControlClient:
         session: str,
         on_notification: Callable[[str, str], None],
     ) -> None:
-        self._argv = [*tmux_argv, "-C", "attach-session", "-t", session, "-f", "ignore-size,no-output"]
+        self._argv = [
+            *tmux_argv,
+            "-C",
+            "attach-session",
+            "-t",
+            session,
+            "-f",
+            "ignore-size,no-output",
+        ]
         self._on_notification = on_notification
         self._proc: asyncio.subprocess.Process | None = None
         self._pending: collections.deque[_Pending] = collections.deque()

@@ -83,8 +83,29 @@ def parse_pane_row(line: str) -> PaneRow | None:
     parts = line.split(SEP)
     if len(parts) != len(_FIELDS):
         return None
-    (pid_, ppid, sid, sname, wid, widx, pidx, wact, pact, dead, left, top, w, h, ww, wh, att,
-     surface, cmd, path, wname) = parts
+    (
+        pid_,
+        ppid,
+        sid,
+        sname,
+        wid,
+        widx,
+        pidx,
+        wact,
+        pact,
+        dead,
+        left,
+        top,
+        w,
+        h,
+        ww,
+        wh,
+        att,
+        surface,
+        cmd,
+        path,
+        wname,
+    ) = parts
     return PaneRow(
         pane_id=pid_,
         pane_pid=_int(ppid),
@@ -192,7 +213,9 @@ class TmuxPort:
         """The id (``@N``) of the window the control client is attached to."""
         lines = await self.run("display-message -p '#{window_id}'")
         if not lines or not lines[0].startswith("@"):
-            raise MyttyError(ErrorCode.TMUX_UNAVAILABLE, "tmux did not report the control client's window")
+            raise MyttyError(
+                ErrorCode.TMUX_UNAVAILABLE, "tmux did not report the control client's window"
+            )
         return lines[0]
 
     async def server_pid(self) -> int:
@@ -201,8 +224,16 @@ class TmuxPort:
 
     async def human_clients(self) -> list[tuple[str, str, int]]:
         """Attached non-control clients as (name, session name, activity), most recent first."""
-        fmt = quote(SEP.join(["#{client_name}", "#{client_control_mode}", "#{client_session}",
-                              "#{client_activity}"]))
+        fmt = quote(
+            SEP.join(
+                [
+                    "#{client_name}",
+                    "#{client_control_mode}",
+                    "#{client_session}",
+                    "#{client_activity}",
+                ]
+            )
+        )
         lines = await self.run(f"list-clients -F {fmt}")
         out = []
         for line in lines:
@@ -280,16 +311,26 @@ class TmuxPort:
             for ch in segment:
                 if ord(ch) < 0x20 or ord(ch) == 0x7F:
                     if chunk:
-                        await self.run(f"send-keys -t {target} -l {quote(''.join(chunk))}", fail=ErrorCode.PANE_NOT_FOUND)
+                        await self.run(
+                            f"send-keys -t {target} -l {quote(''.join(chunk))}",
+                            fail=ErrorCode.PANE_NOT_FOUND,
+                        )
                         chunk = []
-                    await self.run(f"send-keys -t {target} -H {ord(ch):02x}", fail=ErrorCode.PANE_NOT_FOUND)
+                    await self.run(
+                        f"send-keys -t {target} -H {ord(ch):02x}", fail=ErrorCode.PANE_NOT_FOUND
+                    )
                 else:
                     chunk.append(ch)
             if chunk:
-                await self.run(f"send-keys -t {target} -l {quote(''.join(chunk))}", fail=ErrorCode.PANE_NOT_FOUND)
+                await self.run(
+                    f"send-keys -t {target} -l {quote(''.join(chunk))}",
+                    fail=ErrorCode.PANE_NOT_FOUND,
+                )
 
     async def send_key(self, pane_id: str, key_name: str) -> None:
-        await self.run(f"send-keys -t {quote(pane_id)} {quote(key_name)}", fail=ErrorCode.PANE_NOT_FOUND)
+        await self.run(
+            f"send-keys -t {quote(pane_id)} {quote(key_name)}", fail=ErrorCode.PANE_NOT_FOUND
+        )
 
     # -- screen -------------------------------------------------------------------------------
     async def capture(self, pane_id: str) -> ScreenCapture:
@@ -297,9 +338,14 @@ class TmuxPort:
         cursor_fmt = quote("#{cursor_x} #{cursor_y} #{history_size} #{pane_in_mode}")
         # Issue both before awaiting: tmux runs them back to back, so they describe one moment.
         text_task = asyncio.ensure_future(
-            self.run(f"capture-pane -p -J -t {target} -S -{MAX_CAPTURE_LINES} -E -", fail=ErrorCode.PANE_NOT_FOUND)
+            self.run(
+                f"capture-pane -p -J -t {target} -S -{MAX_CAPTURE_LINES} -E -",
+                fail=ErrorCode.PANE_NOT_FOUND,
+            )
         )
-        before_task = asyncio.ensure_future(self.run(f"display-message -p -t {target} {cursor_fmt}", fail=ErrorCode.PANE_NOT_FOUND))
+        before_task = asyncio.ensure_future(
+            self.run(f"display-message -p -t {target} {cursor_fmt}", fail=ErrorCode.PANE_NOT_FOUND)
+        )
         lines = await text_task
         info_lines = await before_task
         info = info_lines[0].split() if info_lines else []
@@ -315,12 +361,19 @@ class TmuxPort:
             # column counts that row's characters too (cursor_x only counts cells in its row).
             start = f"-S -{MAX_CAPTURE_LINES}"
             pending = [
-                self.run(f"capture-pane -p -J -t {target} {start} -E {cy}", fail=ErrorCode.PANE_NOT_FOUND),
-                self.run(f"capture-pane -p -t {target} -S {cy} -E {cy}", fail=ErrorCode.PANE_NOT_FOUND),
+                self.run(
+                    f"capture-pane -p -J -t {target} {start} -E {cy}", fail=ErrorCode.PANE_NOT_FOUND
+                ),
+                self.run(
+                    f"capture-pane -p -t {target} -S {cy} -E {cy}", fail=ErrorCode.PANE_NOT_FOUND
+                ),
             ]
             if cy > 0 or hist > 0:
                 pending.append(
-                    self.run(f"capture-pane -p -J -t {target} {start} -E {cy - 1}", fail=ErrorCode.PANE_NOT_FOUND)
+                    self.run(
+                        f"capture-pane -p -J -t {target} {start} -E {cy - 1}",
+                        fail=ErrorCode.PANE_NOT_FOUND,
+                    )
                 )
             through, row, *rest = await asyncio.gather(*pending)
             above = rest[0] if rest else []
@@ -355,14 +408,17 @@ class TmuxPort:
             await self.try_run(f"switch-client -c {quote(clients[0][0])} -t {quote(session_name)}")
 
     async def set_pane_option(self, pane_id: str, name: str, value: str) -> None:
-        await self.run(f"set-option -p -t {quote(pane_id)} {name} {quote(value)}", fail=ErrorCode.PANE_NOT_FOUND)
+        await self.run(
+            f"set-option -p -t {quote(pane_id)} {name} {quote(value)}",
+            fail=ErrorCode.PANE_NOT_FOUND,
+        )
 
     async def global_env(self, name: str) -> str | None:
         """The value of ``name`` in tmux's global environment (None when unset)."""
         lines = await self.try_run(f"show-environment -g {quote(name)}")
         prefix = name + "="
         if lines and lines[0].startswith(prefix):
-            return lines[0][len(prefix):]
+            return lines[0][len(prefix) :]
         return None
 
     async def set_global_env(self, name: str, value: str) -> None:

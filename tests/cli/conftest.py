@@ -131,8 +131,17 @@ class Ran:
         return self.stderr.split("\n", 1)[0].split(": ", 2)[2]
 
 
-def run_ctl(*args: str, env: dict[str, str], cwd: str | None = None, timeout: float = 30.0,
-            **kwargs: Any) -> Ran:
-    proc = subprocess.run([CTL_EXE, *args], env=env, cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, check=False, **kwargs)
+def run_ctl(
+    *args: str, env: dict[str, str], cwd: str | None = None, timeout: float = 30.0, **kwargs: Any
+) -> Ran:
+    proc = subprocess.run(
+        [CTL_EXE, *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        **kwargs,
+    )
     return Ran(proc)

@@ -12,8 +12,20 @@ import pytest
 from .conftest import FakeController, ctl_env
 
 PANE = "0F1E2D3C-4B5A-4978-8695-A4B3C2D1E0F9"
-FORBIDDEN = ("libtmux", "typer", "click", "rich", "psutil", "tomlkit", "asyncio",
-             "mytty.daemon", "mytty.tmux", "mytty.control", "mytty.integrations", "mytty.hook")
+FORBIDDEN = (
+    "libtmux",
+    "typer",
+    "click",
+    "rich",
+    "psutil",
+    "tomlkit",
+    "asyncio",
+    "mytty.daemon",
+    "mytty.tmux",
+    "mytty.control",
+    "mytty.integrations",
+    "mytty.hook",
+)
 
 
 def imported_modules(importtime_stderr: str) -> set[str]:
@@ -50,7 +62,11 @@ def forbidden_in(modules: set[str]) -> list[str]:
 def test_ctl_path_imports_nothing_heavy(argv: list[str], fake: FakeController) -> None:
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "mytty.cli.ctl", *argv],
-        env=ctl_env(fake.path), capture_output=True, text=True, timeout=30, check=False,
+        env=ctl_env(fake.path),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     modules = imported_modules(proc.stderr)
@@ -72,8 +88,14 @@ sys.exit(code)
 
 
 def test_sys_modules_after_a_command(fake: FakeController) -> None:
-    proc = subprocess.run([sys.executable, "-c", _PROBE, "list"], env=ctl_env(fake.path),
-                          capture_output=True, text=True, timeout=30, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE, "list"],
+        env=ctl_env(fake.path),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     import json
 
@@ -84,6 +106,11 @@ def test_sys_modules_after_a_command(fake: FakeController) -> None:
 
 def test_the_checker_notices_a_forbidden_import(fake: FakeController) -> None:
     # Guard against a vacuous pass: the same parsing flags a heavy import when there is one.
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", "import typer"],
-                          capture_output=True, text=True, timeout=30, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import typer"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     assert "typer" in forbidden_in(imported_modules(proc.stderr))

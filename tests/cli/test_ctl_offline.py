@@ -18,8 +18,19 @@ import pytest
 from .conftest import FakeController, Ran, ctl_env, run_ctl
 
 PANE = "0F1E2D3C-4B5A-4978-8695-A4B3C2D1E0F9"
-SUB_COMMANDS = ("list", "new-tab", "split", "send", "send-key", "read", "focus", "close-pane",
-                "status", "env", "guide")
+SUB_COMMANDS = (
+    "list",
+    "new-tab",
+    "split",
+    "send",
+    "send-key",
+    "read",
+    "focus",
+    "close-pane",
+    "status",
+    "env",
+    "guide",
+)
 
 
 # -- help and guide need nothing -------------------------------------------------------------
@@ -68,8 +79,9 @@ def test_guide_prints_the_manual_without_a_controller(workdir: Path) -> None:
         ["env", "extra"],
     ],
 )
-def test_bad_arguments_are_usage_errors_before_connecting(argv: list[str],
-                                                          fake: FakeController) -> None:
+def test_bad_arguments_are_usage_errors_before_connecting(
+    argv: list[str], fake: FakeController
+) -> None:
     ran = run_ctl(*argv, env=ctl_env(fake.path))
     assert ran.code == "usage"
     assert fake.connections == 0
@@ -83,8 +95,9 @@ def test_status_without_a_pane_is_a_usage_error(fake: FakeController) -> None:
 
 # -- client-side validation that must happen before a connection ----------------------------
 @pytest.mark.parametrize("argv", [["new-tab", "--command", ""], ["split", PANE, "--command", ""]])
-def test_empty_command_is_rejected_before_connecting(argv: list[str], fake: FakeController,
-                                                     workdir: Path) -> None:
+def test_empty_command_is_rejected_before_connecting(
+    argv: list[str], fake: FakeController, workdir: Path
+) -> None:
     assert run_ctl(*argv, env=ctl_env(fake.path)).code == "invalid-command"
     # ... and no controller at all makes no difference.
     assert run_ctl(*argv, env=ctl_env(str(workdir / "absent.sock"))).code == "invalid-command"
@@ -96,7 +109,7 @@ def test_empty_command_is_rejected_before_connecting(argv: list[str], fake: Fake
     [
         "x" * 101,
         "é" * 101,
-        "\U0001F600" * 101,
+        "\U0001f600" * 101,
         "",
         "two\nlines",
         "tab\there",
@@ -110,7 +123,7 @@ def test_invalid_status_is_rejected_before_connecting(text: str, fake: FakeContr
     assert fake.connections == 0
 
 
-@pytest.mark.parametrize("text", ["x" * 100, "é" * 100, "\U0001F600" * 100, "running tests: 3/7"])
+@pytest.mark.parametrize("text", ["x" * 100, "é" * 100, "\U0001f600" * 100, "running tests: 3/7"])
 def test_status_up_to_100_scalars_is_sent(text: str, fake: FakeController) -> None:
     ran = run_ctl("status", text, "--pane", PANE, env=ctl_env(fake.path))
     assert ran.returncode == 0, ran.stderr
@@ -124,8 +137,11 @@ def test_request_over_64_kib_is_refused_before_connecting(fake: FakeController) 
 
 
 def test_request_of_exactly_64_kib_is_sent(fake: FakeController) -> None:
-    overhead = len(json.dumps({"type": "send", "paneID": PANE, "text": "", "pressEnter": False},
-                              separators=(",", ":")))
+    overhead = len(
+        json.dumps(
+            {"type": "send", "paneID": PANE, "text": "", "pressEnter": False}, separators=(",", ":")
+        )
+    )
     text = "y" * (64 * 1024 - overhead)
     ran = run_ctl("send", PANE, text, env=ctl_env(fake.path))
     assert ran.returncode == 0, ran.stderr
@@ -139,25 +155,44 @@ def test_request_of_exactly_64_kib_is_sent(fake: FakeController) -> None:
     [
         (["list"], {"type": "list"}),
         (["new-tab"], {"type": "newTab"}),
-        (["new-tab", "--cwd", "/tmp", "--command", "echo hi"],
-         {"type": "newTab", "workingDirectory": "/tmp", "command": "echo hi"}),
+        (
+            ["new-tab", "--cwd", "/tmp", "--command", "echo hi"],
+            {"type": "newTab", "workingDirectory": "/tmp", "command": "echo hi"},
+        ),
         (["split", PANE], {"type": "split", "paneID": PANE, "direction": "auto"}),
-        (["split", "--cwd", "/", PANE, "down", "--command", "--cwd"],
-         {"type": "split", "paneID": PANE, "direction": "down", "workingDirectory": "/",
-          "command": "--cwd"}),
-        (["send", PANE, "hello\nworld"],
-         {"type": "send", "paneID": PANE, "text": "hello\nworld", "pressEnter": False}),
-        (["send", "--enter", PANE, "-x"],
-         {"type": "send", "paneID": PANE, "text": "-x", "pressEnter": True}),
-        (["send-key", PANE, "c", "--modifiers", "control,,shift,"],
-         {"type": "sendKey", "paneID": PANE, "key": "c", "modifiers": ["control", "shift"]}),
-        (["send-key", PANE, "escape"],
-         {"type": "sendKey", "paneID": PANE, "key": "escape", "modifiers": []}),
+        (
+            ["split", "--cwd", "/", PANE, "down", "--command", "--cwd"],
+            {
+                "type": "split",
+                "paneID": PANE,
+                "direction": "down",
+                "workingDirectory": "/",
+                "command": "--cwd",
+            },
+        ),
+        (
+            ["send", PANE, "hello\nworld"],
+            {"type": "send", "paneID": PANE, "text": "hello\nworld", "pressEnter": False},
+        ),
+        (
+            ["send", "--enter", PANE, "-x"],
+            {"type": "send", "paneID": PANE, "text": "-x", "pressEnter": True},
+        ),
+        (
+            ["send-key", PANE, "c", "--modifiers", "control,,shift,"],
+            {"type": "sendKey", "paneID": PANE, "key": "c", "modifiers": ["control", "shift"]},
+        ),
+        (
+            ["send-key", PANE, "escape"],
+            {"type": "sendKey", "paneID": PANE, "key": "escape", "modifiers": []},
+        ),
         (["read", PANE.lower()], {"type": "read", "paneID": PANE.lower()}),
         (["focus", PANE], {"type": "focus", "paneID": PANE}),
         (["close-pane", PANE], {"type": "closePane", "paneID": PANE}),
-        (["status", "phase 1", "--pane", PANE],
-         {"type": "setPaneStatus", "paneID": PANE, "status": "phase 1"}),
+        (
+            ["status", "phase 1", "--pane", PANE],
+            {"type": "setPaneStatus", "paneID": PANE, "status": "phase 1"},
+        ),
         (["status", "--clear", "--pane", PANE], {"type": "setPaneStatus", "paneID": PANE}),
         (["env"], {"type": "env"}),
         (["env", "--json"], {"type": "env"}),
@@ -190,11 +225,13 @@ def test_relative_cwd_is_made_absolute_by_the_client(fake: FakeController, workd
 
 
 def test_non_ascii_text_travels_as_utf8(fake: FakeController) -> None:
-    text = "héllo 日本 \U0001F600 \"q\" \\"
+    text = 'héllo 日本 \U0001f600 "q" \\'
     assert run_ctl("send", PANE, text, env=ctl_env(fake.path)).returncode == 0
     assert fake.requests[0].decode("utf-8") == json.dumps(
         {"type": "send", "paneID": PANE, "text": text, "pressEnter": False},
-        ensure_ascii=False, separators=(",", ":"))
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
 
 
 # -- how replies come back ---------------------------------------------------------------------
@@ -206,13 +243,16 @@ def test_success_is_one_sorted_compact_json_line(workdir: Path) -> None:
     finally:
         server.close()
     assert ran.returncode == 0 and ran.stderr == ""
-    assert ran.stdout == json.dumps(reply, sort_keys=True, separators=(",", ":"),
-                                    ensure_ascii=False) + "\n"
+    assert (
+        ran.stdout
+        == json.dumps(reply, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
+    )
 
 
 def test_failure_reply_goes_to_stderr_with_its_code(workdir: Path) -> None:
     server = FakeController(
-        workdir, lambda _b: b'{"type":"failure","code":"pane-not-found","message":"no pane X"}\n')
+        workdir, lambda _b: b'{"type":"failure","code":"pane-not-found","message":"no pane X"}\n'
+    )
     try:
         ran = run_ctl("read", PANE, env=ctl_env(server.path))
     finally:
@@ -258,8 +298,9 @@ def test_stale_socket_file_is_not_running(workdir: Path) -> None:
     assert "mytty start" in ran.message
 
 
-def test_socket_from_mytty_home_when_no_socket_variable(fake: FakeController,
-                                                        workdir: Path) -> None:
+def test_socket_from_mytty_home_when_no_socket_variable(
+    fake: FakeController, workdir: Path
+) -> None:
     env = ctl_env(None, MYTTY_HOME=str(workdir))  # the fake listens on <workdir>/control.sock
     assert run_ctl("list", env=env).returncode == 0
     assert fake.connections == 1
@@ -277,8 +318,8 @@ def run_ctl_as(uid: int, argv: list[str], env: dict[str, str]) -> Ran:
         try:
             os.dup2(out_w, 1)
             os.dup2(err_w, 2)
-            sys.stdout = open(1, "w", closefd=False)  # pytest replaced the sys streams
-            sys.stderr = open(2, "w", closefd=False)
+            sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115 - pytest replaced the sys streams
+            sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
             os.setgroups([])
             os.setgid(uid)
             os.setuid(uid)

@@ -103,7 +103,7 @@ def test_display_names() -> None:
 
 
 def test_shell_names() -> None:
-    assert SHELL_NAMES == {"zsh", "bash", "fish", "sh", "dash", "tcsh", "csh", "ksh", "nu", "pwsh"}
+    assert {"zsh", "bash", "fish", "sh", "dash", "tcsh", "csh", "ksh", "nu", "pwsh"} == SHELL_NAMES
     assert is_shell("/usr/bin/zsh")
     assert is_shell("-zsh")
     assert is_shell("bash")

@@ -30,8 +30,12 @@ def test_a_daemon_in_its_own_session_is_not_the_panes(tmp_path: Path) -> None:
     session = "019a0000-0000-7000-8000-00000000abcd"
     rollout = tmp_path / f"rollout-2026-11-30T00-00-00-{session}.jsonl"
     rollout.write_text("")
-    tui = subprocess.Popen([sys.executable, "-c", TUI, str(rollout)], stdout=subprocess.PIPE,
-                           text=True, start_new_session=True)
+    tui = subprocess.Popen(
+        [sys.executable, "-c", TUI, str(rollout)],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         assert tui.stdout is not None
         keep_pid, daemon_pid = (int(x) for x in tui.stdout.readline().split())

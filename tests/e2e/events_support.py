@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider, event_to_wire
 from mytty.protocol.envelope import encode_envelope
 from tests.support.harness import Mytty, wait_until
@@ -154,6 +153,7 @@ def pane_env_when_exec(m: Mytty, pane_id: str) -> dict[str, str]:
     Right after tmux forks a pane, /proc/<pid>/environ still shows the tmux server's
     environment (the child has not exec'd yet), so poll until the pane's own variables appear.
     """
+
     def probe() -> dict[str, str] | None:
         try:
             env = m.pane_env(pane_id)
@@ -229,19 +229,23 @@ def stored_events(m: Mytty) -> list[dict[str, Any]]:
 
 def run_in_foreground(m: Mytty, pane: AgentPane, command: str, comm: str) -> None:
     """Type ``command`` into the pane's shell and wait until ``comm`` is its foreground process."""
-    m.ctl("send", pane.pane_id, command, "--enter").json
-    wait_until(lambda: pane.entry()["command"] == comm, timeout=15,
-               message=f"{comm} in the foreground of {pane.pane_id}")
+    m.ctl("send", pane.pane_id, command, "--enter").ok()
+    wait_until(
+        lambda: pane.entry()["command"] == comm,
+        timeout=15,
+        message=f"{comm} in the foreground of {pane.pane_id}",
+    )
 
 
 def wait_for_pane_gone(m: Mytty, pane_id: str) -> None:
-    wait_until(lambda: all(p["paneID"] != pane_id for p in m.panes()), timeout=10,
-               message=f"pane {pane_id} to disappear")
+    wait_until(
+        lambda: all(p["paneID"] != pane_id for p in m.panes()),
+        timeout=10,
+        message=f"pane {pane_id} to disappear",
+    )
 
 
 # -- fixtures --------------------------------------------------------------------------------------
-
-
 
 
 def kill9_and_settle(m: Mytty) -> None:
@@ -254,8 +258,12 @@ def kill9_and_settle(m: Mytty) -> None:
     m.kill9()
 
     def private_session_gone() -> bool:
-        done = subprocess.run(["tmux", "-S", m.socket, "has-session", "-t", "=_mytty"], env=m.env,
-                              capture_output=True, check=False)
+        done = subprocess.run(
+            ["tmux", "-S", m.socket, "has-session", "-t", "=_mytty"],
+            env=m.env,
+            capture_output=True,
+            check=False,
+        )
         return done.returncode != 0
 
     wait_until(private_session_gone, timeout=10, message="the private tmux session to end")

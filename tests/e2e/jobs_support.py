@@ -61,8 +61,14 @@ def configure_shell(m: Mytty, bashrc: str) -> None:
 def enable_integrations(m: Mytty, *providers: str) -> None:
     """``mytty integrations enable`` (the human's command) for worker providers."""
     for provider in providers:
-        proc = subprocess.run([MYTTY, "integrations", "enable", INTEGRATION[provider]], env=m.env,
-                              capture_output=True, text=True, timeout=60, check=False)
+        proc = subprocess.run(
+            [MYTTY, "integrations", "enable", INTEGRATION[provider]],
+            env=m.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         assert proc.returncode == 0, f"enable {provider}: {proc.stdout}{proc.stderr}"
     listing = m.ctl("integration", "list").json["integrations"]
     statuses = {i["provider"]: i["status"] for i in listing}
@@ -92,8 +98,9 @@ def shared_team() -> Iterator[Mytty]:
 # -- anchors and panes -----------------------------------------------------------------------------
 
 
-def new_anchor(m: Mytty, cwd: str | Path | None = None, *, width: int = 200,
-               height: int = 60) -> str:
+def new_anchor(
+    m: Mytty, cwd: str | Path | None = None, *, width: int = 200, height: int = 60
+) -> str:
     """A fresh tab (its own tmux window, made roomy) to split workers from."""
     args = ["new-tab"] + (["--cwd", str(cwd)] if cwd is not None else [])
     pane_id = m.ctl(*args).json["paneID"]
@@ -133,15 +140,17 @@ def run_id(job: dict[str, Any]) -> str | None:
     return None if run is None else str(run["rawValue"])
 
 
-def spawn_reply(m: Mytty, *args: str, env: dict[str, str] | None = None,
-                cwd: str | None = None) -> dict[str, Any]:
+def spawn_reply(
+    m: Mytty, *args: str, env: dict[str, str] | None = None, cwd: str | None = None
+) -> dict[str, Any]:
     reply = m.ctl("agent", "spawn", *args, env=env, cwd=cwd).json
     assert reply["type"] == "agentJob", reply
     return reply
 
 
-def spawn(m: Mytty, *args: str, env: dict[str, str] | None = None,
-          cwd: str | None = None) -> dict[str, Any]:
+def spawn(
+    m: Mytty, *args: str, env: dict[str, str] | None = None, cwd: str | None = None
+) -> dict[str, Any]:
     """``agent spawn`` (run from ``cwd``, default the test HOME); returns the job snapshot."""
     job: dict[str, Any] = spawn_reply(m, *args, env=env, cwd=cwd)["job"]
     assert job["state"] == "launching", job
@@ -153,12 +162,21 @@ def spawn_code(m: Mytty, *args: str, env: dict[str, str] | None = None) -> str:
     return m.ctl("agent", "spawn", *args, env=env).code
 
 
-def agent_wait(m: Mytty, job: dict[str, Any] | str, until: str,
-               timeout: float = 60) -> dict[str, Any]:
+def agent_wait(
+    m: Mytty, job: dict[str, Any] | str, until: str, timeout: float = 60
+) -> dict[str, Any]:
     """``agent wait``; returns the whole agentWaitResult."""
     jid = job if isinstance(job, str) else job_id(job)
-    reply = m.ctl("agent", "wait", jid, "--until", until, "--timeout-seconds", f"{timeout:g}",
-                  timeout=timeout + 30).json
+    reply = m.ctl(
+        "agent",
+        "wait",
+        jid,
+        "--until",
+        until,
+        "--timeout-seconds",
+        f"{timeout:g}",
+        timeout=timeout + 30,
+    ).json
     assert reply["type"] == "agentWaitResult", reply
     assert set(reply) == {"type", "job", "timedOut"}, reply
     return reply
@@ -220,8 +238,15 @@ def standin_runs(m: Mytty) -> list[StandinRun]:
             data = json.loads(path.read_text())
         except ValueError:
             continue  # still being written
-        out.append(StandinRun(match.group(1), int(match.group(2)), list(data["argv"]), data["cwd"],
-                              dict(data.get("env") or {})))
+        out.append(
+            StandinRun(
+                match.group(1),
+                int(match.group(2)),
+                list(data["argv"]),
+                data["cwd"],
+                dict(data.get("env") or {}),
+            )
+        )
     return out
 
 
@@ -229,17 +254,22 @@ def standins_in(m: Mytty, pane_id: str, name: str | None = None) -> list[Standin
     return [r for r in standin_runs(m) if r.pane_id == pane_id and (name is None or r.name == name)]
 
 
-def standin_in(m: Mytty, pane_id: str, name: str | None = None,
-               timeout: float = 30.0) -> StandinRun:
+def standin_in(
+    m: Mytty, pane_id: str, name: str | None = None, timeout: float = 30.0
+) -> StandinRun:
     """The (single) stand-in that started in ``pane_id``, waiting for it to record itself."""
-    runs = wait_until(lambda: standins_in(m, pane_id, name), timeout,
-                      message=f"a stand-in {name or ''} to start in pane {pane_id}")
+    runs = wait_until(
+        lambda: standins_in(m, pane_id, name),
+        timeout,
+        message=f"a stand-in {name or ''} to start in pane {pane_id}",
+    )
     assert len(runs) == 1, runs
     return runs[0]
 
 
-def expected_argv(provider: str, mode_flags: list[str], task: str,
-                  model: str | None = None) -> list[str]:
+def expected_argv(
+    provider: str, mode_flags: list[str], task: str, model: str | None = None
+) -> list[str]:
     """A worker's argv after the binary, per semantics §5.2 (the task ends with the contract)."""
     argv: list[str] = []
     if model is not None:
@@ -254,8 +284,9 @@ def expected_argv(provider: str, mode_flags: list[str], task: str,
 
 
 def git(cwd: str | Path, *args: str) -> str:
-    proc = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True,
-                          check=False, timeout=30)
+    proc = subprocess.run(
+        ["git", "-C", str(cwd), *args], capture_output=True, text=True, check=False, timeout=30
+    )
     assert proc.returncode == 0, f"git {' '.join(args)}: {proc.stderr}"
     return proc.stdout
 

@@ -61,8 +61,19 @@ def _fresh_uuid() -> str:
 def test_spawn_reply_shape(shared_team: Mytty) -> None:
     m = shared_team
     anchor = new_anchor(m)
-    reply = spawn_reply(m, "--provider", "codex", "--access", "review", "--label", "investigate-a",
-                        "--task", "look around\n@standin: exit", "--anchor", anchor)
+    reply = spawn_reply(
+        m,
+        "--provider",
+        "codex",
+        "--access",
+        "review",
+        "--label",
+        "investigate-a",
+        "--task",
+        "look around\n@standin: exit",
+        "--anchor",
+        anchor,
+    )
     assert set(reply) == {"type", "job"}
     job = reply["job"]
     assert set(job) - {"statusNote"} == SNAPSHOT_KEYS, job
@@ -78,11 +89,21 @@ def test_spawn_reply_shape(shared_team: Mytty) -> None:
 
 def test_spawn_without_a_label_and_with_an_empty_label(shared_team: Mytty) -> None:
     m = shared_team
-    job = spawn(m, "--provider", "claude", "--task", "no label\n@standin: exit",
-                "--anchor", new_anchor(m))
+    job = spawn(
+        m, "--provider", "claude", "--task", "no label\n@standin: exit", "--anchor", new_anchor(m)
+    )
     assert job.get("label") is None
-    job = spawn(m, "--provider", "claude", "--label", "", "--task", "empty label\n@standin: exit",
-                "--anchor", new_anchor(m))
+    job = spawn(
+        m,
+        "--provider",
+        "claude",
+        "--label",
+        "",
+        "--task",
+        "empty label\n@standin: exit",
+        "--anchor",
+        new_anchor(m),
+    )
     assert job["label"] == ""
 
 
@@ -92,8 +113,15 @@ def test_spawn_without_a_label_and_with_an_empty_label(shared_team: Mytty) -> No
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_spawn_running_succeeded_and_result(shared_team: Mytty, provider: str) -> None:
     m = shared_team
-    job = spawn(m, "--provider", provider, "--task", "take your time\n@standin: sleep 3",
-                "--anchor", new_anchor(m))
+    job = spawn(
+        m,
+        "--provider",
+        provider,
+        "--task",
+        "take your time\n@standin: sleep 3",
+        "--anchor",
+        new_anchor(m),
+    )
     running = agent_wait(m, job, "running", 30)
     assert running["timedOut"] is False
     assert running["job"]["state"] == "running", running
@@ -117,8 +145,15 @@ def test_spawn_running_succeeded_and_result(shared_team: Mytty, provider: str) -
 @pytest.mark.parametrize("provider", ["claude", "cursor"])
 def test_failed_turn_completes_the_job_as_failed(shared_team: Mytty, provider: str) -> None:
     m = shared_team
-    job = spawn(m, "--provider", provider, "--task", "this will break\n@standin: fail",
-                "--anchor", new_anchor(m))
+    job = spawn(
+        m,
+        "--provider",
+        provider,
+        "--task",
+        "this will break\n@standin: fail",
+        "--anchor",
+        new_anchor(m),
+    )
     done = completed(m, job)
     assert done["state"] == "failed", done
     assert run_id(done) is not None
@@ -130,8 +165,15 @@ def test_crashed_codex_worker_stays_running_until_closed(shared_team: Mytty) -> 
     (§9.2): a codex turn that dies without its Stop leaves the job running. ``agent close``
     is how the orchestrator ends it."""
     m = shared_team
-    job = spawn(m, "--provider", "codex", "--task", "this will crash\n@standin: fail",
-                "--anchor", new_anchor(m))
+    job = spawn(
+        m,
+        "--provider",
+        "codex",
+        "--task",
+        "this will crash\n@standin: fail",
+        "--anchor",
+        new_anchor(m),
+    )
     m.wait_for_text(pane_of(job), "STANDIN exiting with an error")
     reply = agent_wait(m, job, "completed", 2)
     assert reply["timedOut"] is True and reply["job"]["state"] == "running", reply
@@ -142,8 +184,15 @@ def test_crashed_codex_worker_stays_running_until_closed(shared_team: Mytty) -> 
 def test_attention_then_answer_stays_on_the_same_run(shared_team: Mytty) -> None:
     """A follow-up to a live (waiting) run does not re-arm the job (§5.5)."""
     m = shared_team
-    job = spawn(m, "--provider", "claude", "--task", "needs a yes\n@standin: approve",
-                "--anchor", new_anchor(m))
+    job = spawn(
+        m,
+        "--provider",
+        "claude",
+        "--task",
+        "needs a yes\n@standin: approve",
+        "--anchor",
+        new_anchor(m),
+    )
     waiting = agent_wait(m, job, "attention", 30)
     assert waiting["timedOut"] is False and waiting["job"]["state"] == "waiting-approval", waiting
     bound = run_id(waiting["job"])
@@ -158,17 +207,34 @@ def test_launch_failed_with_a_missing_binary() -> None:
         m.start()
         enable_integrations(m, "claude", "cursor")  # the hooks are fine; the binaries are missing
         # Wherever the panes' shells may look (their PATH, and what a login profile sets).
-        pane_path = m.pane_env(m.ctl("new-tab").json["paneID"])["PATH"] \
+        pane_path = (
+            m.pane_env(m.ctl("new-tab").json["paneID"])["PATH"]
             + ":/usr/local/bin:/usr/bin:/bin:/usr/local/games:/usr/games"
+        )
         for binary in ("claude", "cursor-agent"):
             assert shutil.which(binary, path=pane_path) is None, f"a real {binary} is installed"
-        jobs = {p: spawn(m, "--provider", p, "--task", "never runs", "--anchor", new_anchor(m))
-                for p in ("claude", "cursor")}
+        jobs = {
+            p: spawn(m, "--provider", p, "--task", "never runs", "--anchor", new_anchor(m))
+            for p in ("claude", "cursor")
+        }
         start = time.monotonic()
         waits = {
-            p: subprocess.Popen([MYTTY_CTL, "agent", "wait", job_id(job), "--until", "completed",
-                                 "--timeout-seconds", "120"], env=m.env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+            p: subprocess.Popen(
+                [
+                    MYTTY_CTL,
+                    "agent",
+                    "wait",
+                    job_id(job),
+                    "--until",
+                    "completed",
+                    "--timeout-seconds",
+                    "120",
+                ],
+                env=m.env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
             for p, job in jobs.items()
         }
         for provider, proc in waits.items():
@@ -193,8 +259,15 @@ def test_launch_failed_with_a_missing_binary() -> None:
 
 
 def _running_job(m: Mytty) -> dict[str, Any]:
-    job = spawn(m, "--provider", "claude", "--task", "long work\n@standin: sleep 120",
-                "--anchor", new_anchor(m))
+    job = spawn(
+        m,
+        "--provider",
+        "claude",
+        "--task",
+        "long work\n@standin: sleep 120",
+        "--anchor",
+        new_anchor(m),
+    )
     reply = agent_wait(m, job, "running", 30)
     assert reply["job"]["state"] == "running", reply
     return job
@@ -269,8 +342,9 @@ def test_follow_up_rearms_the_job_onto_the_new_run(shared_team: Mytty, provider:
 def test_jobs_spawned_back_to_back_never_see_each_others_runs(shared_team: Mytty) -> None:
     m = shared_team
     anchor = new_anchor(m)
-    slow = spawn(m, "--provider", "claude", "--task", "slow one\n@standin: sleep 4",
-                 "--anchor", anchor)
+    slow = spawn(
+        m, "--provider", "claude", "--task", "slow one\n@standin: sleep 4", "--anchor", anchor
+    )
     fast = spawn(m, "--provider", "claude", "--task", "fast one", "--anchor", anchor)
     assert pane_of(slow) != pane_of(fast)
 
@@ -301,8 +375,9 @@ def test_spawn_without_an_anchor_opens_a_window_in_the_mytty_session(shared_team
     assert "MYTTY_SURFACE_ID" not in m.env
     caller_dir = m.root / "caller dir"
     caller_dir.mkdir()
-    job = spawn(m, "--provider", "claude", "--task", "no anchor\n@standin: exit",
-                cwd=str(caller_dir))
+    job = spawn(
+        m, "--provider", "claude", "--task", "no anchor\n@standin: exit", cwd=str(caller_dir)
+    )
     pane = pane_of(job)
     assert tmux_format(m, pane, "#{session_name}") == "mytty"
     window = tmux_format(m, pane, "#{window_id}")
@@ -319,17 +394,30 @@ def test_cwd_defaults_to_the_anchor_panes_directory(shared_team: Mytty) -> None:
     first.mkdir()
     moved.mkdir()
     anchor = new_anchor(m, first)
-    m.ctl("send", anchor, f"cd '{moved}'", "--enter").json
+    m.ctl("send", anchor, f"cd '{moved}'", "--enter").ok()
     # Watched through tmux itself: a `list` would refresh the controller's view of the pane,
     # and the spawn must find the shell's current directory on its own.
-    wait_until(lambda: tmux_format(m, anchor, "#{pane_current_path}") == str(moved), 15,
-               message="the anchor's shell in its new directory")
-    job = spawn(m, "--provider", "claude", "--task", "where am I\n@standin: exit",
-                "--anchor", anchor)
+    wait_until(
+        lambda: tmux_format(m, anchor, "#{pane_current_path}") == str(moved),
+        15,
+        message="the anchor's shell in its new directory",
+    )
+    job = spawn(
+        m, "--provider", "claude", "--task", "where am I\n@standin: exit", "--anchor", anchor
+    )
     assert standin_in(m, pane_of(job), "claude").cwd == str(moved)
 
-    job = spawn(m, "--provider", "claude", "--task", "explicit\n@standin: exit", "--anchor", anchor,
-                "--cwd", str(first))
+    job = spawn(
+        m,
+        "--provider",
+        "claude",
+        "--task",
+        "explicit\n@standin: exit",
+        "--anchor",
+        anchor,
+        "--cwd",
+        str(first),
+    )
     assert standin_in(m, pane_of(job), "claude").cwd == str(first)
 
 
@@ -352,7 +440,8 @@ def test_six_spawns_back_to_back_all_start_with_their_full_task(slow_rc_mytty: M
     m = slow_rc_mytty
     anchor = new_anchor(m)
     tasks = [
-        f"worker {i}: " + " ".join(f"line {i}.{j} {'x' * 40}" for j in range(60))
+        f"worker {i}: "
+        + " ".join(f"line {i}.{j} {'x' * 40}" for j in range(60))
         + f"\nend of task {i}"
         for i in range(6)
     ]
@@ -378,8 +467,10 @@ def test_attention_wait_without_the_integration_fails_at_once(mytty: Mytty) -> N
     m.install_standins("claude")  # but no hooks
     job = spawn(m, "--provider", "claude", "--task", "hi", "--anchor", new_anchor(m))
     start = time.monotonic()
-    assert agent_code(m, "wait", job_id(job), "--until", "attention", "--timeout-seconds", "60") \
+    assert (
+        agent_code(m, "wait", job_id(job), "--until", "attention", "--timeout-seconds", "60")
         == "provider-integration-not-installed"
+    )
     assert time.monotonic() - start < 10
 
 
@@ -390,8 +481,10 @@ def test_spawn_anchor_not_found(shared_team: Mytty) -> None:
     m = shared_team
     before = len(m.panes())
     for anchor in (_fresh_uuid(), "not-a-pane"):
-        assert spawn_code(m, "--provider", "claude", "--task", "x", "--anchor", anchor) \
+        assert (
+            spawn_code(m, "--provider", "claude", "--task", "x", "--anchor", anchor)
             == "pane-not-found"
+        )
     assert len(m.panes()) == before
 
 
@@ -410,20 +503,29 @@ def test_spawn_invalid_task(shared_team: Mytty, tmp_path: Path) -> None:
         assert result.code == "invalid-task"
         assert str(path) in result.stderr
     # Server side too (a raw request that skipped the CLI's checks).
-    reply = m.request({"type": "spawnAgent", "anchorPaneID": anchor, "direction": "auto",
-                       "provider": "claude", "task": ""})
+    reply = m.request(
+        {
+            "type": "spawnAgent",
+            "anchorPaneID": anchor,
+            "direction": "auto",
+            "provider": "claude",
+            "task": "",
+        }
+    )
     assert (reply["type"], reply["code"]) == ("failure", "invalid-task")
 
 
-def test_spawn_too_large_task_is_refused_before_connecting(shared_team: Mytty,
-                                                            tmp_path: Path) -> None:
+def test_spawn_too_large_task_is_refused_before_connecting(
+    shared_team: Mytty, tmp_path: Path
+) -> None:
     m = shared_team
     huge = "y" * 70_000
     nowhere = {"MYTTY_CONTROL_SOCKET": str(tmp_path / "no-such.sock")}
     for args in (("--task", huge), ("--task-file", str(tmp_path / "huge.md"))):
         (tmp_path / "huge.md").write_text(huge)
-        result = m.ctl("agent", "spawn", "--provider", "codex", "--anchor", _fresh_uuid(), *args,
-                       env=nowhere)
+        result = m.ctl(
+            "agent", "spawn", "--provider", "codex", "--anchor", _fresh_uuid(), *args, env=nowhere
+        )
         assert result.code == "invalid-task", result.stderr  # not "not-running": never connected
 
 
@@ -437,15 +539,23 @@ def test_a_large_task_that_fits_arrives_whole(shared_team: Mytty) -> None:
 @pytest.mark.parametrize("label", ["a" * 101, "bell\x07", "tab\there", "new\nline", "zwj\u200dx"])
 def test_spawn_invalid_label(shared_team: Mytty, label: str) -> None:
     m = shared_team
-    assert spawn_code(m, "--provider", "claude", "--task", "x", "--label", label,
-                      "--anchor", new_anchor(m)) == "invalid-label"
+    assert (
+        spawn_code(
+            m, "--provider", "claude", "--task", "x", "--label", label, "--anchor", new_anchor(m)
+        )
+        == "invalid-label"
+    )
 
 
 @pytest.mark.parametrize("model", ["", "two words", "tab\tmodel", "m" * 101, "ctl\x01"])
 def test_spawn_invalid_model(shared_team: Mytty, model: str) -> None:
     m = shared_team
-    assert spawn_code(m, "--provider", "claude", "--task", "x", "--model", model,
-                      "--anchor", new_anchor(m)) == "invalid-model"
+    assert (
+        spawn_code(
+            m, "--provider", "claude", "--task", "x", "--model", model, "--anchor", new_anchor(m)
+        )
+        == "invalid-model"
+    )
 
 
 def test_spawn_invalid_cwd(shared_team: Mytty, tmp_path: Path) -> None:
@@ -455,8 +565,12 @@ def test_spawn_invalid_cwd(shared_team: Mytty, tmp_path: Path) -> None:
     a_file.write_text("")
     before = len(m.panes())
     for cwd in (tmp_path / "missing", a_file):
-        assert spawn_code(m, "--provider", "claude", "--task", "x", "--cwd", str(cwd),
-                          "--anchor", anchor) == "invalid-cwd"
+        assert (
+            spawn_code(
+                m, "--provider", "claude", "--task", "x", "--cwd", str(cwd), "--anchor", anchor
+            )
+            == "invalid-cwd"
+        )
     assert len(m.panes()) == before
 
 
@@ -466,14 +580,26 @@ def test_server_checks_run_in_the_documented_order(shared_team: Mytty) -> None:
     anchor = new_anchor(m)
 
     def code(**fields: Any) -> str:
-        req = {"type": "spawnAgent", "anchorPaneID": anchor, "direction": "auto",
-               "provider": "claude", "task": "x", **fields}
+        req = {
+            "type": "spawnAgent",
+            "anchorPaneID": anchor,
+            "direction": "auto",
+            "provider": "claude",
+            "task": "x",
+            **fields,
+        }
         reply = m.request(req)
         assert reply["type"] == "failure", reply
         return str(reply["code"])
 
-    bad = {"task": "", "label": "\x07", "model": "a b", "cwd": "/no/such/dir",
-           "worktreeBranch": "..bad", "access": "inherit"}
+    bad = {
+        "task": "",
+        "label": "\x07",
+        "model": "a b",
+        "cwd": "/no/such/dir",
+        "worktreeBranch": "..bad",
+        "access": "inherit",
+    }
     assert code(anchorPaneID=_fresh_uuid(), **bad) == "pane-not-found"
     assert code(**bad) == "invalid-task"
     del bad["task"]
@@ -495,8 +621,9 @@ def test_spawn_failed_when_the_anchor_cannot_be_split(shared_team: Mytty) -> Non
     m.tmux("resize-window", "-t", window, "-x", "1", "-y", "1")
     assert tmux_format(m, anchor, "#{pane_width}x#{pane_height}") == "1x1"
     before = len(m.panes())
-    assert spawn_code(m, "--provider", "claude", "--task", "x", "--anchor", anchor) \
-        == "spawn-failed"
+    assert (
+        spawn_code(m, "--provider", "claude", "--task", "x", "--anchor", anchor) == "spawn-failed"
+    )
     assert len(m.panes()) == before
 
 
@@ -518,16 +645,20 @@ def test_spawn_needs_repair(mytty: Mytty, provider: str) -> None:
     statuses = {i["provider"]: i["status"] for i in listing}
     assert statuses[INTEGRATION[provider]] == "needs-repair", statuses
     before = len(m.panes())
-    assert spawn_code(m, "--provider", provider, "--task", "x", "--anchor", m.first_pane()) \
+    assert (
+        spawn_code(m, "--provider", provider, "--task", "x", "--anchor", m.first_pane())
         == "provider-integration-needs-repair"
+    )
     assert len(m.panes()) == before
 
 
 def test_unknown_job_ids(shared_team: Mytty) -> None:
     m = shared_team
     unknown = _fresh_uuid()
-    assert agent_code(m, "wait", unknown, "--until", "completed", "--timeout-seconds", "1") \
+    assert (
+        agent_code(m, "wait", unknown, "--until", "completed", "--timeout-seconds", "1")
         == "job-not-found"
+    )
     assert agent_code(m, "result", unknown) == "job-not-found"
     assert agent_code(m, "send", unknown, "hello", "--enter") == "job-not-found"
     assert agent_code(m, "focus", unknown) == "job-not-found"
@@ -539,16 +670,19 @@ def test_unknown_job_ids(shared_team: Mytty) -> None:
 def test_jobs_are_forgotten_when_the_controller_restarts(mytty: Mytty) -> None:
     m = mytty
     m.install_standins("claude")
-    job = spawn(m, "--provider", "claude", "--task", "outlives its job id",
-                "--anchor", new_anchor(m))
+    job = spawn(
+        m, "--provider", "claude", "--task", "outlives its job id", "--anchor", new_anchor(m)
+    )
     standin_in(m, pane_of(job), "claude")
     assert agent_result(m, job)["job"]["jobID"] == job["jobID"]
     m.stop()
     m.start()
     jid = job_id(job)
     assert agent_code(m, "result", jid) == "job-not-found"
-    assert agent_code(m, "wait", jid, "--until", "completed", "--timeout-seconds", "1") \
+    assert (
+        agent_code(m, "wait", jid, "--until", "completed", "--timeout-seconds", "1")
         == "job-not-found"
+    )
     assert agent_code(m, "send", jid, "hi") == "job-not-found"
     assert agent_code(m, "focus", jid) == "job-not-found"
     assert agent_code(m, "close", jid) == "job-not-found"
@@ -571,8 +705,9 @@ def test_agent_send_to_a_job_whose_pane_was_killed_is_job_lost(shared_team: Mytt
 def test_integration_environment_is_untouched_by_spawn(shared_team: Mytty) -> None:
     """A spawned worker carries the pane environment of its own pane."""
     m = shared_team
-    job = spawn(m, "--provider", "cursor", "--task", "env\n@standin: exit",
-                "--anchor", new_anchor(m))
+    job = spawn(
+        m, "--provider", "cursor", "--task", "env\n@standin: exit", "--anchor", new_anchor(m)
+    )
     record = standin_in(m, pane_of(job), "cursor-agent")
     assert record.env["MYTTY_SURFACE_ID"] == pane_of(job)
     assert record.env["MYTTY_CONTROL_SOCKET"] == m.control_socket

@@ -62,8 +62,11 @@ def _start_lead(m: Mytty, command: str, provider: str) -> str:
     lead = m.ctl("split", anchor, "right", "--command", command).json["paneID"]
     standin_in(m, lead, BINARY[provider])
     display = {"claude": "Claude Code", "codex": "Codex", "cursor": "Cursor"}[provider]
-    wait_until(lambda: (listed(m, lead) or {}).get("command") == display, 15,
-               message=f"{display} in the foreground of the lead pane")
+    wait_until(
+        lambda: (listed(m, lead) or {}).get("command") == display,
+        15,
+        message=f"{display} in the foreground of the lead pane",
+    )
     return lead
 
 
@@ -75,32 +78,50 @@ def _start_lead(m: Mytty, command: str, provider: str) -> str:
 def test_access_mode_argv(shared_team: Mytty, provider: str, access: str) -> None:
     m = shared_team
     task = _task(f"{provider}-{access}")
-    job = spawn(m, "--provider", provider, "--access", access, "--task", task,
-                "--anchor", new_anchor(m))
-    assert _argv_of(m, job, provider) == expected_argv(provider, ACCESS_FLAGS[provider, access],
-                                                       task)
+    job = spawn(
+        m, "--provider", provider, "--access", access, "--task", task, "--anchor", new_anchor(m)
+    )
+    assert _argv_of(m, job, provider) == expected_argv(
+        provider, ACCESS_FLAGS[provider, access], task
+    )
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_omitted_access_without_a_same_provider_lead_is_workspace_write(shared_team: Mytty,
-                                                                         provider: str) -> None:
+def test_omitted_access_without_a_same_provider_lead_is_workspace_write(
+    shared_team: Mytty, provider: str
+) -> None:
     m = shared_team
     task = _task(f"default-{provider}")
     job = spawn(m, "--provider", provider, "--task", task, "--anchor", new_anchor(m))
     assert _argv_of(m, job, provider) == expected_argv(
-        provider, ACCESS_FLAGS[provider, "workspace-write"], task)
+        provider, ACCESS_FLAGS[provider, "workspace-write"], task
+    )
 
 
-@pytest.mark.parametrize(("provider", "model"), [("claude", "sonnet"), ("codex", "gpt-5-codex"),
-                                                 ("cursor", "gpt-5")])
-def test_model_flag_comes_before_the_mode_flags(shared_team: Mytty, provider: str,
-                                                model: str) -> None:
+@pytest.mark.parametrize(
+    ("provider", "model"), [("claude", "sonnet"), ("codex", "gpt-5-codex"), ("cursor", "gpt-5")]
+)
+def test_model_flag_comes_before_the_mode_flags(
+    shared_team: Mytty, provider: str, model: str
+) -> None:
     m = shared_team
     task = _task(f"model-{provider}")
-    job = spawn(m, "--provider", provider, "--access", "review", "--model", model, "--task", task,
-                "--anchor", new_anchor(m))
+    job = spawn(
+        m,
+        "--provider",
+        provider,
+        "--access",
+        "review",
+        "--model",
+        model,
+        "--task",
+        task,
+        "--anchor",
+        new_anchor(m),
+    )
     assert _argv_of(m, job, provider) == expected_argv(
-        provider, ACCESS_FLAGS[provider, "review"], task, model=model)
+        provider, ACCESS_FLAGS[provider, "review"], task, model=model
+    )
 
 
 def test_worker_contract_closes_every_task(shared_team: Mytty) -> None:
@@ -110,7 +131,7 @@ def test_worker_contract_closes_every_task(shared_team: Mytty) -> None:
     job = spawn(m, "--provider", "claude", "--task", task, "--anchor", new_anchor(m))
     prompt = standin_in(m, pane_of(job), "claude").task
     assert prompt.startswith(task + "\n")
-    contract = prompt[len(task) + 1:]
+    contract = prompt[len(task) + 1 :]
     assert contract == worker_contract()
     lines = contract.split("\n")
     assert len(lines) == 7 and not lines[0].startswith("- "), lines
@@ -128,21 +149,25 @@ def test_claude_worker_inherits_the_leads_permission_mode(shared_team: Mytty) ->
     task = _task("inherit-implicit")
     job = spawn(m, "--provider", "claude", "--anchor", lead, "--task", task)  # no --access
     assert _argv_of(m, job, "claude") == expected_argv(
-        "claude", ["--permission-mode", "bypassPermissions"], task)
+        "claude", ["--permission-mode", "bypassPermissions"], task
+    )
     task = _task("inherit-explicit")
     job = spawn(m, "--provider", "claude", "--anchor", lead, "--access", "inherit", "--task", task)
     assert _argv_of(m, job, "claude") == expected_argv(
-        "claude", ["--permission-mode", "bypassPermissions"], task)
+        "claude", ["--permission-mode", "bypassPermissions"], task
+    )
 
 
 def test_claude_inherits_skip_permissions_and_the_equals_spelling(shared_team: Mytty) -> None:
     m = shared_team
-    lead = _start_lead(m, "claude --permission-mode=acceptEdits --dangerously-skip-permissions",
-                       "claude")
+    lead = _start_lead(
+        m, "claude --permission-mode=acceptEdits --dangerously-skip-permissions", "claude"
+    )
     task = _task("inherit-equals")
     job = spawn(m, "--provider", "claude", "--anchor", lead, "--task", task)
     assert _argv_of(m, job, "claude") == expected_argv(
-        "claude", ["--permission-mode", "acceptEdits", "--dangerously-skip-permissions"], task)
+        "claude", ["--permission-mode", "acceptEdits", "--dangerously-skip-permissions"], task
+    )
 
 
 @pytest.mark.parametrize(
@@ -154,8 +179,9 @@ def test_claude_inherits_skip_permissions_and_the_equals_spelling(shared_team: M
         ("", ["-s", "workspace-write", "-a", "never"]),  # nothing to inherit → workspace-write
     ],
 )
-def test_codex_worker_inherits_the_leads_flags(shared_team: Mytty, lead_flags: str,
-                                               worker_flags: list[str]) -> None:
+def test_codex_worker_inherits_the_leads_flags(
+    shared_team: Mytty, lead_flags: str, worker_flags: list[str]
+) -> None:
     m = shared_team
     lead = _start_lead(m, f"codex {lead_flags}".strip(), "codex")
     task = _task("inherit-codex")
@@ -169,28 +195,54 @@ def test_cursor_worker_inherits_the_leads_flags(shared_team: Mytty) -> None:
     task = _task("inherit-cursor")
     job = spawn(m, "--provider", "cursor", "--anchor", lead, "--access", "inherit", "--task", task)
     assert _argv_of(m, job, "cursor") == expected_argv(
-        "cursor", ["--force", "--sandbox", "disabled"], task)
+        "cursor", ["--force", "--sandbox", "disabled"], task
+    )
 
 
 def test_inherit_from_another_provider(shared_team: Mytty) -> None:
     m = shared_team
     lead = _start_lead(m, "claude --permission-mode bypassPermissions", "claude")
     # Explicit inherit from a claude lead into a codex worker: no silent fallback.
-    assert spawn_code(m, "--provider", "codex", "--anchor", lead, "--access", "inherit",
-                      "--task", _task("cross")) == "inherit-unavailable"
+    assert (
+        spawn_code(
+            m,
+            "--provider",
+            "codex",
+            "--anchor",
+            lead,
+            "--access",
+            "inherit",
+            "--task",
+            _task("cross"),
+        )
+        == "inherit-unavailable"
+    )
     # Omitted access with a different lead provider resolves to workspace-write.
     task = _task("cross-implicit")
     job = spawn(m, "--provider", "codex", "--anchor", lead, "--task", task)
     assert _argv_of(m, job, "codex") == expected_argv(
-        "codex", ACCESS_FLAGS["codex", "workspace-write"], task)
+        "codex", ACCESS_FLAGS["codex", "workspace-write"], task
+    )
 
 
 def test_explicit_inherit_from_a_plain_shell_is_unavailable(shared_team: Mytty) -> None:
     m = shared_team
     anchor = new_anchor(m)
     before = len(m.panes())
-    assert spawn_code(m, "--provider", "claude", "--anchor", anchor, "--access", "inherit",
-                      "--task", _task("shell")) == "inherit-unavailable"
+    assert (
+        spawn_code(
+            m,
+            "--provider",
+            "claude",
+            "--anchor",
+            anchor,
+            "--access",
+            "inherit",
+            "--task",
+            _task("shell"),
+        )
+        == "inherit-unavailable"
+    )
     assert len(m.panes()) == before  # refused before any pane was made
 
 
@@ -202,8 +254,10 @@ def history_mytty() -> Iterator[Mytty]:
     """A controller whose panes' bash would save every typed line to ~/.bash_history at once."""
     m = Mytty()
     try:
-        configure_shell(m, "export MYTTY_TEST_RC=history\nHISTFILE=~/.bash_history\n"
-                           "PROMPT_COMMAND='history -a'\n")
+        configure_shell(
+            m,
+            "export MYTTY_TEST_RC=history\nHISTFILE=~/.bash_history\nPROMPT_COMMAND='history -a'\n",
+        )
         m.start()
         team(m, providers=("claude",))
         yield m
@@ -232,16 +286,22 @@ def test_hostile_task_arrives_verbatim_and_stays_out_of_history(history_mytty: M
 
     # End the agent, which leaves the pane at its shell. Prove that typed lines reach history…
     m.wait_for_text(pane, "STANDIN ready")
-    m.ctl("send", pane, "/exit", "--enter").json
-    wait_until(lambda: (listed(m, pane) or {}).get("command") == "bash", 15,
-               message="the worker pane back at its shell")
+    m.ctl("send", pane, "/exit", "--enter").ok()
+    wait_until(
+        lambda: (listed(m, pane) or {}).get("command") == "bash",
+        15,
+        message="the worker pane back at its shell",
+    )
     history = m.home / ".bash_history"
     canary = "echo canary-" + uuid.uuid4().hex
-    m.ctl("send", pane, canary, "--enter").json
-    wait_until(lambda: history.exists() and canary in history.read_text(errors="replace"), 15,
-               message="the typed canary in ~/.bash_history")
+    m.ctl("send", pane, canary, "--enter").ok()
+    wait_until(
+        lambda: history.exists() and canary in history.read_text(errors="replace"),
+        15,
+        message="the typed canary in ~/.bash_history",
+    )
     # …then let the shell exit (it writes its history on the way out).
-    m.ctl("send", pane, "exit", "--enter").json
+    m.ctl("send", pane, "exit", "--enter").ok()
     wait_pane_gone(m, pane)
     for name in (".bash_history", ".zsh_history"):
         path = m.home / name

@@ -24,8 +24,15 @@ ITEM_KEYS = {"paneID", "runID", "provider", "kind", "message", "createdAt", "res
 
 def _mytty(m: Mytty, *args: str) -> subprocess.CompletedProcess[str]:
     env = dict(m.env, COLUMNS="300")
-    return subprocess.run([MYTTY, *args], env=env, capture_output=True, text=True, timeout=60,
-                          check=False, cwd=str(m.home))
+    return subprocess.run(
+        [MYTTY, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=str(m.home),
+    )
 
 
 def _iso(seconds: float) -> str:
@@ -35,8 +42,10 @@ def _iso(seconds: float) -> str:
 def _build_inbox(m: Mytty) -> dict[str, Any]:
     """One pane per item kind, with distinct times so the order is known."""
     t = float(int(time.time())) - 1000
-    panes = {name: open_agent_pane(m) for name in
-             ("approval", "input", "failure", "disconnect", "completion", "quiet")}
+    panes = {
+        name: open_agent_pane(m)
+        for name in ("approval", "input", "failure", "disconnect", "completion", "quiet")
+    }
     runs = {name: new_id() for name in panes}
 
     p, r = panes["approval"], runs["approval"]
@@ -83,11 +92,23 @@ def test_attention_json_has_the_documented_shape(mytty: Mytty) -> None:
     for item in reply["items"]:
         assert set(item) == ITEM_KEYS, item
 
-    def expected(name: str, provider: str, kind: str, message: str | None, created: float,
-                 resolved: float | None = None) -> dict[str, Any]:
-        return {"paneID": panes[name].pane_id, "runID": runs[name], "provider": provider,
-                "kind": kind, "message": message, "createdAt": _iso(created),
-                "resolvedAt": None if resolved is None else _iso(resolved)}
+    def expected(
+        name: str,
+        provider: str,
+        kind: str,
+        message: str | None,
+        created: float,
+        resolved: float | None = None,
+    ) -> dict[str, Any]:
+        return {
+            "paneID": panes[name].pane_id,
+            "runID": runs[name],
+            "provider": provider,
+            "kind": kind,
+            "message": message,
+            "createdAt": _iso(created),
+            "resolvedAt": None if resolved is None else _iso(resolved),
+        }
 
     assert reply["items"] == [
         expected("completion", "claude-code", "completion", "done", t + 300),

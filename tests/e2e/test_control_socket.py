@@ -23,8 +23,9 @@ LIMIT = 64 * 1024
 NOBODY = 65534
 
 
-def raw_exchange(path: str, data: bytes, *, half_close: bool = True,
-                 timeout: float = 10.0) -> bytes:
+def raw_exchange(
+    path: str, data: bytes, *, half_close: bool = True, timeout: float = 10.0
+) -> bytes:
     """Send ``data`` as is; return every byte the server sends before closing."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(timeout)
@@ -123,8 +124,9 @@ def wait_for_drop(sock: socket.socket, limit: float) -> tuple[bytes, float]:
 
 
 @pytest.mark.parametrize("prefix", [b"", b'{"type":"list"'])
-def test_client_without_newline_is_dropped_while_others_are_served(mytty: Mytty,
-                                                                   prefix: bytes) -> None:
+def test_client_without_newline_is_dropped_while_others_are_served(
+    mytty: Mytty, prefix: bytes
+) -> None:
     hung = []
     for _ in range(20):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -237,8 +239,13 @@ def test_peer_with_another_uid_is_refused_even_when_the_socket_is_open(mytty: My
     for sock in (mytty.control_socket, mytty.event_socket):
         os.chmod(sock, 0o666)
     first = mytty.first_pane()
-    control = as_user(NOBODY, lambda: exchange_line(
-        mytty.control_socket, json.dumps({"type": "closePane", "paneID": first}).encode() + b"\n"))
+    control = as_user(
+        NOBODY,
+        lambda: exchange_line(
+            mytty.control_socket,
+            json.dumps({"type": "closePane", "paneID": first}).encode() + b"\n",
+        ),
+    )
     assert "ok" in control, control
     reply = json.loads(control["ok"])
     assert reply["type"] == "failure" and reply["code"] == "permission-denied"

@@ -13,7 +13,7 @@ from tests.support.harness import Mytty, wait_until
 
 pytestmark = pytest.mark.tmux
 
-HOSTILE = "q'uote \"dq\" $(echo sub) `echo tick` $HOME ; | & < > \\ *?[] !! #\tτ日本\U0001F600 é"
+HOSTILE = 'q\'uote "dq" $(echo sub) `echo tick` $HOME ; | & < > \\ *?[] !! #\tτ日本\U0001f600 é'
 MARK = "<<END>>"
 
 # Reads the terminal in raw mode (no echo, no line editing, no CR→NL) until MARK, then
@@ -49,7 +49,7 @@ class RawReader:
         m.wait_for_text(self.pane, "RAW-READY")
 
     def collect(self) -> bytes:
-        self.m.ctl("send", self.pane, MARK).json
+        self.m.ctl("send", self.pane, MARK).ok()
         wait_until(self.out.exists, 10, message="the raw reader to finish")
         return self.out.read_bytes()
 
@@ -65,9 +65,9 @@ def test_send_delivers_hostile_text_verbatim(mytty: Mytty) -> None:
 
 def test_send_enter_adds_one_return(mytty: Mytty) -> None:
     reader = RawReader(mytty, "enter")
-    mytty.ctl("send", reader.pane, "first", "--enter").json
-    mytty.ctl("send", reader.pane, "second").json
-    mytty.ctl("send", reader.pane, "", "--enter").json
+    mytty.ctl("send", reader.pane, "first", "--enter").ok()
+    mytty.ctl("send", reader.pane, "second").ok()
+    mytty.ctl("send", reader.pane, "", "--enter").ok()
     assert reader.collect() == b"first\rsecond\r"
 
 
@@ -114,7 +114,7 @@ def test_unknown_key_sends_nothing(mytty: Mytty) -> None:
     reader = RawReader(mytty, "nokey")
     for key in ("home", "pageup", "ctrl", "ab", "é"):
         assert mytty.ctl("send-key", reader.pane, key).code == "invalid-key", key
-    mytty.ctl("send", reader.pane, "only this").json
+    mytty.ctl("send", reader.pane, "only this").ok()
     assert reader.collect() == b"only this"
 
 
@@ -125,7 +125,7 @@ def test_command_runs_hostile_shell_text_verbatim(mytty: Mytty, how: str) -> Non
     hostile = HOSTILE + "\nline two\n"
     command = f"printf '%s' {shlex.quote(hostile)} > {shlex.quote(str(out))}"
     argv = ["split", mytty.first_pane()] if how == "split" else ["new-tab"]
-    mytty.ctl(*argv, "--command", command).json
+    mytty.ctl(*argv, "--command", command).ok()
     wait_until(lambda: out.exists() and out.stat().st_size > 0, 15, message="the command to run")
     assert out.read_bytes() == hostile.encode("utf-8")
 
@@ -135,8 +135,7 @@ def test_multi_line_command_runs_each_line_once_in_order(mytty: Mytty) -> None:
     q = shlex.quote(str(log))
     command = f"echo one >> {q}\necho two >> {q}\n\nif true; then\n  echo three >> {q}\nfi\n"
     pane = mytty.ctl("new-tab", "--command", command).json["paneID"]
-    wait_until(lambda: log.exists() and log.read_text().count("\n") == 3, 15,
-               message="three lines")
+    wait_until(lambda: log.exists() and log.read_text().count("\n") == 3, 15, message="three lines")
     assert log.read_text() == "one\ntwo\nthree\n"
     # The text was run, never typed: it is not on the screen.
     assert "echo one" not in mytty.read(pane)
@@ -162,7 +161,7 @@ def test_six_splits_with_a_slow_rc_file_each_run_once(mytty: Mytty) -> None:
     # Give every shell another prompt: a command that ran at "the first prompt" must not run
     # again at the next one.
     for i, pane in enumerate(panes):
-        mytty.ctl("send", pane, f"echo next-prompt-{i}", "--enter").json
+        mytty.ctl("send", pane, f"echo next-prompt-{i}", "--enter").ok()
     for i, pane in enumerate(panes):
         mytty.wait_for_text(pane, f"\nnext-prompt-{i}")
     assert sorted(lines()) == sorted(texts)
@@ -174,11 +173,13 @@ def test_command_file_is_private_until_used(mytty: Mytty) -> None:
     # Hold the shell in its rc file so the launch file can be looked at before it is used.
     gate = mytty.root / "gate"
     profile = mytty.home / ".profile"
-    profile.write_text(profile.read_text() +
-                       f"while [ ! -e {shlex.quote(str(gate))} ]; do sleep 0.05; done\n")
+    profile.write_text(
+        profile.read_text() + f"while [ ! -e {shlex.quote(str(gate))} ]; do sleep 0.05; done\n"
+    )
     out = mytty.root / "ran"
-    pane = mytty.ctl("split", mytty.first_pane(), "--command",
-                     f"touch {shlex.quote(str(out))}").json["paneID"]
+    pane = mytty.ctl(
+        "split", mytty.first_pane(), "--command", f"touch {shlex.quote(str(out))}"
+    ).json["paneID"]
     launch = mytty.mytty_home / "launch"
     files = wait_until(lambda: list(launch.iterdir()), 10, message="the launch file")
     assert [f.name for f in files] == [f"{pane}.sh"]

@@ -8,8 +8,8 @@ import json
 import os
 import re
 import shlex
-import subprocess
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,14 +20,19 @@ pytestmark = pytest.mark.tmux
 
 UUID_RE = re.compile(r"^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$")
 HEX_128_BITS_OR_MORE = re.compile(r"^[0-9A-F]{32,}$")
-VARS = ("MYTTY_EVENT_SOCKET", "MYTTY_SURFACE_ID", "MYTTY_EVENT_CAPABILITY",
-        "MYTTY_CONTROL_SOCKET", "MYTTY_CTL_BIN")
+VARS = (
+    "MYTTY_EVENT_SOCKET",
+    "MYTTY_SURFACE_ID",
+    "MYTTY_EVENT_CAPABILITY",
+    "MYTTY_CONTROL_SOCKET",
+    "MYTTY_CTL_BIN",
+)
 
 # One line of shell code that records, from inside a pane, what the pane's shell sees: each
 # value on its own line as NAME=value; `command -v` shows how the bare name mytty-ctl resolves.
 REPORT = (
     "{{ for v in MYTTY_EVENT_SOCKET MYTTY_SURFACE_ID MYTTY_EVENT_CAPABILITY MYTTY_CONTROL_SOCKET "
-    "MYTTY_CTL_BIN PATH; do printf '%s=%s\\n' \"$v\" \"$(printenv \"$v\")\"; done; "
+    'MYTTY_CTL_BIN PATH; do printf \'%s=%s\\n\' "$v" "$(printenv "$v")"; done; '
     "printf 'RESOLVED=%s\\n' \"$(command -v mytty-ctl)\"; "
     "printf 'LISTED=%s\\n' \"$(mytty-ctl list)\"; }} > {out}.tmp && mv {out}.tmp {out}"
 )
@@ -46,7 +51,8 @@ def reset_path_in_profile(m: Mytty) -> None:
     """A login profile that throws away the PATH it was given (like Debian's /etc/profile)."""
     marker = m.root / "profile-ran"
     (m.home / ".profile").write_text(
-        f"PATH=/usr/bin:/bin; export PATH\ntouch {shlex.quote(str(marker))}\n")
+        f"PATH=/usr/bin:/bin; export PATH\ntouch {shlex.quote(str(marker))}\n"
+    )
 
 
 def assert_pane_environment(m: Mytty, report: dict[str, str], pane: str) -> None:
@@ -113,7 +119,9 @@ def hand_made_pane(m: Mytty) -> tuple[str, str]:
     tmux_id = m.tmux("split-window", "-d", "-t", "base:", "-P", "-F", "#{pane_id}").strip()
     surface = wait_until(
         lambda: m.tmux("display-message", "-p", "-t", tmux_id, "#{@mytty_surface}").strip(),
-        10, message="the hand-made pane to be adopted")
+        10,
+        message="the hand-made pane to be adopted",
+    )
     return tmux_id, surface
 
 
@@ -125,8 +133,11 @@ def test_env_gives_a_hand_made_pane_its_own_identity(mytty: Mytty) -> None:
     results = []
     for i, (tmux_id, surface) in enumerate(panes):
         pid = int(mytty.tmux("display-message", "-p", "-t", tmux_id, "#{pane_pid}").strip())
-        first_env = dict(e.split("=", 1) for e in
-                         Path(f"/proc/{pid}/environ").read_text().split("\0") if "=" in e)
+        first_env = dict(
+            e.split("=", 1)
+            for e in Path(f"/proc/{pid}/environ").read_text().split("\0")
+            if "=" in e
+        )
         assert "MYTTY_SURFACE_ID" not in first_env  # tmux gave it no identity
         assert os.path.isabs(first_env["MYTTY_CTL_BIN"])  # but it knows where mytty-ctl is
         out = mytty.root / f"hand{i}.env"
@@ -134,8 +145,8 @@ def test_env_gives_a_hand_made_pane_its_own_identity(mytty: Mytty) -> None:
         fish_out = mytty.root / f"hand{i}.fish"
         line = (
             'PATH="$PATH:${MYTTY_CTL_BIN%/*}"; '
-            f'mytty-ctl env --json > {shlex.quote(str(json_out))}; '
-            f'mytty-ctl env --fish > {shlex.quote(str(fish_out))}; '
+            f"mytty-ctl env --json > {shlex.quote(str(json_out))}; "
+            f"mytty-ctl env --fish > {shlex.quote(str(fish_out))}; "
             'eval "$(mytty-ctl env)"; ' + report_command(out)
         )
         mytty.tmux("send-keys", "-t", tmux_id, "-l", line)
@@ -159,8 +170,9 @@ def test_env_gives_a_hand_made_pane_its_own_identity(mytty: Mytty) -> None:
 def test_env_from_a_created_pane_matches_what_it_was_given(mytty: Mytty) -> None:
     first = mytty.first_pane()
     out = mytty.root / "given.json"
-    pane = mytty.ctl("split", first, "--command",
-                     f"mytty-ctl env --json > {shlex.quote(str(out))}").json["paneID"]
+    pane = mytty.ctl(
+        "split", first, "--command", f"mytty-ctl env --json > {shlex.quote(str(out))}"
+    ).json["paneID"]
     wait_until(lambda: out.exists() and out.stat().st_size > 0, 20, message="env --json")
     reply = json.loads(out.read_text())
     given = mytty.pane_env(pane)
@@ -172,9 +184,15 @@ def test_up_no_attach_creates_the_session_with_the_pane_environment() -> None:
     m = Mytty(start_tmux=False)  # no tmux server, no sessions
     try:
         reset_path_in_profile(m)
-        up = subprocess.run([MYTTY, "up", "--no-attach", "--tmux-socket", m.socket], env=m.env,
-                            capture_output=True, text=True, timeout=60, cwd=str(m.home),
-                            check=False)
+        up = subprocess.run(
+            [MYTTY, "up", "--no-attach", "--tmux-socket", m.socket],
+            env=m.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=str(m.home),
+            check=False,
+        )
         assert up.returncode == 0, up.stderr
         assert f"tmux -S {m.socket} attach -t mytty" in up.stdout
         sessions = m.tmux("list-sessions", "-F", "#{session_name}").split()
@@ -185,12 +203,18 @@ def test_up_no_attach_creates_the_session_with_the_pane_environment() -> None:
         assert UUID_RE.match(pane)
         assert m.tmux("display-message", "-p", "-t", "=mytty:", "#{@mytty_surface}").strip() == pane
         out = m.root / "up.env"
-        m.ctl("send", pane, report_command(out), "--enter").json
+        m.ctl("send", pane, report_command(out), "--enter").ok()
         assert_pane_environment(m, read_report(out), pane)
         # Running it again changes nothing.
-        again = subprocess.run([MYTTY, "up", "--no-attach", "--tmux-socket", m.socket],
-                               env=m.env, capture_output=True, text=True, timeout=60,
-                               cwd=str(m.home), check=False)
+        again = subprocess.run(
+            [MYTTY, "up", "--no-attach", "--tmux-socket", m.socket],
+            env=m.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=str(m.home),
+            check=False,
+        )
         assert again.returncode == 0, again.stderr
         assert [p["paneID"] for p in m.panes()] == [pane]
     finally:
@@ -215,19 +239,33 @@ def test_shell_integration_gives_a_hand_made_pane_its_identity(
     if shutil.which(shell) is None:
         pytest.fail(f"{shell} is not installed (scripts/test installs it)")
     out = mytty.root / f"{shell}.out"
-    body = (f"source {shlex.quote(str(SHELL_INTEGRATION / script))}; "
-            f"printf '%s\\n' \"$MYTTY_SURFACE_ID\" (command -v mytty-ctl) > {shlex.quote(str(out))}"
-            if shell == "fish" else
-            f". {shlex.quote(str(SHELL_INTEGRATION / script))}; "
-            f"printf '%s\\n' \"$MYTTY_SURFACE_ID\" \"$(command -v mytty-ctl)\" > {shlex.quote(str(out))}")
+    body = (
+        f"source {shlex.quote(str(SHELL_INTEGRATION / script))}; "
+        f"printf '%s\\n' \"$MYTTY_SURFACE_ID\" (command -v mytty-ctl) > {shlex.quote(str(out))}"
+        if shell == "fish"
+        else f". {shlex.quote(str(SHELL_INTEGRATION / script))}; "
+        f'printf \'%s\\n\' "$MYTTY_SURFACE_ID" "$(command -v mytty-ctl)" > {shlex.quote(str(out))}'
+    )
     # A pane opened by hand (plain tmux), whose PATH lacks mytty-ctl, like a user's own shell.
-    command = shlex.join([*argv, f"PATH=/usr/bin:/bin; export PATH 2>/dev/null; {body}; sleep 60"]) \
-        if shell != "fish" else shlex.join([*argv, f"set -gx PATH /usr/bin /bin; {body}; sleep 60"])
-    tmux_id = mytty.tmux("split-window", "-d", "-t", "base:", "-P", "-F", "#{pane_id}", command).strip()
+    command = (
+        shlex.join([*argv, f"PATH=/usr/bin:/bin; export PATH 2>/dev/null; {body}; sleep 60"])
+        if shell != "fish"
+        else shlex.join([*argv, f"set -gx PATH /usr/bin /bin; {body}; sleep 60"])
+    )
+    tmux_id = mytty.tmux(
+        "split-window", "-d", "-t", "base:", "-P", "-F", "#{pane_id}", command
+    ).strip()
     surface = wait_until(
         lambda: mytty.tmux("display-message", "-p", "-t", tmux_id, "#{@mytty_surface}").strip(),
-        10, message="the hand-made pane to be adopted")
-    lines = wait_until(lambda: out.exists() and len(out.read_text().splitlines()) == 2
-                       and out.read_text().splitlines(), 20, message=f"{shell} to report")
+        10,
+        message="the hand-made pane to be adopted",
+    )
+    lines = wait_until(
+        lambda: (
+            out.exists() and len(out.read_text().splitlines()) == 2 and out.read_text().splitlines()
+        ),
+        20,
+        message=f"{shell} to report",
+    )
     assert lines[0] == surface
     assert lines[1] == str(Path(MYTTY_CTL))

@@ -66,8 +66,9 @@ def _assert_serving(pane: AgentPane) -> None:
         pytest.param(b'"envelope"\n', id="string"),
         pytest.param(b"{}\n", id="empty-object"),
         pytest.param(b"[" * 60000 + b"\n", id="deeply-nested"),
-        pytest.param(b'{"schemaVersion":1,"capability":"\xff\xfe","event":{}}\n',
-                     id="invalid-utf8"),
+        pytest.param(
+            b'{"schemaVersion":1,"capability":"\xff\xfe","event":{}}\n', id="invalid-utf8"
+        ),
         pytest.param(b"\xef\xbb\xbf{}\n", id="utf8-bom"),
     ],
 )
@@ -145,8 +146,14 @@ def test_decoding_is_checked_before_authorization(pane: AgentPane) -> None:
 
 def test_explicit_nulls_and_unknown_keys_are_accepted(pane: AgentPane) -> None:
     envelope = envelope_object(pane.event(K.STARTED), pane.capability)
-    envelope["event"].update(sessionID=None, message=None, hookName=None, toolUseID=None,
-                             toolName=None, somethingNew={"x": 1})
+    envelope["event"].update(
+        sessionID=None,
+        message=None,
+        hookName=None,
+        toolUseID=None,
+        toolName=None,
+        somethingNew={"x": 1},
+    )
     envelope["futureField"] = [1, 2, 3]
     assert send_object(pane.m, envelope) == INSERTED
     assert pane.entry()["agentState"] == "running"
@@ -276,8 +283,11 @@ def test_a_client_that_never_finishes_is_dropped_without_blocking_others(pane: A
         assert control(pane.m, {"type": "list"})["type"] == "list"
         assert not _closed_without_reply(stalled), "the stalled client was dropped too early"
         # ...and the stalled one is dropped after a bounded time, silently.
-        wait_until(lambda: _closed_without_reply(stalled), timeout=15,
-                   message="the stalled client to be dropped")
+        wait_until(
+            lambda: _closed_without_reply(stalled),
+            timeout=15,
+            message="the stalled client to be dropped",
+        )
     finally:
         stalled.close()
 
@@ -306,8 +316,11 @@ def test_a_trickling_client_is_dropped_without_blocking_others(pane: AgentPane) 
     try:
         for _ in range(5):
             _assert_serving(pane)
-        wait_until(lambda: _closed_without_reply(sock), timeout=15,
-                   message="the trickling client to be dropped")
+        wait_until(
+            lambda: _closed_without_reply(sock),
+            timeout=15,
+            message="the trickling client to be dropped",
+        )
         assert "finished" not in outcome, "the trickling client was allowed to finish"
     finally:
         stop.set()
@@ -320,9 +333,7 @@ def test_a_trickling_client_is_dropped_without_blocking_others(pane: AgentPane) 
 # -- unauthorized ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("outer", "inner"), [(2, 1), (1, 2), (0, 1), (1, 0), (-1, -1)]
-)
+@pytest.mark.parametrize(("outer", "inner"), [(2, 1), (1, 2), (0, 1), (1, 0), (-1, -1)])
 def test_wrong_schema_versions_are_unauthorized(pane: AgentPane, outer: int, inner: int) -> None:
     envelope = envelope_object(pane.event(K.STARTED), pane.capability)
     envelope["schemaVersion"] = outer
@@ -359,7 +370,7 @@ def test_a_closed_panes_capability_is_revoked(shared_mytty: Mytty) -> None:
     pane = open_agent_pane(shared_mytty)
     run = new_id()
     pane.send(K.STARTED, run_id=run)
-    shared_mytty.ctl("close-pane", pane.pane_id).json
+    shared_mytty.ctl("close-pane", pane.pane_id).ok()
     wait_for_pane_gone(shared_mytty, pane.pane_id)
     assert send_event(shared_mytty, pane.event(K.SUCCEEDED, run_id=run), pane.capability) == (
         error_reply("unauthorized")
@@ -452,7 +463,7 @@ def test_the_capability_never_appears_in_replies_or_the_log(mytty: Mytty) -> Non
     raw(_envelope_of_size(a, MAX_BODY + 1))
     raw(a.capability.encode() + b"\n")
     # A closed pane's capability, and the store being down.
-    mytty.ctl("close-pane", b.pane_id).json
+    mytty.ctl("close-pane", b.pane_id).ok()
     wait_for_pane_gone(mytty, b.pane_id)
     raw(encode_envelope(b.event(K.STARTED), b.capability))
     for reply in replies:

@@ -50,7 +50,10 @@ def _flood(pane: AgentPane, count: int, *, workers: int = 8) -> list[AgentEvent]
 
 def test_omitted_after_establishes_the_cursor_without_records(mytty: Mytty) -> None:
     assert _ctl_events(mytty) == {
-        "type": "events", "records": [], "latestSequence": 0, "timedOut": False,
+        "type": "events",
+        "records": [],
+        "latestSequence": 0,
+        "timedOut": False,
     }
     pane = open_agent_pane(mytty)
     pane.send(K.STARTED)
@@ -72,13 +75,34 @@ def test_after_zero_replays_what_is_retained_with_every_field(mytty: Mytty) -> N
     assert reply == {
         "type": "events",
         "records": [
-            {"sequence": 1, "paneID": pane.pane_id, "provider": "claude-code", "runID": run,
-             "kind": "started", "occurredAt": "2026-07-16T07:00:00.000Z", "synthesized": False},
-            {"sequence": 2, "paneID": pane.pane_id, "provider": "claude-code", "runID": run,
-             "kind": "approval-requested", "occurredAt": "2026-07-16T07:00:01.500Z",
-             "toolName": "Bash", "synthesized": False},
-            {"sequence": 3, "paneID": pane.pane_id, "provider": "claude-code", "runID": run,
-             "kind": "running", "occurredAt": "2026-07-16T07:00:02.000Z", "synthesized": True},
+            {
+                "sequence": 1,
+                "paneID": pane.pane_id,
+                "provider": "claude-code",
+                "runID": run,
+                "kind": "started",
+                "occurredAt": "2026-07-16T07:00:00.000Z",
+                "synthesized": False,
+            },
+            {
+                "sequence": 2,
+                "paneID": pane.pane_id,
+                "provider": "claude-code",
+                "runID": run,
+                "kind": "approval-requested",
+                "occurredAt": "2026-07-16T07:00:01.500Z",
+                "toolName": "Bash",
+                "synthesized": False,
+            },
+            {
+                "sequence": 3,
+                "paneID": pane.pane_id,
+                "provider": "claude-code",
+                "runID": run,
+                "kind": "running",
+                "occurredAt": "2026-07-16T07:00:02.000Z",
+                "synthesized": True,
+            },
         ],
         "latestSequence": 3,
         "timedOut": False,

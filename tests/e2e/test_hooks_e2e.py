@@ -45,8 +45,15 @@ def integrations(
     run_env = dict(m.env)
     if env:
         run_env.update(env)
-    return subprocess.run([MYTTY, "integrations", *args], env=run_env, cwd=str(m.home),
-                          capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run(
+        [MYTTY, "integrations", *args],
+        env=run_env,
+        cwd=str(m.home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def enable(m: Mytty, provider: str) -> str:
@@ -105,9 +112,11 @@ def standin_records(m: Mytty, name: str) -> dict[int, dict[str, Any]]:
     return out
 
 
-def wait_standin(m: Mytty, name: str,
-                 known: frozenset[int] | set[int] = frozenset()) -> tuple[int, dict[str, Any]]:
+def wait_standin(
+    m: Mytty, name: str, known: frozenset[int] | set[int] = frozenset()
+) -> tuple[int, dict[str, Any]]:
     """The launch record of the next stand-in ``name`` (one whose pid is not in ``known``)."""
+
     def probe() -> tuple[int, dict[str, Any]] | None:
         fresh = {pid: rec for pid, rec in standin_records(m, name).items() if pid not in known}
         assert len(fresh) <= 1, f"more than one new {name}: {sorted(fresh)}"
@@ -125,6 +134,7 @@ def hook_log(m: Mytty, name: str, pid: int) -> list[dict[str, Any]]:
 
 def wait_hook(m: Mytty, name: str, pid: int, event: str, count: int = 1) -> list[dict[str, Any]]:
     """Wait until ``event`` has completed ``count`` times; returns those log entries."""
+
     def probe() -> list[dict[str, Any]] | None:
         hits = [e for e in hook_log(m, name, pid) if e["event"] == event]
         return hits if len(hits) >= count else None
@@ -198,8 +208,9 @@ class StateWatcher:
         return [s for s in self.history if s is not None]
 
 
-def bg_wait(started: list[BackgroundCtl], m: Mytty, pane_id: str, until: str,
-            timeout_s: int) -> BackgroundCtl:
+def bg_wait(
+    started: list[BackgroundCtl], m: Mytty, pane_id: str, until: str, timeout_s: int
+) -> BackgroundCtl:
     """``mytty-ctl wait PANE --until …`` running in the background."""
     job = BackgroundCtl(m, "wait", pane_id, "--until", until, "--timeout-seconds", str(timeout_s))
     started.append(job)
@@ -223,8 +234,7 @@ def test_claude_approval_round_trip(mytty: Mytty, background: list[BackgroundCtl
     assert "PermissionRequest" in settings["hooks"]
     m.install_standins("claude")
 
-    prompt = ("Create the marker file.\n@standin: sleep 2\n@standin: approve\n"
-              "@standin: linger 2")
+    prompt = "Create the marker file.\n@standin: sleep 2\n@standin: approve\n@standin: linger 2"
     pane = start_agent(m, agent_command("claude", prompt))
     with StateWatcher(m, pane) as watcher:
         pid, record = wait_standin(m, "claude")
@@ -252,8 +262,14 @@ def test_claude_approval_round_trip(mytty: Mytty, background: list[BackgroundCtl
     log = hook_log(m, "claude", pid)
     assert_hooks_clean(log)
     events = [e["event"] for e in log]
-    assert events == ["SessionStart", "UserPromptSubmit", "PermissionRequest", "Notification",
-                      "PostToolBatch", "Stop"], events
+    assert events == [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PermissionRequest",
+        "Notification",
+        "PostToolBatch",
+        "Stop",
+    ], events
     # Exec form, exactly as the installer wrote it.
     helper = str(m.home / ".local" / "share" / "mytty" / "bin" / "mytty-agent-hook")
     assert {(e["command"], tuple(e["args"])) for e in log} == {(helper, ("claude-code",))}
@@ -262,8 +278,9 @@ def test_claude_approval_round_trip(mytty: Mytty, background: list[BackgroundCtl
     assert {r["provider"] for r in records} == {"claude-code"}
     assert not any(r["synthesized"] for r in records)
     kinds = [r["kind"] for r in records]
-    assert is_subsequence(["idle", "started", "approval-requested", "running", "succeeded"],
-                          kinds), kinds
+    assert is_subsequence(
+        ["idle", "started", "approval-requested", "running", "succeeded"], kinds
+    ), kinds
     prompt_run = {r["runID"] for r in records if r["kind"] == "started"}
     assert len(prompt_run) == 1
     assert {r["runID"] for r in records if r["kind"] != "idle"} == prompt_run
@@ -307,8 +324,11 @@ def test_claude_question_is_an_input_request(mytty: Mytty, background: list[Back
     pid, _ = wait_standin(m, "claude")
     wait_state(m, pane, "running")
     attention = bg_wait(background, m, pane, "attention", 30)
-    assert attention.result().json == \
-        {"type": "waitResult", "state": "waiting-input", "timedOut": False}
+    assert attention.result().json == {
+        "type": "waitResult",
+        "state": "waiting-input",
+        "timedOut": False,
+    }
     m.wait_for_text(pane, "STANDIN waiting for input")
     asked = wait_hook(m, "claude", pid, "PermissionRequest")[0]
     assert asked["payload"]["tool_name"] == "AskUserQuestion"
@@ -353,11 +373,16 @@ def test_attention_refused_without_integration(mytty: Mytty) -> None:
     pane = start_agent(m, agent_command("claude"))
     pid, _ = wait_standin(m, "claude")
     m.wait_for_text(pane, "STANDIN ready")
-    wait_until(lambda: entry(m, pane)["command"] == "Claude Code", 15,
-               message="the stand-in claude in the foreground")
+    wait_until(
+        lambda: entry(m, pane)["command"] == "Claude Code",
+        15,
+        message="the stand-in claude in the foreground",
+    )
 
-    assert m.ctl("wait", pane, "--until", "attention", "--timeout-seconds", "5").code == \
-        "provider-integration-not-installed"
+    assert (
+        m.ctl("wait", pane, "--until", "attention", "--timeout-seconds", "5").code
+        == "provider-integration-not-installed"
+    )
     idle = m.ctl("wait", pane, "--until", "idle", "--timeout-seconds", "0.5").json
     assert idle == {"type": "waitResult", "state": None, "timedOut": True}
     # Without settings.json the stand-in ran no hook at all.
@@ -366,17 +391,29 @@ def test_attention_refused_without_integration(mytty: Mytty) -> None:
 
     # Once the integration is installed the same wait is accepted (and simply times out).
     enable(m, "claude-code")
-    assert m.ctl("wait", pane, "--until", "attention", "--timeout-seconds", "0.5").json == \
-        {"type": "waitResult", "state": None, "timedOut": True}
+    assert m.ctl("wait", pane, "--until", "attention", "--timeout-seconds", "0.5").json == {
+        "type": "waitResult",
+        "state": None,
+        "timedOut": True,
+    }
 
 
 def _replay(
     handler: dict[str, Any], payload: dict[str, Any], env: dict[str, str]
 ) -> subprocess.CompletedProcess[bytes]:
-    argv = [handler["command"], *handler["args"]] if handler["args"] is not None \
+    argv = (
+        [handler["command"], *handler["args"]]
+        if handler["args"] is not None
         else ["/bin/sh", "-c", handler["command"]]
-    return subprocess.run(argv, input=json.dumps(payload).encode(), env=env,
-                          capture_output=True, timeout=20, check=False)
+    )
+    return subprocess.run(
+        argv,
+        input=json.dumps(payload).encode(),
+        env=env,
+        capture_output=True,
+        timeout=20,
+        check=False,
+    )
 
 
 def _process_env(pid: int) -> dict[str, str]:
@@ -394,8 +431,12 @@ def test_retried_hook_is_deduplicated(mytty: Mytty) -> None:
     wait_hook(m, "claude", pid, "Stop")
     log = hook_log(m, "claude", pid)
     before = all_records(m)
-    assert [r["kind"] for r in before if r["paneID"] == pane] == \
-        ["idle", "started", "running", "succeeded"]
+    assert [r["kind"] for r in before if r["paneID"] == pane] == [
+        "idle",
+        "started",
+        "running",
+        "succeeded",
+    ]
 
     # The agent retries two hooks: the same handler, the same payload, the same environment.
     env = _process_env(pid)
@@ -413,9 +454,14 @@ def test_retried_hook_is_deduplicated(mytty: Mytty) -> None:
     line = encode_event_line(
         event_id=hook_event_id("claude-code", mapping.kind, stop),
         run_id=hook_run_id("claude-code", mapping.run_key),
-        surface_id=pane, provider="claude-code", kind=mapping.kind,
-        occurred_at=format_occurred_at(time.time()), capability=env["MYTTY_EVENT_CAPABILITY"],
-        session_id=mapping.session_id, message=mapping.message, hook_name=mapping.hook_name,
+        surface_id=pane,
+        provider="claude-code",
+        kind=mapping.kind,
+        occurred_at=format_occurred_at(time.time()),
+        capability=env["MYTTY_EVENT_CAPABILITY"],
+        session_id=mapping.session_id,
+        message=mapping.message,
+        hook_name=mapping.hook_name,
     )
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(10)
@@ -454,8 +500,9 @@ def test_cursor_estimated_approval(mytty: Mytty, background: list[BackgroundCtl]
         assert waited == {"type": "waitResult", "state": "waiting-approval", "timedOut": False}
         assert time.monotonic() - pre_at > 5.0
         items = [i for i in m.request({"type": "attention"})["items"] if i["paneID"] == pane]
-        assert [(i["kind"], i["message"], i["resolvedAt"]) for i in items] == \
-            [("approval-request", "Shell requires approval", None)]
+        assert [(i["kind"], i["message"], i["resolvedAt"]) for i in items] == [
+            ("approval-request", "Shell requires approval", None)
+        ]
 
         idle = bg_wait(background, m, pane, "idle", 30)
         assert m.ctl("send", pane, "y", "--enter").json == {"type": "ok"}
@@ -473,8 +520,13 @@ def test_cursor_estimated_approval(mytty: Mytty, background: list[BackgroundCtl]
     approvals = [r for r in records if r["kind"] == "approval-requested"]
     assert len(approvals) == 1 and approvals[0]["synthesized"] is True, records
     assert approvals[0]["toolName"] == "Shell"
-    assert [r["kind"] for r in records] == \
-        ["started", "running", "approval-requested", "running", "succeeded"]
+    assert [r["kind"] for r in records] == [
+        "started",
+        "running",
+        "approval-requested",
+        "running",
+        "succeeded",
+    ]
     assert all(not r["synthesized"] for r in records if r is not approvals[0])
     assert len({r["runID"] for r in records}) == 1
 
@@ -545,8 +597,12 @@ def test_codex_routed_by_open_rollout(mytty: Mytty, background: list[BackgroundC
     # whose hooks run in a daemon another pane started. Only the open rollout file can place
     # them on pane B.
     prompt = "Escalate this\n@standin: sleep 2\n@standin: approve\n@standin: linger 2"
-    pane_b = start_agent(m, agent_command(
-        "codex", prompt, prefix=f"env -u MYTTY_EVENT_CAPABILITY MYTTY_SURFACE_ID={pane_a} "))
+    pane_b = start_agent(
+        m,
+        agent_command(
+            "codex", prompt, prefix=f"env -u MYTTY_EVENT_CAPABILITY MYTTY_SURFACE_ID={pane_a} "
+        ),
+    )
     with StateWatcher(m, pane_b) as watcher:
         pid_b, record_b = wait_standin(m, "codex", known={pid_a})
         assert record_b["env"]["MYTTY_SURFACE_ID"] == pane_a
@@ -556,8 +612,11 @@ def test_codex_routed_by_open_rollout(mytty: Mytty, background: list[BackgroundC
         assert entry(m, pane_b)["command"] == "Codex"
         attention = bg_wait(background, m, pane_b, "attention", 30)
         m.wait_for_text(pane_b, "STANDIN waiting for approval")
-        assert attention.result().json == \
-            {"type": "waitResult", "state": "waiting-approval", "timedOut": False}
+        assert attention.result().json == {
+            "type": "waitResult",
+            "state": "waiting-approval",
+            "timedOut": False,
+        }
         m.ctl("send", pane_b, "y", "--enter")
         wait_state(m, pane_b, "running")
         wait_state(m, pane_b, "succeeded")
@@ -572,14 +631,24 @@ def test_codex_routed_by_open_rollout(mytty: Mytty, background: list[BackgroundC
     assert re.search(rf"/sessions/\d{{4}}/\d\d/\d\d/rollout-[\dT-]+-{session_b}\.jsonl$", rollout)
     open_files = {os.readlink(f"/proc/{pid_b}/fd/{fd}") for fd in os.listdir(f"/proc/{pid_b}/fd")}
     assert rollout in open_files
-    assert [e["event"] for e in log_b] == \
-        ["SessionStart", "UserPromptSubmit", "PermissionRequest", "PostToolUse", "Stop"]
+    assert [e["event"] for e in log_b] == [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PermissionRequest",
+        "PostToolUse",
+        "Stop",
+    ]
 
     records_a = pane_records(m, pane_a)
     records_b = pane_records(m, pane_b)
     assert [r["kind"] for r in records_a] == ["idle", "started", "running", "succeeded"]
-    assert [r["kind"] for r in records_b] == \
-        ["idle", "started", "approval-requested", "running", "succeeded"]
+    assert [r["kind"] for r in records_b] == [
+        "idle",
+        "started",
+        "approval-requested",
+        "running",
+        "succeeded",
+    ]
     assert {r["provider"] for r in records_a + records_b} == {"codex"}
     assert agent_state(m, pane_a) == "succeeded"
 

@@ -116,8 +116,6 @@ def client(mytty: Mytty) -> Iterator[AttachedClient]:
         attached.close()
 
 
-
-
 def settings_path(m: Mytty) -> Path:
     return m.home / ".claude" / "settings.json"
 
@@ -133,8 +131,15 @@ def statuses(reply: dict[str, Any]) -> dict[str, str]:
 
 
 def cli_enable(m: Mytty, provider: str) -> None:
-    out = subprocess.run([MYTTY, "integrations", "enable", provider], env=m.env, cwd=str(m.home),
-                         capture_output=True, text=True, timeout=60, check=False)
+    out = subprocess.run(
+        [MYTTY, "integrations", "enable", provider],
+        env=m.env,
+        cwd=str(m.home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr
 
 
@@ -162,13 +167,21 @@ def test_integration_list_shape(mytty: Mytty) -> None:
     reply = m.ctl("integration", "list").json
     assert statuses(reply)["claude-code"] == "installed"
     # The control socket and the human CLI report the same thing.
-    cli = subprocess.run([MYTTY, "integrations", "list", "--json"], env=m.env, cwd=str(m.home),
-                         capture_output=True, text=True, timeout=60, check=True)
+    cli = subprocess.run(
+        [MYTTY, "integrations", "list", "--json"],
+        env=m.env,
+        cwd=str(m.home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert json.loads(cli.stdout) == reply
 
 
-def test_enable_approved_with_y(mytty: Mytty, client: AttachedClient,
-                                background: list[BackgroundCtl]) -> None:
+def test_enable_approved_with_y(
+    mytty: Mytty, client: AttachedClient, background: list[BackgroundCtl]
+) -> None:
     m = mytty
     assert not settings_path(m).exists()
     job = BackgroundCtl(m, "integration", "enable", "claude-code")
@@ -187,8 +200,9 @@ def test_enable_approved_with_y(mytty: Mytty, client: AttachedClient,
 
 
 @pytest.mark.parametrize("answer", [b"n", b"\x1b"], ids=["n", "escape"])
-def test_enable_declined(mytty: Mytty, client: AttachedClient, background: list[BackgroundCtl],
-                         answer: bytes) -> None:
+def test_enable_declined(
+    mytty: Mytty, client: AttachedClient, background: list[BackgroundCtl], answer: bytes
+) -> None:
     m = mytty
     settings_path(m).parent.mkdir(parents=True)
     original = b'{\n  "model": "opus",\n  "permissions": {"allow": []}\n}\n'
@@ -232,8 +246,9 @@ def test_enable_of_installed_provider_answers_without_popup(
     assert POPUP_TITLE not in client.text_since(mark)
 
 
-def test_repair_asks_and_reinstalls(mytty: Mytty, client: AttachedClient,
-                                    background: list[BackgroundCtl]) -> None:
+def test_repair_asks_and_reinstalls(
+    mytty: Mytty, client: AttachedClient, background: list[BackgroundCtl]
+) -> None:
     m = mytty
     cli_enable(m, "claude-code")
     settings = json.loads(settings_path(m).read_text())

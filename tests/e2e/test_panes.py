@@ -24,17 +24,28 @@ UNKNOWN = str(uuid.uuid4()).upper()
 
 def geometry(m: Mytty) -> dict[str, dict[str, Any]]:
     """tmux's own view of every pane carrying a surface id."""
-    fmt = "#{@mytty_surface}|#{pane_id}|#{pane_left}|#{pane_top}|#{pane_width}|#{pane_height}|" \
-          "#{window_id}|#{session_id}|#{window_active}|#{pane_active}|#{pane_current_path}|" \
-          "#{window_name}"
+    fmt = (
+        "#{@mytty_surface}|#{pane_id}|#{pane_left}|#{pane_top}|#{pane_width}|#{pane_height}|"
+        "#{window_id}|#{session_id}|#{window_active}|#{pane_active}|#{pane_current_path}|"
+        "#{window_name}"
+    )
     out: dict[str, dict[str, Any]] = {}
     for line in m.tmux("list-panes", "-a", "-F", fmt).splitlines():
         surface, tid, left, top, w, h, wid, sid, wact, pact, path, wname = line.split("|")
         if surface:
-            out[surface] = {"tmux": tid, "left": int(left), "top": int(top), "width": int(w),
-                            "height": int(h), "window": wid, "session": sid,
-                            "active": wact == "1" and pact == "1", "pane_active": pact == "1",
-                            "path": path, "window_name": wname}
+            out[surface] = {
+                "tmux": tid,
+                "left": int(left),
+                "top": int(top),
+                "width": int(w),
+                "height": int(h),
+                "window": wid,
+                "session": sid,
+                "active": wact == "1" and pact == "1",
+                "pane_active": pact == "1",
+                "path": path,
+                "window_name": wname,
+            }
     return out
 
 
@@ -54,8 +65,10 @@ def test_list_adopts_the_preexisting_pane_with_the_exact_shape(mytty: Mytty) -> 
     ran = mytty.ctl("list")
     reply = ran.json
     # mytty-ctl re-encodes compactly with sorted keys, one line.
-    assert ran.stdout == json.dumps(reply, sort_keys=True, separators=(",", ":"),
-                                    ensure_ascii=False) + "\n"
+    assert (
+        ran.stdout
+        == json.dumps(reply, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
+    )
     assert set(reply) == {"type", "panes"} and reply["type"] == "list"
     panes = reply["panes"]
     assert len(panes) == 1  # the base session's pane; the controller's private one is hidden
@@ -86,8 +99,9 @@ def test_panes_made_with_tmux_by_hand_are_adopted_without_asking(mytty: Mytty) -
 
     # Adoption is driven by tmux hooks: nobody asks the controller anything meanwhile.
     def surfaces() -> list[str] | None:
-        found = [mytty.tmux("display-message", "-p", "-t", t, "#{@mytty_surface}").strip()
-                 for t in made]
+        found = [
+            mytty.tmux("display-message", "-p", "-t", t, "#{@mytty_surface}").strip() for t in made
+        ]
         return found if all(found) else None
 
     adopted = wait_until(surfaces, 10, message="hand-made panes to get surface ids")
@@ -122,13 +136,17 @@ def test_new_tab_cwd(mytty: Mytty) -> None:
     odd = mytty.root / "dir with space é"
     odd.mkdir()
     pane = new_pane(mytty, "new-tab", "--cwd", str(odd))
-    wait_until(lambda: by_id(mytty)[pane]["workingDirectory"] == str(odd), 10,
-               message="new tab in --cwd")
+    wait_until(
+        lambda: by_id(mytty)[pane]["workingDirectory"] == str(odd), 10, message="new tab in --cwd"
+    )
     # A relative --cwd is resolved against the caller's working directory.
     (mytty.root / "rel").mkdir()
     rel = new_pane(mytty, "new-tab", "--cwd", "rel", cwd=str(mytty.root))
-    wait_until(lambda: by_id(mytty)[rel]["workingDirectory"] == str(mytty.root / "rel"), 10,
-               message="new tab in relative --cwd")
+    wait_until(
+        lambda: by_id(mytty)[rel]["workingDirectory"] == str(mytty.root / "rel"),
+        10,
+        message="new tab in relative --cwd",
+    )
 
 
 def test_new_tab_failures(mytty: Mytty) -> None:
@@ -185,15 +203,24 @@ def test_split_working_directory(mytty: Mytty) -> None:
     there = mytty.root / "wd"
     there.mkdir()
     # Without --cwd the new pane starts where the source pane's shell is.
-    mytty.ctl("send", source, f"cd {shlex.quote(str(there))}", "--enter").json
-    wait_until(lambda: by_id(mytty)[source]["workingDirectory"] == str(there), 10,
-               message="source pane to cd")
+    mytty.ctl("send", source, f"cd {shlex.quote(str(there))}", "--enter").ok()
+    wait_until(
+        lambda: by_id(mytty)[source]["workingDirectory"] == str(there),
+        10,
+        message="source pane to cd",
+    )
     inherited = new_pane(mytty, "split", source, "down")
-    wait_until(lambda: by_id(mytty)[inherited]["workingDirectory"] == str(there), 10,
-               message="split to inherit the source's directory")
+    wait_until(
+        lambda: by_id(mytty)[inherited]["workingDirectory"] == str(there),
+        10,
+        message="split to inherit the source's directory",
+    )
     explicit = new_pane(mytty, "split", source, "right", "--cwd", str(mytty.home))
-    wait_until(lambda: by_id(mytty)[explicit]["workingDirectory"] == str(mytty.home), 10,
-               message="split in --cwd")
+    wait_until(
+        lambda: by_id(mytty)[explicit]["workingDirectory"] == str(mytty.home),
+        10,
+        message="split in --cwd",
+    )
 
 
 def test_split_failures(mytty: Mytty) -> None:
@@ -234,8 +261,14 @@ def test_pane_that_dies_at_creation_is_the_commands_failure(mytty: Mytty) -> Non
 # -- read ---------------------------------------------------------------------------------------
 def test_read_text_and_cursor(mytty: Mytty) -> None:
     source = mytty.first_pane()
-    pane = new_pane(mytty, "split", source, "right", "--command",
-                    "clear; printf 'alpha\\nbeta\\ngamma:'; sleep 600")
+    pane = new_pane(
+        mytty,
+        "split",
+        source,
+        "right",
+        "--command",
+        "clear; printf 'alpha\\nbeta\\ngamma:'; sleep 600",
+    )
     text = mytty.wait_for_text(pane, "gamma:")
     reply = mytty.ctl("read", pane).json
     assert set(reply) == {"type", "content"} and reply["type"] == "content"
@@ -252,8 +285,14 @@ def test_read_text_and_cursor(mytty: Mytty) -> None:
 def test_read_joins_wrapped_lines_and_counts_the_cursor_in_characters(mytty: Mytty) -> None:
     source = mytty.first_pane()
     long = "W" * 150 + " é界"  # wider than the pane (about 100 columns): it wraps
-    pane = new_pane(mytty, "split", source, "right", "--command",
-                    f"clear; printf '%s' {shlex.quote(long)}; sleep 600")
+    pane = new_pane(
+        mytty,
+        "split",
+        source,
+        "right",
+        "--command",
+        f"clear; printf '%s' {shlex.quote(long)}; sleep 600",
+    )
     mytty.wait_for_text(pane, "界")
     assert geometry(mytty)[pane]["width"] < 150
     content = mytty.ctl("read", pane).json["content"]
@@ -265,8 +304,14 @@ def test_read_joins_wrapped_lines_and_counts_the_cursor_in_characters(mytty: Myt
 
 def test_read_includes_scrollback_and_echoes_the_id_as_sent(mytty: Mytty) -> None:
     source = mytty.first_pane()
-    pane = new_pane(mytty, "split", source, "down", "--command",
-                    "for i in $(seq -w 1 300); do echo line-$i; done; sleep 600")
+    pane = new_pane(
+        mytty,
+        "split",
+        source,
+        "down",
+        "--command",
+        "for i in $(seq -w 1 300); do echo line-$i; done; sleep 600",
+    )
     mytty.wait_for_text(pane, "line-300")
     text = mytty.ctl("read", pane.lower()).json["content"]["text"]
     numbered = [line for line in text.split("\n") if line.startswith("line-")]
@@ -376,7 +421,7 @@ def test_status_note_appears_in_list_only_while_set(mytty: Mytty) -> None:
     own = {"MYTTY_SURFACE_ID": other}
     assert mytty.ctl("status", "phase 2 ✓", env=own).json == {"type": "ok"}
     assert by_id(mytty)[other]["statusNote"] == "phase 2 ✓"
-    longest = "\U0001F600" * 100  # 100 scalars, 400 bytes
+    longest = "\U0001f600" * 100  # 100 scalars, 400 bytes
     assert mytty.ctl("status", longest, "--pane", first).json == {"type": "ok"}
     assert by_id(mytty)[first]["statusNote"] == longest
     assert mytty.ctl("status", "--clear", env=own).json == {"type": "ok"}
@@ -400,7 +445,7 @@ def test_invalid_status_is_refused_by_the_server_too(mytty: Mytty, status: str) 
 
 def test_status_null_clears(mytty: Mytty) -> None:
     first = mytty.first_pane()
-    mytty.ctl("status", "busy", "--pane", first).json
+    mytty.ctl("status", "busy", "--pane", first).ok()
     reply = mytty.request({"type": "setPaneStatus", "paneID": first, "status": None})
     assert reply == {"type": "ok"}
     assert "statusNote" not in by_id(mytty)[first]
@@ -409,8 +454,8 @@ def test_status_null_clears(mytty: Mytty) -> None:
 def test_status_of_a_closed_pane_is_gone(mytty: Mytty) -> None:
     first = mytty.first_pane()
     pane = new_pane(mytty, "split", first, "down")
-    mytty.ctl("status", "about to go", "--pane", pane).json
-    mytty.ctl("close-pane", pane).json
+    mytty.ctl("status", "about to go", "--pane", pane).ok()
+    mytty.ctl("close-pane", pane).ok()
     assert mytty.ctl("status", "again", "--pane", pane).code == "pane-not-found"
     assert all("statusNote" not in p for p in mytty.panes())
 
@@ -422,12 +467,18 @@ def test_pane_commands_return_ok_shapes(mytty: Mytty) -> None:
     assert mytty.ctl("focus", first).json == {"type": "ok"}
 
 
-def test_new_tab_starts_in_the_active_panes_directory(mytty: Mytty, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_new_tab_starts_in_the_active_panes_directory(
+    mytty: Mytty, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     target = tmp_path_factory.mktemp("tabcwd")
     first = mytty.first_pane()
     # The first pane is the active pane of the only session; move its shell elsewhere.
     mytty.tmux("send-keys", "-t", mytty.tmux_id(first), f"cd {target}", "Enter")
-    wait_until(lambda: any(p["paneID"] == first and p["workingDirectory"] == str(target)
-                           for p in mytty.panes()), message="the cd to show in list")
+    wait_until(
+        lambda: any(
+            p["paneID"] == first and p["workingDirectory"] == str(target) for p in mytty.panes()
+        ),
+        message="the cd to show in list",
+    )
     tab = mytty.ctl("new-tab", "--command", "pwd").json["paneID"]
     mytty.wait_for_text(tab, str(target))

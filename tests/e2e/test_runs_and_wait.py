@@ -96,10 +96,14 @@ def test_every_transition_reaches_list_and_wait(
     assert entry["provider"] == provider.value
     assert entry["agentState"] == state
     assert _wait_now(shared_mytty, pane.pane_id, "idle") == {
-        "type": "waitResult", "state": state, "timedOut": state not in IDLE_STATES,
+        "type": "waitResult",
+        "state": state,
+        "timedOut": state not in IDLE_STATES,
     }
     assert _wait_now(shared_mytty, pane.pane_id, "attention") == {
-        "type": "waitResult", "state": state, "timedOut": state not in ATTENTION_STATES,
+        "type": "waitResult",
+        "state": state,
+        "timedOut": state not in ATTENTION_STATES,
     }
 
 
@@ -163,11 +167,13 @@ def test_among_finished_runs_the_latest_update_wins(shared_mytty: Mytty) -> None
 def test_wait_times_out_with_the_state_it_saw(shared_mytty: Mytty) -> None:
     pane = open_agent_pane(shared_mytty)
     pane.send(K.STARTED)
-    reply = shared_mytty.ctl("wait", pane.pane_id, "--until", "idle",
-                             "--timeout-seconds", "0.5").json
+    reply = shared_mytty.ctl(
+        "wait", pane.pane_id, "--until", "idle", "--timeout-seconds", "0.5"
+    ).json
     assert reply == {"type": "waitResult", "state": "running", "timedOut": True}
-    reply = shared_mytty.ctl("wait", pane.pane_id, "--until", "attention",
-                             "--timeout-seconds", "0").json
+    reply = shared_mytty.ctl(
+        "wait", pane.pane_id, "--until", "attention", "--timeout-seconds", "0"
+    ).json
     assert reply == {"type": "waitResult", "state": "running", "timedOut": True}
 
 
@@ -192,10 +198,18 @@ class CtlWait:
     """A ``mytty-ctl wait`` running in the background."""
 
     def __init__(self, m: Mytty, *args: str) -> None:
-        self.proc = subprocess.Popen([MYTTY_CTL, "wait", *args], env=m.env, text=True,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        wait_until(lambda: _connected_unix_socket(self.proc.pid) or self.proc.poll() is not None,
-                   timeout=10, message="mytty-ctl wait to connect")
+        self.proc = subprocess.Popen(
+            [MYTTY_CTL, "wait", *args],
+            env=m.env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        wait_until(
+            lambda: _connected_unix_socket(self.proc.pid) or self.proc.poll() is not None,
+            timeout=10,
+            message="mytty-ctl wait to connect",
+        )
         assert self.proc.poll() is None, f"wait ended early: {self.proc.communicate()}"
 
     def result(self, timeout: float = 30) -> tuple[int, str, str]:
@@ -258,8 +272,12 @@ def test_a_raw_wait_blocks_until_the_event(shared_mytty: Mytty) -> None:
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         s.connect(shared_mytty.control_socket)
-        s.sendall(json.dumps({"type": "wait", "paneID": pane.pane_id, "until": "idle",
-                              "timeoutSeconds": 60}).encode() + b"\n")
+        s.sendall(
+            json.dumps(
+                {"type": "wait", "paneID": pane.pane_id, "until": "idle", "timeoutSeconds": 60}
+            ).encode()
+            + b"\n"
+        )
         s.settimeout(0.5)
         with pytest.raises(TimeoutError):
             s.recv(1)  # still blocked: nothing satisfies the wait yet
@@ -278,7 +296,7 @@ def test_wait_on_a_pane_closed_mid_wait_fails_with_pane_not_found(
     pane.send(K.STARTED)
     w = CtlWait(shared_mytty, pane.pane_id, "--until", "idle", "--timeout-seconds", "60")
     ctl_waits.append(w)
-    shared_mytty.ctl("close-pane", pane.pane_id).json
+    shared_mytty.ctl("close-pane", pane.pane_id).ok()
     code, out, err = w.result()
     assert (code, out) == (1, "")
     assert err.startswith("mytty-ctl: pane-not-found: "), err
@@ -370,8 +388,9 @@ def test_a_new_claude_prompt_idles_the_previous_active_run(shared_mytty: Mytty) 
     ]
     assert fresh[1]["sequence"] == fresh[0]["sequence"] + 1
     assert fresh[0]["paneID"] == pane.pane_id and fresh[0]["provider"] == "claude-code"
-    [stored] = [e for e in stored_events(m)
-                if e["runID"]["rawValue"] == old and e["kind"] == "idle"]
+    [stored] = [
+        e for e in stored_events(m) if e["runID"]["rawValue"] == old and e["kind"] == "idle"
+    ]
     assert stored["hookName"] == "mytty.runSuperseded"
     assert stored["id"]["rawValue"] == stable_uuid("event", "superseded", old, new)
     assert stored["sessionID"] == "s1"
@@ -379,13 +398,17 @@ def test_a_new_claude_prompt_idles_the_previous_active_run(shared_mytty: Mytty) 
     items = {i["runID"]: i for i in control(m, {"type": "attention"})["items"]}
     assert items[old]["kind"] == "approval-request" and items[old]["resolvedAt"] is not None
     assert elsewhere.entry()["agentState"] == "running"
-    assert [r for r in all_records(m) if r["runID"] in (foreign, opencode.run_id, finished)
-            and r["kind"] == "idle"] == []
+    assert [
+        r
+        for r in all_records(m)
+        if r["runID"] in (foreign, opencode.run_id, finished) and r["kind"] == "idle"
+    ] == []
     # A retried prompt supersedes nothing more, and synthesized starts never supersede.
     assert pane.resend(started) == DUPLICATE
     pane.send(K.STARTED, run_id=new_id(), hook_name="mytty.native.turnStarted")
-    idles = [r["runID"] for r in all_records(m)
-             if r["kind"] == "idle" and r["paneID"] == pane.pane_id]
+    idles = [
+        r["runID"] for r in all_records(m) if r["kind"] == "idle" and r["paneID"] == pane.pane_id
+    ]
     assert idles == [old]
     assert pane.entry()["agentState"] == "running"
 

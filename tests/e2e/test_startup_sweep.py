@@ -99,21 +99,29 @@ def test_kill_9_then_restart_sweeps_dead_runs_only(mytty: Mytty) -> None:
     disconnects = {i["runID"] for i in items if i["kind"] == "disconnect"}
     assert disconnects == swept
     for wait_pane in (at_shell, asking):
-        assert m.request({"type": "wait", "paneID": wait_pane.pane_id, "until": "idle",
-                          "timeoutSeconds": 0}) == {"type": "waitResult", "state": "disconnected",
-                                                    "timedOut": False}
+        assert m.request(
+            {"type": "wait", "paneID": wait_pane.pane_id, "until": "idle", "timeoutSeconds": 0}
+        ) == {"type": "waitResult", "state": "disconnected", "timedOut": False}
 
     # The panes kept their environment, so their capabilities still work after the restart.
-    assert send_event(m, busy.event(K.RUNNING, run_id=runs["busy"], provider=P.CURSOR),
-                      busy.capability) == INSERTED
+    assert (
+        send_event(
+            m, busy.event(K.RUNNING, run_id=runs["busy"], provider=P.CURSOR), busy.capability
+        )
+        == INSERTED
+    )
     stored_after_first = len(stored_events(m))
 
     # A second restart finds nothing new to sweep (kill -9 again, the sleep still running).
     kill9_and_settle(m)
     m.start()
     assert len(stored_events(m)) == stored_after_first
-    assert events_request(m, 0, 0.3) == {"type": "events", "records": [], "latestSequence": 0,
-                                         "timedOut": True}
+    assert events_request(m, 0, 0.3) == {
+        "type": "events",
+        "records": [],
+        "latestSequence": 0,
+        "timedOut": True,
+    }
     assert _state(m, busy.pane_id) == "running"
     assert _state(m, at_shell.pane_id) == "disconnected"
 

@@ -46,8 +46,20 @@ BAD_BRANCHES = [
 
 def _spawn_in(m: Mytty, cwd: Path, branch: str, *extra: str) -> str:
     """Spawn a worker on ``branch`` from ``cwd``; return the directory the worker started in."""
-    job = spawn(m, "--provider", "claude", "--task", f"work on {branch}{QUIT}", "--cwd", str(cwd),
-                "--worktree", branch, "--anchor", new_anchor(m), *extra)
+    job = spawn(
+        m,
+        "--provider",
+        "claude",
+        "--task",
+        f"work on {branch}{QUIT}",
+        "--cwd",
+        str(cwd),
+        "--worktree",
+        branch,
+        "--anchor",
+        new_anchor(m),
+        *extra,
+    )
     return standin_in(m, pane_of(job), "claude").cwd
 
 
@@ -103,8 +115,17 @@ def test_existing_local_branch_is_checked_out(shared_team: Mytty) -> None:
 def test_worktree_default_base_is_the_anchor_panes_directory(shared_team: Mytty) -> None:
     m = shared_team
     repo = new_repo(m.root / "wt-anchor" / "proj")
-    job = spawn(m, "--provider", "claude", "--task", f"anchored{QUIT}", "--worktree", "from-anchor",
-                "--anchor", new_anchor(m, repo))
+    job = spawn(
+        m,
+        "--provider",
+        "claude",
+        "--task",
+        f"anchored{QUIT}",
+        "--worktree",
+        "from-anchor",
+        "--anchor",
+        new_anchor(m, repo),
+    )
     expected = repo.parent / "proj-worktrees" / "from-anchor"
     assert standin_in(m, pane_of(job), "claude").cwd == str(expected)
 
@@ -113,9 +134,19 @@ def test_worktree_default_base_is_the_anchor_panes_directory(shared_team: Mytty)
 def test_invalid_branch_refused_by_the_cli(shared_team: Mytty, branch: str) -> None:
     m = shared_team
     # The socket is unreachable: the CLI must refuse before connecting.
-    result = m.ctl("agent", "spawn", "--provider", "claude", "--task", "x", "--worktree", branch,
-                   "--anchor", m.first_pane(),
-                   env={"MYTTY_CONTROL_SOCKET": str(m.root / "no-such.sock")})
+    result = m.ctl(
+        "agent",
+        "spawn",
+        "--provider",
+        "claude",
+        "--task",
+        "x",
+        "--worktree",
+        branch,
+        "--anchor",
+        m.first_pane(),
+        env={"MYTTY_CONTROL_SOCKET": str(m.root / "no-such.sock")},
+    )
     assert result.code == "invalid-worktree-branch"
 
 
@@ -126,9 +157,17 @@ def test_invalid_branch_refused_by_the_controller(shared_team: Mytty, branch: st
     if not repo.exists():
         new_repo(repo)
     before = len(m.panes())
-    reply = m.request({"type": "spawnAgent", "anchorPaneID": m.first_pane(), "direction": "auto",
-                       "provider": "claude", "task": "x", "cwd": str(repo),
-                       "worktreeBranch": branch})
+    reply = m.request(
+        {
+            "type": "spawnAgent",
+            "anchorPaneID": m.first_pane(),
+            "direction": "auto",
+            "provider": "claude",
+            "task": "x",
+            "cwd": str(repo),
+            "worktreeBranch": branch,
+        }
+    )
     assert (reply["type"], reply["code"]) == ("failure", "invalid-worktree-branch"), reply
     assert len(m.panes()) == before
     assert not (repo.parent / "proj-worktrees").exists()
@@ -150,8 +189,22 @@ def test_not_a_git_repository(shared_team: Mytty) -> None:
     plain.mkdir()
     anchor = new_anchor(m)
     before = len(m.panes())
-    assert spawn_code(m, "--provider", "claude", "--task", "x", "--cwd", str(plain),
-                      "--worktree", "feat", "--anchor", anchor) == "not-a-git-repository"
+    assert (
+        spawn_code(
+            m,
+            "--provider",
+            "claude",
+            "--task",
+            "x",
+            "--cwd",
+            str(plain),
+            "--worktree",
+            "feat",
+            "--anchor",
+            anchor,
+        )
+        == "not-a-git-repository"
+    )
     assert len(m.panes()) == before
     assert list(m.root.glob("wt-plain-worktrees")) == []
 
@@ -162,8 +215,22 @@ def test_worktree_path_taken_by_something_else(shared_team: Mytty) -> None:
     squatter = repo.parent / "proj-worktrees" / "feat-y"
     squatter.mkdir(parents=True)
     (squatter / "keep.txt").write_text("not a worktree\n")
-    assert spawn_code(m, "--provider", "claude", "--task", "x", "--cwd", str(repo),
-                      "--worktree", "feat/y", "--anchor", new_anchor(m)) == "worktree-create-failed"
+    assert (
+        spawn_code(
+            m,
+            "--provider",
+            "claude",
+            "--task",
+            "x",
+            "--cwd",
+            str(repo),
+            "--worktree",
+            "feat/y",
+            "--anchor",
+            new_anchor(m),
+        )
+        == "worktree-create-failed"
+    )
     assert (squatter / "keep.txt").read_text() == "not a worktree\n"  # left alone
     assert _worktrees(repo) == [str(repo)]
     assert "feat/y" not in git(repo, "branch", "--list", "feat/y")

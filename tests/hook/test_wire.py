@@ -24,7 +24,7 @@ maybe_text = st.none() | st.text(max_size=40)
 
 
 def test_provider_and_kind_vocabularies_match_core() -> None:
-    assert mapping.PROVIDERS == tuple(p.value for p in PROVIDER_ORDER)
+    assert tuple(p.value for p in PROVIDER_ORDER) == mapping.PROVIDERS
     kinds = {v for k, v in vars(mapping).items() if k.isupper() and isinstance(v, str)}
     assert kinds == {k.value for k in AgentEventKind}
 

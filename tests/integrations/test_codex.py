@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from mytty.integrations.codex import EVENTS as codex_events
 from mytty.integrations import api, codex_toml
+from mytty.integrations.codex import EVENTS as codex_events
 from mytty.integrations.codex import snake_case
 from mytty.integrations.codex_trust import AppServerHookSource, CodexUnavailable
 from mytty.integrations.common import Locations
@@ -52,10 +52,7 @@ def test_trust_is_recorded_and_removed_without_touching_the_rest(
     assert text.startswith(original)  # every comment and table of the user's, in place
     trusted = _trusted(loc)
     ours = {k: v for k, v in trusted.items() if k.startswith(str(loc.codex_hooks))}
-    assert sorted(k.split(":")[-3] for k in ours) == sorted(
-        snake_case(e)
-        for e in codex_events
-    )
+    assert sorted(k.split(":")[-3] for k in ours) == sorted(snake_case(e) for e in codex_events)
     # What we recorded is exactly what Codex reports, so Codex now sees them as trusted.
     assert all(h.trust_status == "trusted" for h in fake_codex.list_hooks(env, loc.home))
     assert api.status_of("codex", env) == api.IntegrationStatus(

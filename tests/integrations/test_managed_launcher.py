@@ -24,13 +24,21 @@ def test_enable_writes_an_executable_launcher_that_runs(home: Path) -> None:
     assert launcher.read_bytes() == launcher_text()
     assert os.access(launcher, os.X_OK)
     settings = json.loads((home / ".claude" / "settings.json").read_text())
-    commands = {h["command"] for groups in settings["hooks"].values() for g in groups for h in g["hooks"]}
+    commands = {
+        h["command"] for groups in settings["hooks"].values() for g in groups for h in g["hooks"]
+    }
     assert commands == {str(launcher)}
     assert api.status_of("claude-code", env).status == "installed"
     # Outside a mytty pane the helper must exit 0 silently, whatever the payload.
     run_env = {"PATH": "/usr/bin:/bin", "HOME": str(home)}
-    result = subprocess.run([str(launcher), "claude-code"], input=b'{"hook_event_name":"Stop"}',
-                            env=run_env, capture_output=True, timeout=20, check=False)
+    result = subprocess.run(
+        [str(launcher), "claude-code"],
+        input=b'{"hook_event_name":"Stop"}',
+        env=run_env,
+        capture_output=True,
+        timeout=20,
+        check=False,
+    )
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
 
 
@@ -38,7 +46,7 @@ def test_a_stale_launcher_needs_repair_and_repair_rewrites_it(home: Path) -> Non
     env = _env(home)
     api.enable("cursor", env)
     launcher = helper_path(env)
-    launcher.write_text("#!/bin/sh\nexec /old/venv/bin/python -IS /old/mytty/hook.py \"$@\"\n")
+    launcher.write_text('#!/bin/sh\nexec /old/venv/bin/python -IS /old/mytty/hook.py "$@"\n')
     status = api.status_of("cursor", env)
     assert status.status == "needs-repair"
     assert "another or an older mytty" in (status.error or "")

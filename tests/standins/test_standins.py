@@ -61,9 +61,16 @@ class Sandbox:
     def run(
         self, name: str, *args: str, stdin: str = "", timeout: float = 30
     ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([str(self.bin / name), *args], input=stdin, env=self.env,
-                              cwd=str(self.home), capture_output=True, text=True, timeout=timeout,
-                              check=False)
+        return subprocess.run(
+            [str(self.bin / name), *args],
+            input=stdin,
+            env=self.env,
+            cwd=str(self.home),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
 
     def calls(self) -> list[dict[str, Any]]:
         if not self.rec_file.exists():
@@ -97,12 +104,19 @@ def box(tmp_path: Path) -> Iterator[Sandbox]:
     recorder = hooks_dir / "recorder"
     recorder.write_text(RECORDER)
     recorder.chmod(0o755)
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("MYTTY_", "CLAUDE", "CODEX_", "TMUX"))}
-    env.update(HOME=str(home), CODEX_HOME=str(home / ".codex"), MYTTY_STANDIN_DIR=str(records),
-               PATH=f"{bin_dir}:{env.get('PATH', '/usr/bin:/bin')}",
-               REC_FILE=str(tmp_path / "rec.jsonl"),
-               MYTTY_SURFACE_ID="11111111-2222-4333-8444-555555555555")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("MYTTY_", "CLAUDE", "CODEX_", "TMUX"))
+    }
+    env.update(
+        HOME=str(home),
+        CODEX_HOME=str(home / ".codex"),
+        MYTTY_STANDIN_DIR=str(records),
+        PATH=f"{bin_dir}:{env.get('PATH', '/usr/bin:/bin')}",
+        REC_FILE=str(tmp_path / "rec.jsonl"),
+        MYTTY_SURFACE_ID="11111111-2222-4333-8444-555555555555",
+    )
     yield Sandbox(tmp_path, home, bin_dir, records, tmp_path / "rec.jsonl", recorder, env)
 
 
@@ -128,9 +142,18 @@ def captured_keys(provider: str) -> dict[str, set[str]]:
     return {event: set(payload) for event, payload in data["captured"].items()}
 
 
-CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest",
-                 "Notification", "PostToolUse", "PostToolBatch", "Stop", "StopFailure",
-                 "SessionEnd"]
+CLAUDE_EVENTS = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "Notification",
+    "PostToolUse",
+    "PostToolBatch",
+    "Stop",
+    "StopFailure",
+    "SessionEnd",
+]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -138,9 +161,17 @@ CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRe
 
 def test_directives() -> None:
     d = lib.parse_directives(
-        "Do it\n@standin: approve\n  @standin: sleep 1.5; linger 2\n@standin: exit")
-    assert (d.approve, d.exit, d.sleep, d.linger, d.fail, d.ask, d.background) == \
-        (True, True, 1.5, 2.0, False, False, None)
+        "Do it\n@standin: approve\n  @standin: sleep 1.5; linger 2\n@standin: exit"
+    )
+    assert (d.approve, d.exit, d.sleep, d.linger, d.fail, d.ask, d.background) == (
+        True,
+        True,
+        1.5,
+        2.0,
+        False,
+        False,
+        None,
+    )
     assert lib.parse_directives("@standin: background").background == 3.0
     assert lib.parse_directives("@standin: background 5").background == 5.0
     assert lib.parse_directives("@standin: dance").unknown == ["dance"]
@@ -150,12 +181,24 @@ def test_directives() -> None:
 
 
 def test_claude_runs_settings_hooks_in_exec_form(box: Sandbox) -> None:
-    handler = {"type": "command", "command": str(box.recorder), "args": ["claude-code"],
-               "timeout": 5}
-    write_json(box.home / ".claude" / "settings.json",
-               grouped(CLAUDE_EVENTS, handler, {"Notification": "permission_prompt|idle_prompt"}))
-    out = box.run("claude", "--permission-mode", "manual", "--",
-                  "first\n@standin: approve", stdin="1\n@standin: fail\n/exit\n")
+    handler = {
+        "type": "command",
+        "command": str(box.recorder),
+        "args": ["claude-code"],
+        "timeout": 5,
+    }
+    write_json(
+        box.home / ".claude" / "settings.json",
+        grouped(CLAUDE_EVENTS, handler, {"Notification": "permission_prompt|idle_prompt"}),
+    )
+    out = box.run(
+        "claude",
+        "--permission-mode",
+        "manual",
+        "--",
+        "first\n@standin: approve",
+        stdin="1\n@standin: fail\n/exit\n",
+    )
     assert out.returncode == 0, out.stderr
     pid = box.single_pid("claude")
     lines = out.stdout.splitlines()
@@ -164,14 +207,26 @@ def test_claude_runs_settings_hooks_in_exec_form(box: Sandbox) -> None:
     record = json.loads((box.records / f"claude.{pid}.json").read_text())
     assert record["argv"] == ["--permission-mode", "manual", "--", "first\n@standin: approve"]
     assert record["cwd"] == str(box.home)
-    assert record["env"] == {"MYTTY_STANDIN_DIR": str(box.records),
-                             "MYTTY_SURFACE_ID": box.env["MYTTY_SURFACE_ID"]}
+    assert record["env"] == {
+        "MYTTY_STANDIN_DIR": str(box.records),
+        "MYTTY_SURFACE_ID": box.env["MYTTY_SURFACE_ID"],
+    }
 
     calls = box.calls()
     events = [c["payload"]["hook_event_name"] for c in calls]
-    assert events == ["SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest",
-                      "Notification", "PostToolUse", "PostToolBatch", "Stop",
-                      "UserPromptSubmit", "StopFailure", "SessionEnd"]
+    assert events == [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PermissionRequest",
+        "Notification",
+        "PostToolUse",
+        "PostToolBatch",
+        "Stop",
+        "UserPromptSubmit",
+        "StopFailure",
+        "SessionEnd",
+    ]
     for call in calls:
         assert call["argv"] == ["claude-code"]
         assert call["ppid"] == pid, "exec form runs the command directly, without a shell"
@@ -179,8 +234,11 @@ def test_claude_runs_settings_hooks_in_exec_form(box: Sandbox) -> None:
         assert call["env"]["CLAUDE_PROJECT_DIR"] == str(box.home)
         assert call["env"]["MYTTY_SURFACE_ID"] == box.env["MYTTY_SURFACE_ID"]
     reference = captured_keys("claude-code")
-    reference_start = set(json.loads((FIXTURES / "claude-code.json").read_text())
-                          ["captured_extra"]["SessionStart_tui"])
+    reference_start = set(
+        json.loads((FIXTURES / "claude-code.json").read_text())["captured_extra"][
+            "SessionStart_tui"
+        ]
+    )
     for call in calls:
         payload = call["payload"]
         name = payload["hook_event_name"]
@@ -203,20 +261,54 @@ def test_claude_runs_settings_hooks_in_exec_form(box: Sandbox) -> None:
 
 def test_claude_matchers_shell_form_and_timeout(box: Sandbox) -> None:
     rec = str(box.recorder).replace("'", "'\\''")
-    write_json(box.home / ".claude" / "settings.json", {"hooks": {
-        # A shell string: quoting and shell syntax work.
-        "UserPromptSubmit": [{"hooks": [{
-            "type": "command", "command": f"test -n \"$CLAUDE_PROJECT_DIR\" && '{rec}' shell"}]}],
-        # Matchers: this group is for Edit only, the Bash call must not run it.
-        "PreToolUse": [{"matcher": "Edit|Write", "hooks": [{
-            "type": "command", "command": str(box.recorder), "args": ["edit-only"]}]}],
-        "Notification": [{"matcher": "idle_prompt", "hooks": [{"type": "command",
-                                                                "command": str(box.recorder),
-                                                                "args": ["idle-only"]}]}],
-        # A hung hook is killed at its timeout and the turn goes on.
-        "Stop": [{"hooks": [{"type": "command", "command": str(box.recorder), "args": ["slow"],
-                             "timeout": 1}]}],
-    }})
+    write_json(
+        box.home / ".claude" / "settings.json",
+        {
+            "hooks": {
+                # A shell string: quoting and shell syntax work.
+                "UserPromptSubmit": [
+                    {
+                        "hooks": [
+                            {
+                                "type": "command",
+                                "command": f"test -n \"$CLAUDE_PROJECT_DIR\" && '{rec}' shell",
+                            }
+                        ]
+                    }
+                ],
+                # Matchers: this group is for Edit only, the Bash call must not run it.
+                "PreToolUse": [
+                    {
+                        "matcher": "Edit|Write",
+                        "hooks": [
+                            {"type": "command", "command": str(box.recorder), "args": ["edit-only"]}
+                        ],
+                    }
+                ],
+                "Notification": [
+                    {
+                        "matcher": "idle_prompt",
+                        "hooks": [
+                            {"type": "command", "command": str(box.recorder), "args": ["idle-only"]}
+                        ],
+                    }
+                ],
+                # A hung hook is killed at its timeout and the turn goes on.
+                "Stop": [
+                    {
+                        "hooks": [
+                            {
+                                "type": "command",
+                                "command": str(box.recorder),
+                                "args": ["slow"],
+                                "timeout": 1,
+                            }
+                        ]
+                    }
+                ],
+            }
+        },
+    )
     started = time.monotonic()
     out = box.run("claude", "--", "go\n@standin: approve\n@standin: exit", stdin="y\n")
     assert out.returncode == 0, out.stderr
@@ -253,12 +345,29 @@ def test_idle_start_waits_for_input(box: Sandbox) -> None:
 
 def test_codex_rollout_opens_at_first_prompt_and_stays_open(box: Sandbox) -> None:
     command = f"'{box.recorder}' codex"
-    write_json(box.home / ".codex" / "hooks.json",
-               grouped(["SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest",
-                        "PostToolUse", "Stop", "SessionEnd"],
-                       {"type": "command", "command": command, "timeout": 5}))
-    proc = subprocess.Popen([str(box.bin / "codex")], env=box.env, cwd=str(box.home),
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    write_json(
+        box.home / ".codex" / "hooks.json",
+        grouped(
+            [
+                "SessionStart",
+                "UserPromptSubmit",
+                "PreToolUse",
+                "PermissionRequest",
+                "PostToolUse",
+                "Stop",
+                "SessionEnd",
+            ],
+            {"type": "command", "command": command, "timeout": 5},
+        ),
+    )
+    proc = subprocess.Popen(
+        [str(box.bin / "codex")],
+        env=box.env,
+        cwd=str(box.home),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None and proc.stdin is not None
         assert proc.stdout.readline().startswith("STANDIN codex pid=")
@@ -285,8 +394,14 @@ def test_codex_rollout_opens_at_first_prompt_and_stays_open(box: Sandbox) -> Non
             proc.wait()
     calls = box.calls()
     events = [c["payload"]["hook_event_name"] for c in calls]
-    assert events == ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop",
-                      "SessionEnd"]
+    assert events == [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "Stop",
+        "SessionEnd",
+    ]
     reference = captured_keys("codex")
     for call in calls:
         payload = call["payload"]
@@ -299,8 +414,10 @@ def test_codex_rollout_opens_at_first_prompt_and_stays_open(box: Sandbox) -> Non
 
 def test_codex_approval_and_failure(box: Sandbox) -> None:
     command = f"'{box.recorder}' codex"
-    write_json(box.home / ".codex" / "hooks.json",
-               grouped(["PermissionRequest", "Stop"], {"type": "command", "command": command}))
+    write_json(
+        box.home / ".codex" / "hooks.json",
+        grouped(["PermissionRequest", "Stop"], {"type": "command", "command": command}),
+    )
     out = box.run("codex", "--", "go\n@standin: approve", stdin="y\n@standin: fail\n")
     assert out.returncode == 1
     assert out.stdout.rstrip().endswith("STANDIN exiting with an error")
@@ -310,16 +427,24 @@ def test_codex_approval_and_failure(box: Sandbox) -> None:
 
 
 def test_codex_app_server_lists_hooks_with_trust(box: Sandbox) -> None:
-    hooks = grouped(["Stop", "SessionStart"], {"type": "command", "command": "'/x/helper' codex",
-                                               "timeout": 5})
+    hooks = grouped(
+        ["Stop", "SessionStart"], {"type": "command", "command": "'/x/helper' codex", "timeout": 5}
+    )
     write_json(box.home / ".codex" / "hooks.json", hooks)
 
     def listing() -> list[dict[str, Any]]:
-        requests = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
-                    {"jsonrpc": "2.0", "method": "initialized"},
-                    {"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": ["/w"]}}]
-        out = box.run("codex", "app-server", "-c", "features.plugins=false",
-                      stdin="".join(json.dumps(r) + "\n" for r in requests))
+        requests = [
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
+            {"jsonrpc": "2.0", "method": "initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": ["/w"]}},
+        ]
+        out = box.run(
+            "codex",
+            "app-server",
+            "-c",
+            "features.plugins=false",
+            stdin="".join(json.dumps(r) + "\n" for r in requests),
+        )
         replies = [json.loads(line) for line in out.stdout.splitlines()]
         assert [r["id"] for r in replies] == [1, 2]
         return replies[1]["result"]["data"][0]["hooks"]
@@ -331,20 +456,29 @@ def test_codex_app_server_lists_hooks_with_trust(box: Sandbox) -> None:
     assert all(h["command"] == "'/x/helper' codex" for h in listed)
     assert listed[0]["currentHash"].startswith("sha256:")
     (box.home / ".codex" / "config.toml").write_text(
-        f'[hooks.state."{listed[0]["key"]}"]\ntrusted_hash = "{listed[0]["currentHash"]}"\n')
+        f'[hooks.state."{listed[0]["key"]}"]\ntrusted_hash = "{listed[0]["currentHash"]}"\n'
+    )
     assert [h["trustStatus"] for h in listing()] == ["trusted", "untrusted"]
     assert not list(box.records.glob("codex.*.json")), "app-server is not an agent session"
 
 
 def test_cursor_checks_pretooluse_replies(box: Sandbox) -> None:
-    write_json(box.home / ".cursor" / "hooks.json", {"version": 1, "hooks": {
-        "beforeSubmitPrompt": [{"command": f"'{box.recorder}' submit"}],
-        "preToolUse": [{"type": "command", "command": f"'{box.recorder}' reply-object"},
-                       {"type": "command", "command": f"'{box.recorder}' silent"},
-                       {"type": "command", "command": f"'{box.recorder}' reply-text"}],
-        "postToolUse": [{"command": f"'{box.recorder}' post"}],
-        "stop": [{"command": f"'{box.recorder}' stop"}],
-    }})
+    write_json(
+        box.home / ".cursor" / "hooks.json",
+        {
+            "version": 1,
+            "hooks": {
+                "beforeSubmitPrompt": [{"command": f"'{box.recorder}' submit"}],
+                "preToolUse": [
+                    {"type": "command", "command": f"'{box.recorder}' reply-object"},
+                    {"type": "command", "command": f"'{box.recorder}' silent"},
+                    {"type": "command", "command": f"'{box.recorder}' reply-text"},
+                ],
+                "postToolUse": [{"command": f"'{box.recorder}' post"}],
+                "stop": [{"command": f"'{box.recorder}' stop"}],
+            },
+        },
+    )
     out = box.run("cursor-agent", "--", "work\n@standin: exit")
     assert out.returncode == 0, out.stderr
     pid = box.single_pid("cursor-agent")
@@ -355,8 +489,11 @@ def test_cursor_checks_pretooluse_replies(box: Sandbox) -> None:
     assert "not JSON" in pre["reply-text"]["violation"]
     assert out.stdout.count("STANDIN hook violation in preToolUse") == 2
     calls = box.calls()
-    events = [c["payload"]["hook_event_name"] for c in calls if c["argv"] != ["reply-text"]
-              and c["argv"] != ["silent"]]
+    events = [
+        c["payload"]["hook_event_name"]
+        for c in calls
+        if c["argv"] != ["reply-text"] and c["argv"] != ["silent"]
+    ]
     assert events == ["beforeSubmitPrompt", "preToolUse", "postToolUse", "stop"]
     payloads = {c["payload"]["hook_event_name"]: c["payload"] for c in calls}
     ref = json.loads((FIXTURES / "cursor.json").read_text())["reference"]

@@ -30,8 +30,12 @@ TESTS_DIR = Path(__file__).resolve().parent.parent
 TMUX = shutil.which("tmux") or "tmux"
 
 
-def wait_until(predicate: Callable[[], T], timeout: float = 10.0, interval: float = 0.02,
-               message: str = "condition") -> T:
+def wait_until(
+    predicate: Callable[[], T],
+    timeout: float = 10.0,
+    interval: float = 0.02,
+    message: str = "condition",
+) -> T:
     """Poll ``predicate`` until it returns a truthy value; fail after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     last: Any = None
@@ -43,7 +47,9 @@ def wait_until(predicate: Callable[[], T], timeout: float = 10.0, interval: floa
         if last:
             return last
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {message} (last={last!r})")
+            raise AssertionError(
+                f"timed out after {timeout}s waiting for {message} (last={last!r})"
+            )
         time.sleep(interval)
 
 
@@ -60,9 +66,15 @@ class CtlResult:
         assert len(lines) == 1, f"expected exactly one line, got {self.stdout!r}"
         return json.loads(lines[0])
 
+    def ok(self) -> None:
+        """Assert the command succeeded with one JSON line (for calls whose reply is unused)."""
+        self.json  # noqa: B018 - the property asserts
+
     @property
     def code(self) -> str:
-        assert self.returncode == 1, f"expected failure, got rc={self.returncode} out={self.stdout!r}"
+        assert self.returncode == 1, (
+            f"expected failure, got rc={self.returncode} out={self.stdout!r}"
+        )
         assert self.stdout == "", f"failure printed to stdout: {self.stdout!r}"
         line = self.stderr.strip()
         assert line.count("\n") == 0, f"expected one stderr line: {self.stderr!r}"
@@ -74,17 +86,25 @@ class CtlResult:
 class BackgroundCtl:
     """A ``mytty-ctl`` command running while the test goes on (e.g. a blocking ``wait``)."""
 
-    def __init__(self, m: "Mytty", *args: str) -> None:
+    def __init__(self, m: Mytty, *args: str) -> None:
         self.started = time.monotonic()
-        self.proc = subprocess.Popen([MYTTY_CTL, *args], env=m.env, cwd=str(m.home),
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [MYTTY_CTL, *args],
+            env=m.env,
+            cwd=str(m.home),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
 
     def running(self) -> bool:
         return self.proc.poll() is None
 
     def result(self, timeout: float = 60.0) -> CtlResult:
         out, err = self.proc.communicate(timeout=timeout)
-        return CtlResult(subprocess.CompletedProcess(self.proc.args, self.proc.returncode, out, err))
+        return CtlResult(
+            subprocess.CompletedProcess(self.proc.args, self.proc.returncode, out, err)
+        )
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -109,7 +129,8 @@ class Mytty:
         # /etc/profile resets PATH for login shells, which tmux starts).
         (self.home / ".profile").write_text(f'export PATH="{self.bin}:$PATH"\n')
         self.env = {
-            k: v for k, v in os.environ.items()
+            k: v
+            for k, v in os.environ.items()
             if not k.startswith(("MYTTY_", "TMUX", "CODEX_", "CLAUDE"))
         }
         self.env.update(
@@ -138,8 +159,13 @@ class Mytty:
 
     # -- tmux ---------------------------------------------------------------------------------
     def tmux(self, *args: str, check: bool = True) -> str:
-        out = subprocess.run([TMUX, "-S", self.socket, *args], env=self.env, capture_output=True,
-                             text=True, check=False)
+        out = subprocess.run(
+            [TMUX, "-S", self.socket, *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if check and out.returncode != 0:
             raise AssertionError(f"tmux {' '.join(args)} failed: {out.stderr}")
         return out.stdout
@@ -147,10 +173,14 @@ class Mytty:
     # -- controller -----------------------------------------------------------------------------
     def start(self, timeout: float = 20.0) -> None:
         read_fd, write_fd = os.pipe()
-        log = open(self.root / "controller.log", "ab")
+        log = open(self.root / "controller.log", "ab")  # noqa: SIM115 - closed in close()
         self.proc = subprocess.Popen(
             [MYTTY, "serve", "--tmux-socket", self.socket, "--ready-fd", str(write_fd), "-v"],
-            env=self.env, stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=(write_fd,),
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            pass_fds=(write_fd,),
             cwd=str(self.home),
         )
         log.close()
@@ -188,8 +218,9 @@ class Mytty:
 
     def close(self) -> None:
         self.stop()
-        subprocess.run([TMUX, "-S", self.socket, "kill-server"], env=self.env,
-                       capture_output=True, check=False)
+        subprocess.run(
+            [TMUX, "-S", self.socket, "kill-server"], env=self.env, capture_output=True, check=False
+        )
         self._kill_leftovers()
         shutil.rmtree(self.root, ignore_errors=True)
 
@@ -220,16 +251,30 @@ class Mytty:
     def event_socket(self) -> str:
         return str(self.mytty_home / "events.sock")
 
-    def ctl(self, *args: str, timeout: float = 60.0, env: dict[str, str] | None = None,
-            cwd: str | None = None) -> CtlResult:
+    def ctl(
+        self,
+        *args: str,
+        timeout: float = 60.0,
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> CtlResult:
         run_env = dict(self.env)
         if env:
             run_env.update(env)
-        proc = subprocess.run([MYTTY_CTL, *args], env=run_env, capture_output=True, text=True,
-                              timeout=timeout, check=False, cwd=cwd or str(self.home))
+        proc = subprocess.run(
+            [MYTTY_CTL, *args],
+            env=run_env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            cwd=cwd or str(self.home),
+        )
         return CtlResult(proc)
 
-    def request(self, obj: dict[str, Any] | bytes, sock: str | None = None, timeout: float = 10.0) -> dict[str, Any]:
+    def request(
+        self, obj: dict[str, Any] | bytes, sock: str | None = None, timeout: float = 10.0
+    ) -> dict[str, Any]:
         """Send one raw request to a socket and return the decoded reply."""
         body = obj if isinstance(obj, bytes) else json.dumps(obj).encode() + b"\n"
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -262,14 +307,20 @@ class Mytty:
 
         def read() -> dict[str, str]:
             raw = Path(f"/proc/{pid}/environ").read_bytes()
-            return dict(e.split("=", 1) for e in raw.decode(errors="replace").split("\0") if "=" in e)
+            return dict(
+                e.split("=", 1) for e in raw.decode(errors="replace").split("\0") if "=" in e
+            )
 
         # Right after the split the pane's process may not have exec'd yet (it still shows
         # the tmux server's environment); a pane the controller made always has its id.
-        if self.tmux("show-options", "-pv", "-t", tmux_id, "@mytty_surface").strip() == pane_id \
-                and self._created_by_controller(tmux_id):
-            return wait_until(lambda: (env := read()).get("MYTTY_SURFACE_ID") and env, 10,
-                              message=f"pane {pane_id}'s process to exec")
+        if self.tmux(
+            "show-options", "-pv", "-t", tmux_id, "@mytty_surface"
+        ).strip() == pane_id and self._created_by_controller(tmux_id):
+            return wait_until(
+                lambda: (env := read()).get("MYTTY_SURFACE_ID") and env,
+                10,
+                message=f"pane {pane_id}'s process to exec",
+            )
         return read()
 
     def _created_by_controller(self, tmux_id: str) -> bool:

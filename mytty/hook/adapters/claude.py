@@ -87,5 +87,12 @@ def map_payload(payload: dict[str, object]) -> HookMapping | None:
     # 2.1.332's StopFailure has no error_message: `error` is a category ("unknown") and the
     # API error text is in `last_assistant_message`.
     keys = _FAILURE_MESSAGE_KEYS if kind == k.FAILED else _MESSAGE_KEYS
-    return turn_mapping(payload, name=name, kind=kind, tool_name=tool_name, turn_key="prompt_id",
-                        message=message, message_keys=keys)
+    return turn_mapping(
+        payload,
+        name=name,
+        kind=kind,
+        tool_name=tool_name,
+        turn_key="prompt_id",
+        message=message,
+        message_keys=keys,
+    )

@@ -38,5 +38,12 @@ def map_payload(payload: dict[str, object]) -> HookMapping | None:
         kind = k.INPUT_REQUESTED if tool_name in INPUT_TOOLS else k.APPROVAL_REQUESTED
     else:
         return None
-    return turn_mapping(payload, name=name, kind=kind, tool_name=tool_name, turn_key="turn_id",
-                        message=None, message_keys=_MESSAGE_KEYS)
+    return turn_mapping(
+        payload,
+        name=name,
+        kind=kind,
+        tool_name=tool_name,
+        turn_key="turn_id",
+        message=None,
+        message_keys=_MESSAGE_KEYS,
+    )
