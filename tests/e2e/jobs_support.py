@@ -58,12 +58,27 @@ def configure_shell(m: Mytty, bashrc: str) -> None:
         profile.write_text(text)
 
 
+def trust_step_env(m: Mytty) -> dict[str, str]:
+    """The test user's environment with the stand-in ``codex`` first on PATH.
+
+    Enabling Codex asks ``codex app-server`` for each hook's trust hash; the stand-in answers
+    as codex 0.171 does, so the suite needs no real codex (that one is exercised by the
+    ``realagent`` tests). Only the enable command sees it: the panes' PATH is left alone.
+    """
+    trust_bin = m.root / "trust-bin"
+    if not trust_bin.exists():
+        trust_bin.mkdir()
+        (trust_bin / "codex").symlink_to(TESTS_DIR / "standins" / "codex")
+    return {**m.env, "PATH": f"{trust_bin}:{m.env['PATH']}"}
+
+
 def enable_integrations(m: Mytty, *providers: str) -> None:
     """``mytty integrations enable`` (the human's command) for worker providers."""
+    env = trust_step_env(m)
     for provider in providers:
         proc = subprocess.run(
             [MYTTY, "integrations", "enable", INTEGRATION[provider]],
-            env=m.env,
+            env=env,
             capture_output=True,
             text=True,
             timeout=60,

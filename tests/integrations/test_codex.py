@@ -161,13 +161,18 @@ def test_set_then_drop_trust_restores_text(text: str) -> None:
     assert codex_toml.drop_trust(added, path, list(hashes)) == text
 
 
+@pytest.mark.realagent
 def test_real_codex_app_server_lists_hashes_that_codex_accepts(
     tmp_path: Path, helper: Path
 ) -> None:
-    """Uses the real ``codex`` CLI (loopback only) when it is installed."""
+    """The real-agent tier: the real ``codex`` CLI (loopback only) when it is installed.
+
+    The rest of the suite uses the stand-in ``codex`` (tests/standins), which answers
+    ``hooks/list`` the same way; this test is what keeps the two honest.
+    """
     codex = shutil.which("codex")
     if codex is None:
-        pytest.skip("the codex CLI is not installed")
+        pytest.skip("realagent: the codex CLI is not on PATH (install codex-cli 0.171 to run it)")
     home = tmp_path / "realhome"
     home.mkdir()
     env = {"HOME": str(home), "MYTTY_AGENT_HOOK_BIN": str(helper), "PATH": str(Path(codex).parent)}

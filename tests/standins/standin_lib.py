@@ -546,31 +546,36 @@ def codex_hook_hash(event: str, matcher: str | None, raw_handler: Any) -> str:
     return "sha256:" + hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
-def codex_trusted_hashes(config_path: Path) -> dict[str, str]:
-    """``[hooks.state."<key>"] trusted_hash`` entries of ``config.toml``."""
+def codex_hook_state(config_path: Path) -> dict[str, dict[str, Any]]:
+    """The ``[hooks.state."<key>"]`` tables of ``config.toml`` (``trusted_hash``, ``enabled``)."""
     import tomllib
 
     try:
         data = tomllib.loads(config_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    state = data.get("hooks", {}).get("state", {}) if isinstance(data.get("hooks"), dict) else {}
-    out: dict[str, str] = {}
-    if isinstance(state, dict):
-        for key, entry in state.items():
-            if isinstance(entry, dict) and isinstance(entry.get("trusted_hash"), str):
-                out[key] = entry["trusted_hash"]
-    return out
+    hooks = data.get("hooks")
+    state = hooks.get("state", {}) if isinstance(hooks, dict) else {}
+    if not isinstance(state, dict):
+        return {}
+    return {key: entry for key, entry in state.items() if isinstance(entry, dict)}
 
 
 def codex_list_hooks(codex_home: Path) -> list[dict[str, Any]]:
-    """The ``hooks/list`` entries for ``$CODEX_HOME/hooks.json``, in the shape Codex 0.171 uses."""
+    """The ``hooks/list`` entries for ``$CODEX_HOME/hooks.json``, in the shape Codex 0.171 uses.
+
+    As the real one does, Codex names the file by its canonical path (symlinks resolved) in
+    both ``sourcePath`` and the trust ``key``, lists every field even when null, gives a
+    handler without ``timeout`` the default 600 s, and reads ``enabled`` from
+    ``[hooks.state."<key>"]``.
+    """
     path = codex_home / "hooks.json"
     data = _load_json_object(path)
     hooks = data.get("hooks") if data else None
     if not isinstance(hooks, dict):
         return []
-    trusted = codex_trusted_hashes(codex_home / "config.toml")
+    canonical = Path(os.path.realpath(path))
+    state = codex_hook_state(codex_home / "config.toml")
     out: list[dict[str, Any]] = []
     for event, groups in hooks.items():
         if not isinstance(groups, list):
@@ -582,9 +587,10 @@ def codex_list_hooks(codex_home: Path) -> list[dict[str, Any]]:
             for hi, raw in enumerate(group["hooks"]):
                 if not isinstance(raw, dict):
                     continue
-                key = f"{path}:{snake_case(event)}:{gi}:{hi}"
+                key = f"{canonical}:{snake_case(event)}:{gi}:{hi}"
                 current = codex_hook_hash(event, matcher, raw)
-                recorded = trusted.get(key)
+                entry = state.get(key, {})
+                recorded = entry.get("trusted_hash")
                 status = (
                     "trusted" if recorded == current else "modified" if recorded else "untrusted"
                 )
@@ -594,13 +600,16 @@ def codex_list_hooks(codex_home: Path) -> list[dict[str, Any]]:
                         "eventName": camel_case(event),
                         "handlerType": raw.get("type", "command"),
                         "command": raw.get("command"),
-                        "async": False,
+                        "async": bool(raw.get("async", False)),
                         "matcher": matcher,
-                        "timeoutSec": raw.get("timeout"),
-                        "sourcePath": str(path),
+                        "timeoutSec": raw.get("timeout", 600),
+                        "statusMessage": raw.get("statusMessage"),
+                        "additionalContextLimit": None,
+                        "sourcePath": str(canonical),
                         "source": "user",
+                        "pluginId": None,
                         "displayOrder": len(out),
-                        "enabled": True,
+                        "enabled": entry.get("enabled", True) is not False,
                         "isManaged": False,
                         "currentHash": current,
                         "trustStatus": status,
@@ -609,35 +618,80 @@ def codex_list_hooks(codex_home: Path) -> list[dict[str, Any]]:
     return out
 
 
+# JSON-RPC error codes codex app-server answers with.
+_INVALID_REQUEST = -32600
+_METHOD_NOT_FOUND = -32601
+
+
 def serve_codex_app_server(codex_home: Path) -> int:
-    """A tiny JSON-RPC-over-stdio ``codex app-server``: ``initialize`` and ``hooks/list``."""
+    """A tiny ``codex app-server`` on stdio: ``initialize``, then ``hooks/list``.
+
+    The wire is Codex's: JSON-RPC 2.0 lines without the ``"jsonrpc"`` member, requests before
+    ``initialize`` refused with "Not initialized", a second ``initialize`` with "Already
+    initialized", and one ``{cwd, hooks, errors, warnings}`` entry per requested ``cwd``.
+    """
     out = sys.stdout
+    initialized = False
+
+    def send(message: dict[str, Any]) -> None:
+        out.write(json.dumps(message) + "\n")
+        out.flush()
+
     for line in sys.stdin:
         try:
             message = json.loads(line)
         except ValueError:
             continue
         if not isinstance(message, dict) or "id" not in message:
-            continue  # a notification
+            continue  # a notification (``initialized``)
         method = message.get("method")
+        rid = message["id"]
         if method == "initialize":
-            reply: dict[str, Any] = {
-                "id": message["id"],
-                "result": {"userAgent": "codex-standin/0.171.0", "codexHome": str(codex_home)},
-            }
+            if initialized:
+                send(
+                    {
+                        "id": rid,
+                        "error": {"code": _INVALID_REQUEST, "message": "Already initialized"},
+                    }
+                )
+                continue
+            initialized = True
+            send(
+                {
+                    "id": rid,
+                    "result": {
+                        "userAgent": "codex_cli_rs/0.171.0 (stand-in)",
+                        "codexHome": str(codex_home),
+                        "platformFamily": "unix",
+                        "platformOs": "linux",
+                    },
+                }
+            )
+        elif not initialized:
+            send({"id": rid, "error": {"code": _INVALID_REQUEST, "message": "Not initialized"}})
         elif method == "hooks/list":
             params = message.get("params") if isinstance(message.get("params"), dict) else {}
             cwds = params.get("cwds") or [os.getcwd()]
             hooks = codex_list_hooks(codex_home)
-            reply = {
-                "id": message["id"],
-                "result": {"data": [{"cwd": cwd, "hooks": hooks} for cwd in cwds]},
-            }
+            send(
+                {
+                    "id": rid,
+                    "result": {
+                        "data": [
+                            {"cwd": cwd, "hooks": hooks, "errors": [], "warnings": []}
+                            for cwd in cwds
+                        ]
+                    },
+                }
+            )
         else:
-            reply = {
-                "id": message["id"],
-                "error": {"code": -32601, "message": f"the stand-in has no {method}"},
-            }
-        out.write(json.dumps(reply) + "\n")
-        out.flush()
+            send(
+                {
+                    "id": rid,
+                    "error": {
+                        "code": _METHOD_NOT_FOUND,
+                        "message": f"the stand-in has no {method}",
+                    },
+                }
+            )
     return 0

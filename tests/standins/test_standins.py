@@ -426,6 +426,18 @@ def test_codex_approval_and_failure(box: Sandbox) -> None:
     assert set(calls[0]["payload"]) == captured_keys("codex")["PermissionRequest"]
 
 
+def _app_server(box: Sandbox, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = box.run(
+        "codex",
+        "app-server",
+        "-c",
+        "features.plugins=false",
+        stdin="".join(json.dumps(r) + "\n" for r in requests),
+    )
+    assert out.returncode == 0, out.stderr
+    return [json.loads(line) for line in out.stdout.splitlines()]
+
+
 def test_codex_app_server_lists_hooks_with_trust(box: Sandbox) -> None:
     hooks = grouped(
         ["Stop", "SessionStart"], {"type": "command", "command": "'/x/helper' codex", "timeout": 5}
@@ -433,33 +445,74 @@ def test_codex_app_server_lists_hooks_with_trust(box: Sandbox) -> None:
     write_json(box.home / ".codex" / "hooks.json", hooks)
 
     def listing() -> list[dict[str, Any]]:
-        requests = [
-            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
-            {"jsonrpc": "2.0", "method": "initialized"},
-            {"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": ["/w"]}},
-        ]
-        out = box.run(
-            "codex",
-            "app-server",
-            "-c",
-            "features.plugins=false",
-            stdin="".join(json.dumps(r) + "\n" for r in requests),
+        replies = _app_server(
+            box,
+            [
+                {"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "t"}}},
+                {"method": "initialized"},
+                {"id": 2, "method": "hooks/list", "params": {"cwds": ["/w"]}},
+            ],
         )
-        replies = [json.loads(line) for line in out.stdout.splitlines()]
         assert [r["id"] for r in replies] == [1, 2]
-        return replies[1]["result"]["data"][0]["hooks"]
+        assert all("jsonrpc" not in r for r in replies)  # Codex leaves the member out
+        assert "userAgent" in replies[0]["result"]
+        (entry,) = replies[1]["result"]["data"]
+        assert (entry["cwd"], entry["errors"], entry["warnings"]) == ("/w", [], [])
+        hooks: list[dict[str, Any]] = entry["hooks"]
+        return hooks
 
     listed = listing()
     path = box.home / ".codex" / "hooks.json"
     assert [h["key"] for h in listed] == [f"{path}:stop:0:0", f"{path}:session_start:0:0"]
+    assert [h["eventName"] for h in listed] == ["stop", "sessionStart"]
     assert all(h["trustStatus"] == "untrusted" for h in listed)
     assert all(h["command"] == "'/x/helper' codex" for h in listed)
+    assert all(h["sourcePath"] == str(path) and h["timeoutSec"] == 5 for h in listed)
     assert listed[0]["currentHash"].startswith("sha256:")
     (box.home / ".codex" / "config.toml").write_text(
         f'[hooks.state."{listed[0]["key"]}"]\ntrusted_hash = "{listed[0]["currentHash"]}"\n'
     )
     assert [h["trustStatus"] for h in listing()] == ["trusted", "untrusted"]
+    (box.home / ".codex" / "config.toml").write_text(
+        f'[hooks.state."{listed[0]["key"]}"]\ntrusted_hash = "sha256:old"\nenabled = false\n'
+    )
+    again = listing()
+    assert [h["trustStatus"] for h in again] == ["modified", "untrusted"]
+    assert [h["enabled"] for h in again] == [False, True]
     assert not list(box.records.glob("codex.*.json")), "app-server is not an agent session"
+
+
+def test_codex_app_server_names_the_file_by_its_canonical_path(box: Sandbox) -> None:
+    real = box.root / "real-codex-home"
+    write_json(real / "hooks.json", grouped(["Stop"], {"type": "command", "command": "x"}))
+    (box.home / ".codex").symlink_to(real)
+    replies = _app_server(
+        box,
+        [
+            {"id": 1, "method": "initialize", "params": {}},
+            {"id": 2, "method": "hooks/list", "params": {"cwds": ["/w"]}},
+        ],
+    )
+    (hook,) = replies[1]["result"]["data"][0]["hooks"]
+    assert hook["sourcePath"] == str(real / "hooks.json")
+    assert hook["key"] == f"{real / 'hooks.json'}:stop:0:0"
+    assert hook["timeoutSec"] == 600  # Codex's default when the handler names none
+
+
+def test_codex_app_server_refuses_requests_before_initialize(box: Sandbox) -> None:
+    replies = _app_server(
+        box,
+        [
+            {"id": 1, "method": "hooks/list", "params": {"cwds": ["/w"]}},
+            {"id": 2, "method": "initialize", "params": {}},
+            {"id": 3, "method": "initialize", "params": {}},
+        ],
+    )
+    assert [(r["id"], r.get("error", {}).get("message")) for r in replies] == [
+        (1, "Not initialized"),
+        (2, None),
+        (3, "Already initialized"),
+    ]
 
 
 def test_cursor_checks_pretooluse_replies(box: Sandbox) -> None:
