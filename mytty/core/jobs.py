@@ -8,7 +8,7 @@ and ``agent wait --until completed`` can't be satisfied by a run older than the 
 
 Reconciliation is lazy and pure: the controller calls :func:`reconcile` with the pane's runs of
 the job's provider whenever an ``agent`` command touches the job (every ``agent wait`` poll,
-``result``, ``send``, ``focus``, ``park``, ``close``). Nothing runs in the background.
+``result``, ``send``, ``focus``, ``close``). Nothing runs in the background.
 
 Rules of :func:`reconcile`, in order:
 
@@ -23,7 +23,8 @@ Rules of :func:`reconcile`, in order:
 5. Still unbound at the deadline (30 s after spawn or re-arm) → ``launch-failed``.
 
 Run state → job state: running / waiting-input / waiting-approval / succeeded / failed /
-disconnected map to the job state of the same name. A job never binds to an ``unknown`` run,
+disconnected map to the job state of the same name, and the job's ``message`` is the bound run's
+current message (None once the run moved on from the event that had one). A job never binds to an ``unknown`` run,
 and the reducer never moves a run back to ``unknown``; should a bound run read ``unknown``
 anyway, the job keeps its state, so a bound job never reads ``launching``.
 
@@ -189,12 +190,10 @@ def _apply(job: AgentJob, run: AgentRun) -> AgentJob:
             message=INTERRUPTED_MESSAGE,
             bound_completed_by_idle=True,
         )
-    return replace(
-        job,
-        state=_RUN_TO_JOB[run.state],
-        session_id=session_id,
-        message=run.message if run.message is not None else job.message,
-    )
+    # The message is the run's current one, never an older one kept: the reducer gives a run
+    # the message of the event that last moved it, so "Bash requires approval" goes away as
+    # soon as the run leaves waiting-approval (a stale note on a succeeded job misleads).
+    return replace(job, state=_RUN_TO_JOB[run.state], session_id=session_id, message=run.message)
 
 
 def reconcile(job: AgentJob, runs: Sequence[AgentRun], pane_exists: bool, now: float) -> AgentJob:

@@ -32,6 +32,7 @@ from mytty.core.jobs import (
     snapshot_to_wire,
 )
 from mytty.core.runs import AgentRun, RunBook
+from tests.core.builders import ev
 
 J = AgentJobState
 R = AgentRunState
@@ -140,12 +141,34 @@ def test_every_run_state_maps_to_a_job_state() -> None:
         assert reconcile(bound, [run("A", run_state)], True, T0 + 2).state == job_state
 
 
-def test_session_and_message_are_sticky() -> None:
+def test_session_is_sticky_and_message_follows_the_run() -> None:
     j = reconcile(job(), [run("A", session="s1", message="hello")], True, T0 + 1)
     j = reconcile(j, [run("A", R.WAITING_INPUT, session=None, message=None)], True, T0 + 2)
-    assert (j.state, j.session_id, j.message) == (J.WAITING_INPUT, "s1", "hello")
+    assert (j.state, j.session_id, j.message) == (J.WAITING_INPUT, "s1", None)
     j = reconcile(j, [run("A", R.RUNNING, session=None, message="busy")], True, T0 + 3)
-    assert j.message == "busy"
+    assert (j.session_id, j.message) == ("s1", "busy")
+
+
+def test_approval_message_goes_away_when_the_run_moves_on() -> None:
+    """The reported bug: a succeeded job still said "Bash requires approval"."""
+    book = RunBook()
+    j = job()
+    steps = [
+        (AgentEventKind.STARTED, None, J.RUNNING, None),
+        (
+            AgentEventKind.APPROVAL_REQUESTED,
+            "Bash requires approval",
+            J.WAITING_APPROVAL,
+            "Bash requires approval",
+        ),
+        (AgentEventKind.RUNNING, None, J.RUNNING, None),
+        (AgentEventKind.SUCCEEDED, None, J.SUCCEEDED, None),
+    ]
+    for n, (kind, message, state, expected) in enumerate(steps):
+        book.apply(ev(kind, run="A", pane=PANE, at=T0 + n + 1, message=message))
+        j = reconcile(j, book.runs_for(PANE, AgentProvider.CLAUDE_CODE), True, T0 + n + 1)
+        assert (j.state, j.message) == (state, expected)
+    assert snapshot_to_wire(j)["message"] is None
 
 
 def test_a_bound_job_never_rebinds_and_keeps_its_state_when_the_run_is_missing() -> None:
@@ -468,19 +491,23 @@ kinds = st.sampled_from(list(AgentEventKind))
 @given(
     st.lists(
         st.tuples(
-            st.sampled_from(RUN_IDS), kinds, st.sampled_from([PANE, OTHER_PANE]), st.booleans()
+            st.sampled_from(RUN_IDS),
+            kinds,
+            st.sampled_from([PANE, OTHER_PANE]),
+            st.booleans(),
+            st.none() | st.sampled_from(["Bash requires approval", "note"]),
         ),
         max_size=25,
     ),
     st.sets(st.sampled_from(RUN_IDS), max_size=1),
 )
 def test_tracker_invariants_through_the_real_reducer(
-    events: list[tuple[str, AgentEventKind, str, bool]], baseline: set[str]
+    events: list[tuple[str, AgentEventKind, str, bool, str | None]], baseline: set[str]
 ) -> None:
     """Feed random hook events through RunBook, reconciling after each one."""
     book = RunBook()
     j = new_job(JOB_ID, PANE, WorkerProvider.CLAUDE, None, baseline, T0)
-    for n, (rid, kind, pane, follow_up) in enumerate(events):
+    for n, (rid, kind, pane, follow_up, message) in enumerate(events):
         now = T0 + n
         book.apply(
             AgentEvent(
@@ -490,6 +517,7 @@ def test_tracker_invariants_through_the_real_reducer(
                 provider=AgentProvider.CLAUDE_CODE,
                 kind=kind,
                 occurred_at=now,
+                message=message,
             )
         )
         before = j
@@ -498,8 +526,9 @@ def test_tracker_invariants_through_the_real_reducer(
         _check_step(before, j, rearmed=False)
         bound = book.get(j.run_id) if j.run_id is not None else None
         if bound is not None and not is_terminal(j.state):
-            # a live job always mirrors its run's state
+            # a live job always mirrors its run's state, and its message (never an older one)
             assert j.state.value == bound.state.value
+            assert j.message == bound.message
         if follow_up:
             before = j
             j = prepare_for_follow_up(j, [r.id for r in runs], now)

@@ -196,9 +196,11 @@ def test_attention_then_answer_stays_on_the_same_run(shared_team: Mytty) -> None
     waiting = agent_wait(m, job, "attention", 30)
     assert waiting["timedOut"] is False and waiting["job"]["state"] == "waiting-approval", waiting
     bound = run_id(waiting["job"])
+    assert waiting["job"]["message"] == "Bash requires approval", waiting
     assert m.ctl("agent", "send", job_id(job), "1", "--enter").json == {"type": "ok"}
     done = completed(m, job)
     assert done["state"] == "succeeded" and run_id(done) == bound, done
+    assert done["message"] is None, done  # the approval note went with the approval
 
 
 def test_launch_failed_with_a_missing_binary() -> None:
