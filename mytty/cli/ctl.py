@@ -451,27 +451,27 @@ def exchange(path: str, body: bytes, timeout: float) -> dict[str, Any]:
 
 
 def _print_env(reply: dict[str, Any], style: str) -> None:
+    from mytty.core.quoting import shell_quote
+
     env = reply.get("environment") or {}
     lines = []
     for key, value in env.items():
         if style == "fish":
             if key == "PATH":
                 d = os.path.dirname(env.get("MYTTY_CTL_BIN", ""))
-                lines.append(f"contains -- {_q(d)} $PATH; or set -gx PATH $PATH {_q(d)}")
+                lines.append(
+                    f"contains -- {shell_quote(d)} $PATH; or set -gx PATH $PATH {shell_quote(d)}"
+                )
             else:
-                lines.append(f"set -gx {key} {_q(value)}")
+                lines.append(f"set -gx {key} {shell_quote(value)}")
         elif key == "PATH":
             d = os.path.dirname(env.get("MYTTY_CTL_BIN", ""))
             lines.append(
-                f'case ":$PATH:" in *:{_q(d)}:*) ;; *) export PATH="$PATH":{_q(d)} ;; esac'
+                f'case ":$PATH:" in *:{shell_quote(d)}:*) ;; *) export PATH="$PATH":{shell_quote(d)} ;; esac'
             )
         else:
-            lines.append(f"export {key}={_q(value)}")
+            lines.append(f"export {key}={shell_quote(value)}")
     sys.stdout.write("\n".join(lines) + "\n")
-
-
-def _q(text: str) -> str:
-    return "'" + text.replace("'", "'\\''") + "'"
 
 
 def run(argv: list[str]) -> int:

@@ -11,6 +11,8 @@ The installer may write it next to (or instead of) the console script; the hook 
 
 from __future__ import annotations
 
+from mytty.core.quoting import shell_quote
+
 #: Linux truncates a shebang line after 127 bytes on older kernels (255 since 5.1).
 _MAX_SHEBANG_BYTES = 127
 
@@ -20,10 +22,6 @@ sys.path.insert(0, {parent!r})
 from mytty.hook.main import main
 sys.exit(main())
 """
-
-
-def _shell_quote(text: str) -> str:
-    return "'" + text.replace("'", "'\\''") + "'"
 
 
 def render_launcher(python_executable: str, package_parent: str) -> str:
@@ -46,5 +44,5 @@ def render_launcher(python_executable: str, package_parent: str) -> str:
     ):
         return f"{shebang}\n{body}"
     # `'''exec' …` is a shell command for /bin/sh and the start of a string literal for Python.
-    trampoline = f"#!/bin/sh\n'''exec' {_shell_quote(python_executable)} -IS \"$0\" \"$@\"\n' '''\n"
+    trampoline = f"#!/bin/sh\n'''exec' {shell_quote(python_executable)} -IS \"$0\" \"$@\"\n' '''\n"
     return trampoline + body

@@ -1,4 +1,4 @@
-"""Launch plans for worker agents: argv, permission flags, quoting, and the typed launch line.
+"""Launch plans for worker agents: argv, permission flags, and the typed launch line.
 
 ``agent spawn`` starts a worker as one shell input line in a fresh pane::
 
@@ -18,12 +18,12 @@ Everything here is pure: the caller reads processes and transcripts (see ``mytty
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from mytty.core.events import AgentProvider, WorkerProvider
+from mytty.core.quoting import shell_line
 from mytty.core.validation import MAX_FIELD_SCALARS, is_control_char, is_space_char
 
 Access = Literal["review", "workspace-write"]
@@ -42,43 +42,6 @@ SplitDirection = Literal["left", "right", "up", "down"]
 #: (no ``fc -p``) print. Interface constant: do not reword.
 HISTFILE_GUARD = " builtin unset HISTFILE 2>/dev/null; builtin fc -p 2>/dev/null; "
 
-# Words made only of these characters mean the same thing unquoted in sh, bash, zsh and fish.
-# ``=`` and ``%`` are left out on purpose: zsh expands a leading ``=word`` and old fish a
-# leading ``%word``.
-_BARE_WORD = re.compile(r"[A-Za-z0-9_./:,+-]+")
-# Runs of characters that can sit inside single quotes in every supported shell.
-_QUOTABLE_RUN = re.compile(r"[^'\\]+")
-
-
-def shell_quote(text: str) -> str:
-    """Quote ``text`` as one shell word that reads back byte for byte.
-
-    POSIX single quotes, with each ``'`` written as ``'\\''`` (close, escaped quote, reopen).
-    Backslashes are treated the same way (close, ``\\\\``, reopen) rather than left inside the
-    quotes: that is identical for sh/bash/zsh and also correct in fish, where a backslash inside
-    single quotes is an escape. Strings without ``'`` or ``\\`` come out as plain ``'text'``.
-    """
-    if not text:
-        return "''"
-    parts: list[str] = []
-    pos = 0
-    while pos < len(text):
-        match = _QUOTABLE_RUN.match(text, pos)
-        if match is not None:
-            parts.append("'" + match.group(0) + "'")
-            pos = match.end()
-        else:
-            parts.append("\\" + text[pos])
-            pos += 1
-    return "".join(parts)
-
-
-def shell_word(text: str) -> str:
-    """Like :func:`shell_quote`, but leaves obviously safe words (``-s``, ``read-only``) bare."""
-    if _BARE_WORD.fullmatch(text):
-        return text
-    return shell_quote(text)
-
 
 def launch_line(argv: Sequence[str]) -> str:
     """The line typed into the new pane: guard, ``command`` (skips aliases/functions), argv, Enter.
@@ -90,7 +53,7 @@ def launch_line(argv: Sequence[str]) -> str:
     """
     if not argv:
         raise ValueError("argv is empty")
-    return HISTFILE_GUARD + "command " + " ".join(shell_word(a) for a in argv) + "\n"
+    return HISTFILE_GUARD + "command " + shell_line(argv) + "\n"
 
 
 def initial_input(command_text: str) -> str:

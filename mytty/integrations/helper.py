@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mytty.core.hook_launcher import render_launcher
+from mytty.core.quoting import shell_quote
 from mytty.integrations.common import resolve_env
 
 HELPER_NAME = "mytty-agent-hook"
@@ -68,9 +69,8 @@ def helper_problem(path: Path, env: Mapping[str, str] | None = None) -> str | No
 
 
 def shell_command(path: Path, provider: str) -> str:
-    """The shell-string form ``'<path>' <provider>``: POSIX single quotes, ``'`` as ``'\\''``."""
-    quoted = "'" + str(path).replace("'", "'\\''") + "'"
-    return f"{quoted} {provider}"
+    """The shell-string form ``'<path>' <provider>`` (see :mod:`mytty.core.quoting`)."""
+    return f"{shell_quote(str(path))} {provider}"
 
 
 def invokes_helper(handler: Mapping[str, object], path: Path, provider: str) -> bool:

@@ -10,6 +10,8 @@ import os
 import subprocess
 import tempfile
 
+from mytty.core.quoting import shell_quote
+
 
 def ask_yes_no(tmux_argv: list[str], client: str, title: str, body: str, timeout: float) -> bool:
     """Show ``body`` in a popup on ``client`` and wait for y/n. False on no, Escape, timeout."""
@@ -17,7 +19,7 @@ def ask_yes_no(tmux_argv: list[str], client: str, title: str, body: str, timeout
         f.write(body)
         text_path = f.name
     script = (
-        f"cat {_q(text_path)}; printf '\\n[y] yes   [n] no\\n'; "
+        f"cat {shell_quote(text_path)}; printf '\\n[y] yes   [n] no\\n'; "
         "while IFS= read -rsn1 k; do case $k in y|Y) exit 0;; n|N|q|$'\\e') exit 1;; esac; done; exit 1"
     )
     argv = [
@@ -32,7 +34,7 @@ def ask_yes_no(tmux_argv: list[str], client: str, title: str, body: str, timeout
         "-h",
         "60%",
         "-E",
-        f"bash -c {_q(script)}",
+        f"bash -c {shell_quote(script)}",
     ]
     try:
         result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
@@ -47,7 +49,3 @@ def ask_yes_no(tmux_argv: list[str], client: str, title: str, body: str, timeout
             os.unlink(text_path)
         except OSError:
             pass
-
-
-def _q(text: str) -> str:
-    return "'" + text.replace("'", "'\\''") + "'"

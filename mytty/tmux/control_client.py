@@ -30,11 +30,6 @@ class TmuxConnectionLost(Exception):
     """The control connection ended (server gone, client detached, ...)."""
 
 
-def quote(text: str) -> str:
-    """Quote one argument for tmux's command parser (single quotes, no expansion inside)."""
-    return "'" + text.replace("'", "'\\''") + "'"
-
-
 @dataclass
 class _Pending:
     future: asyncio.Future[list[str]]

@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from mytty.core.errors import ErrorCode, MyttyError
-from mytty.tmux.control_client import ControlClient, TmuxCommandError, TmuxConnectionLost, quote
+from mytty.core.quoting import shell_quote as quote  # tmux reads the same quoting
+from mytty.tmux.control_client import ControlClient, TmuxCommandError, TmuxConnectionLost
 
 log = logging.getLogger(__name__)
 

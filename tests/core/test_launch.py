@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mytty.core.events import AgentProvider, WorkerProvider
@@ -28,12 +28,11 @@ from mytty.core.launch import (
     launch_line,
     resolve_access,
     scan_inherited_flags,
-    shell_quote,
-    shell_word,
     stored_mode_flags,
     task_with_contract,
     worker_contract,
 )
+from mytty.core.quoting import shell_quote
 
 CODEX, CLAUDE, CURSOR = WorkerProvider.CODEX, WorkerProvider.CLAUDE, WorkerProvider.CURSOR
 
@@ -58,70 +57,6 @@ HOSTILE = [
     "\r\x1b[31mred\x1b[0m\x07",
     "=cmd %1 #comment",
 ]
-
-# --------------------------------------------------------------------------------------------
-# Quoting
-# --------------------------------------------------------------------------------------------
-
-
-def _shells() -> list[object]:
-    params: list[object] = []
-    for name in ("sh", "bash", "zsh", "fish"):
-        path = shutil.which(name)
-        params.append(
-            pytest.param(path, id=name, marks=pytest.mark.skipif(path is None, reason=f"no {name}"))
-        )
-    return params
-
-
-def _echo_argv(shell: str, words: list[str]) -> list[bytes]:
-    """Have ``shell`` parse the quoted words and print each argument NUL-terminated."""
-    script = "printf '%s\\0' " + " ".join(shell_quote(w) for w in words)
-    out = subprocess.run(
-        [shell, "-c", script], stdin=subprocess.DEVNULL, capture_output=True, check=True, timeout=10
-    ).stdout
-    assert out.endswith(b"\0")
-    return out[:-1].split(b"\0")
-
-
-def test_shell_quote_examples() -> None:
-    assert shell_quote("") == "''"
-    assert shell_quote("abc") == "'abc'"
-    assert shell_quote("a b") == "'a b'"
-    assert shell_quote("it's") == "'it'\\''s'"
-    assert shell_quote("a\\b") == "'a'\\\\'b'"
-    assert shell_quote("'") == "\\'"
-    assert shell_quote("$x") == "'$x'"
-
-
-def test_shell_word_leaves_only_safe_words_bare() -> None:
-    assert shell_word("read-only") == "read-only"
-    assert shell_word("--permission-mode") == "--permission-mode"
-    assert shell_word("gpt-5.1") == "gpt-5.1"
-    assert shell_word("") == "''"
-    assert shell_word("=ls") == "'=ls'"
-    assert shell_word("%1") == "'%1'"
-    assert shell_word("a b") == "'a b'"
-    assert shell_word("~") == "'~'"
-
-
-@pytest.mark.parametrize("shell", _shells())
-def test_hostile_text_round_trips_through_a_real_shell(shell: str) -> None:
-    words = [w for w in HOSTILE if w != ""] + [""]
-    assert _echo_argv(shell, words) == [w.encode() for w in words]
-
-
-@settings(max_examples=150, deadline=None)
-@given(
-    st.lists(
-        st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\0")),
-        min_size=1,
-        max_size=4,
-    )
-)
-def test_shell_quote_round_trip_property(words: list[str]) -> None:
-    assert _echo_argv("sh", words) == [w.encode() for w in words]
-
 
 # --------------------------------------------------------------------------------------------
 # Typed lines
