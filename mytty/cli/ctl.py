@@ -389,11 +389,9 @@ def _encode(obj: dict[str, Any]) -> bytes:
 
 
 def socket_path() -> str:
-    explicit = os.environ.get("MYTTY_CONTROL_SOCKET")
-    if explicit:
-        return explicit
-    home = os.environ.get("MYTTY_HOME") or os.path.join(os.path.expanduser("~"), ".config", "mytty")
-    return os.path.join(home, "control.sock")
+    from mytty.core.paths import control_socket
+
+    return control_socket(os.environ)
 
 
 def exchange(path: str, body: bytes, timeout: float) -> dict[str, Any]:

@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from mytty.core import paths
 from mytty.core.errors import ErrorCode, MyttyError
 
 #: Linux ``sockaddr_un.sun_path`` holds 108 bytes including the terminating NUL.
 SUN_PATH_MAX = 107
 
 
-def default_home(env: os._Environ[str] | dict[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    explicit = env.get("MYTTY_HOME")
-    if explicit:
-        return Path(explicit).expanduser()
-    base = env.get("HOME") or os.path.expanduser("~")
-    return Path(base) / ".config" / "mytty"
+def default_home(env: Mapping[str, str] | None = None) -> Path:
+    return Path(paths.mytty_home(os.environ if env is None else env))
 
 
 @dataclass(frozen=True)
@@ -28,35 +25,35 @@ class Home:
 
     @property
     def control_socket(self) -> Path:
-        return self.root / "control.sock"
+        return self.root / paths.CONTROL_SOCKET
 
     @property
     def event_socket(self) -> Path:
-        return self.root / "events.sock"
+        return self.root / paths.EVENT_SOCKET
 
     @property
     def store(self) -> Path:
-        return self.root / "events.sqlite3"
+        return self.root / paths.STORE
 
     @property
     def log_file(self) -> Path:
-        return self.root / "mytty.log"
+        return self.root / paths.LOG_FILE
 
     @property
     def lock_file(self) -> Path:
-        return self.root / "controller.lock"
+        return self.root / paths.LOCK_FILE
 
     @property
     def secret_file(self) -> Path:
-        return self.root / "capability.key"
+        return self.root / paths.SECRET_FILE
 
     @property
     def guide_file(self) -> Path:
-        return self.root / "mytty-ctl.md"
+        return self.root / paths.GUIDE_FILE
 
     @property
     def launch_dir(self) -> Path:
-        return self.root / "launch"
+        return self.root / paths.LAUNCH_DIR
 
     def ensure(self) -> None:
         """Create the home 0700 (tightening an existing one) and check socket path lengths."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from mytty.core import paths
 from mytty.core.errors import ErrorCode, MyttyError
 
 Status = Literal["installed", "needs-repair", "not-installed"]
@@ -51,12 +52,11 @@ class Locations:
         codex = env.get("CODEX_HOME")
         xdg = env.get("XDG_CONFIG_HOME")
         config_home = _absolute(xdg) if xdg and os.path.isabs(xdg) else home / ".config"
-        mytty = env.get("MYTTY_HOME")
         return cls(
             home=home,
             codex_home=_absolute(codex) if codex else home / ".codex",
             config_home=config_home,
-            mytty_home=_absolute(mytty) if mytty else home / ".config" / "mytty",
+            mytty_home=Path(paths.mytty_home(env)),
         )
 
     # -- provider files ------------------------------------------------------------------
@@ -96,7 +96,7 @@ class Locations:
     @property
     def guide(self) -> Path:
         """The guide file the controller keeps current; both pointers name this path."""
-        return self.mytty_home / "mytty-ctl.md"
+        return self.mytty_home / paths.GUIDE_FILE
 
 
 def invalid_configuration(path: Path, why: str) -> MyttyError:
