@@ -49,6 +49,10 @@ class PaneRegistry:
         self.generation = 0
 
     # -- capabilities -----------------------------------------------------------------------
+    def set_secret(self, secret: bytes) -> None:
+        """Key capabilities with the home's secret (read once the controller holds its lock)."""
+        self._secret = secret
+
     def capability(self, surface_id: str) -> str:
         return hmac.new(self._secret, surface_id.encode(), hashlib.sha256).hexdigest().upper()
 

@@ -1,0 +1,284 @@
+"""The pane service: the live pane set, and creating, closing and describing panes.
+
+It keeps the :class:`PaneRegistry` in step with tmux (``refresh_panes`` after every change
+notification and every pane it creates), gives each pane it creates the pane environment
+(event socket, surface id, capability), and answers questions about panes from tmux rows and
+``/proc`` (foreground agent, working directory, caller identity).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import shlex
+from pathlib import Path
+from typing import Any
+
+from mytty.core import agents_detect
+from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.events import AgentProvider
+from mytty.daemon import procfs
+from mytty.daemon.agents import AgentHub
+from mytty.daemon.home import Home
+from mytty.daemon.panes import Pane, PaneRegistry
+from mytty.daemon.tmux_link import TmuxLink
+from mytty.tmux import bootstrap
+from mytty.tmux.port import SURFACE_OPTION, PaneRow
+
+log = logging.getLogger(__name__)
+
+
+def shell_integration_dir() -> Path:
+    here = Path(__file__).resolve().parent.parent  # mytty/
+    for candidate in (here.parent / "shell-integration", here / "shell_integration"):
+        if (candidate / "mytty-shell").exists():
+            return candidate
+    raise MyttyError(ErrorCode.INTERNAL_ERROR, "mytty's shell-integration files are missing")
+
+
+class PaneService:
+    def __init__(
+        self,
+        *,
+        home: Home,
+        ctl_bin: str,
+        panes: PaneRegistry,
+        hub: AgentHub,
+        link: TmuxLink,
+    ) -> None:
+        self._home = home
+        self._ctl_bin = ctl_bin
+        self.panes = panes
+        self._hub = hub
+        self._link = link
+        self._refresh_lock = asyncio.Lock()
+        self._pane_locks: dict[str, asyncio.Lock] = {}
+        self._launcher = shell_integration_dir() / "mytty-shell"
+
+    # -- the tmux connection's listener ---------------------------------------------------------
+    def tmux_server_replaced(self) -> None:
+        for pane in self.panes.reset():
+            self._forget_pane(pane)
+
+    async def tmux_connected(self, *, had_user_session: bool) -> None:
+        if not had_user_session:
+            await self.ensure_user_session()
+        await self.refresh_panes()
+        self._hub.bump()
+
+    def tmux_lost(self) -> None:
+        self._hub.bump()
+
+    # -- the live pane set ----------------------------------------------------------------------
+    async def refresh_panes(self) -> list[PaneRow]:
+        port = self._link.require_port()
+        async with self._refresh_lock:
+            listed_at = self.panes.generation
+            rows = await port.list_panes()
+            inherited = None
+            if self.panes.has_strangers(rows):
+                # A server started from inside some mytty pane hands that pane's id to all of
+                # its panes through the global environment: such an id proves nothing.
+                inherited = await port.global_env("MYTTY_SURFACE_ID")
+            result = self.panes.reconcile(rows, inherited_surface=inherited, listed_at=listed_at)
+            for pane in result.removed:
+                self._forget_pane(pane)
+            for pane in result.added:
+                log.debug("adopted pane %s as %s", pane.tmux_id, pane.surface_id)
+            for pane in self.panes.panes():
+                if not pane.option_written and pane.row is not None:
+                    try:
+                        await port.set_pane_option(pane.tmux_id, SURFACE_OPTION, pane.surface_id)
+                        pane.option_written = True
+                    except MyttyError:
+                        pass
+            if result.added or result.removed:
+                self._hub.bump()
+            return rows
+
+    def _forget_pane(self, pane: Pane) -> None:
+        self._hub.notes.forget_pane(pane.surface_id)
+        self._pane_locks.pop(pane.surface_id, None)
+
+    def require_pane(self, pane_id: str | None, code: ErrorCode = ErrorCode.PANE_NOT_FOUND) -> Pane:
+        self._link.require_port()
+        pane = self.panes.get(pane_id)
+        if pane is None:
+            raise MyttyError(code, f"no pane with id {pane_id!r}")
+        return pane
+
+    def pane_lock(self, surface_id: str) -> asyncio.Lock:
+        lock = self._pane_locks.get(surface_id)
+        if lock is None:
+            lock = self._pane_locks[surface_id] = asyncio.Lock()
+        return lock
+
+    # -- facts about one pane -------------------------------------------------------------------
+    def foreground_agent(self, pane: Pane) -> tuple[AgentProvider | None, int | None]:
+        """The agent in the pane's foreground (provider, pid), found from /proc."""
+        fg = procfs.foreground_pid(pane.pid)
+        if fg is None:
+            return None, None
+        args = procfs.argv(fg) or []
+        provider = agents_detect.classify_process(procfs.exe(fg), args)
+        if provider is None:
+            provider = agents_detect.parse_agent_hint(procfs.environ_value(fg, "MYTTY_AGENT"))
+        return provider, fg
+
+    def pane_info(self, pane: Pane) -> dict[str, Any]:
+        row = pane.row
+        assert row is not None
+        provider, fg = self.foreground_agent(pane)
+        if provider is not None:
+            command = agents_detect.display_name(provider)
+        elif fg is not None:
+            command = procfs.comm(fg) or row.current_command
+        else:
+            command = row.current_command
+        info: dict[str, Any] = {
+            "paneID": pane.surface_id,
+            "windowID": row.session_id,
+            "tabID": row.window_id,
+            "title": row.window_name,
+            "command": command,
+            "workingDirectory": row.current_path,
+            "isActive": row.pane_active and row.window_active,
+        }
+        run = self._hub.book.most_relevant(pane.surface_id)
+        if run is not None:
+            info["provider"] = run.provider.value
+            info["agentState"] = run.state.value
+        note = self._hub.notes.get(pane.surface_id)
+        if note is not None:
+            info["statusNote"] = note
+        return info
+
+    def pane_environment(self, surface_id: str) -> dict[str, str]:
+        bindir = os.path.dirname(self._ctl_bin)
+        path = os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin")
+        if bindir not in path.split(":"):
+            path = f"{path}:{bindir}"
+        return {
+            "MYTTY_EVENT_SOCKET": str(self._home.event_socket),
+            "MYTTY_SURFACE_ID": surface_id,
+            "MYTTY_EVENT_CAPABILITY": self.panes.capability(surface_id),
+            "MYTTY_CONTROL_SOCKET": str(self._home.control_socket),
+            "MYTTY_CTL_BIN": self._ctl_bin,
+            "PATH": path,
+        }
+
+    def caller_surface(self, peer_pid: int) -> str | None:
+        return procfs.find_ancestor(peer_pid, self.panes.pid_map())
+
+    # -- creating and closing panes -------------------------------------------------------------
+    def _launch_file(self, surface_id: str, text: str) -> str:
+        path = self._home.launch_dir / f"{surface_id}.sh"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        return str(path)
+
+    async def create_pane(
+        self,
+        *,
+        split_from: Pane | None = None,
+        direction: str = "right",
+        session: str | None = None,
+        cwd: str | None,
+        command: str | None,
+        extra_env: dict[str, str] | None = None,
+    ) -> Pane:
+        """Split ``split_from`` (or open a window in ``session``) with the pane environment.
+
+        ``command`` (shell text) runs once the pane's shell is fully started; nothing is typed.
+        """
+        port = self._link.require_port()
+        surface = self.panes.new_surface_id()
+        env = self.pane_environment(surface)
+        if extra_env:
+            env.update(extra_env)
+        launch_path = self._launch_file(surface, command) if command is not None else None
+        if launch_path is not None:
+            env["MYTTY_LAUNCH_FILE"] = launch_path
+        launcher = f"exec /bin/sh {shlex.quote(str(self._launcher))}"
+
+        def register(tmux_id: str, pid: int) -> None:
+            # Runs before tmux's hook notification for this pane is dispatched.
+            self.panes.register_created(surface, tmux_id, pid)
+
+        try:
+            if split_from is not None:
+                tmux_id, _pid = await port.split(
+                    split_from.tmux_id,
+                    direction,
+                    cwd=cwd,
+                    env=env,
+                    command=launcher,
+                    on_created=register,
+                )
+            else:
+                tmux_id, _pid = await port.new_window(
+                    session or bootstrap.USER_SESSION,
+                    cwd=cwd,
+                    env=env,
+                    command=launcher,
+                    on_created=register,
+                )
+        except BaseException:
+            if launch_path is not None:
+                Path(launch_path).unlink(missing_ok=True)
+            raise
+        try:
+            await port.set_pane_option(tmux_id, SURFACE_OPTION, surface)
+            if surface in self.panes.by_surface:
+                self.panes.by_surface[surface].option_written = True
+        except MyttyError:
+            pass
+        await self.refresh_panes()
+        if surface not in self.panes.by_surface:
+            if launch_path is not None:
+                Path(launch_path).unlink(missing_ok=True)
+            # The command's own failure code (agent spawn maps it to spawn-failed).
+            code = ErrorCode.SPLIT_FAILED if split_from is not None else ErrorCode.NEW_TAB_FAILED
+            raise MyttyError(code, "the new pane exited immediately")
+        return self.panes.by_surface[surface]
+
+    async def ensure_user_session(self) -> str:
+        """Make sure the ``mytty`` session exists; its first pane carries the pane environment."""
+        port = self._link.require_port()
+        if await port.has_session(bootstrap.USER_SESSION):
+            return bootstrap.USER_SESSION
+        surface = self.panes.new_surface_id()
+        env = self.pane_environment(surface)
+        launcher = f"exec /bin/sh {shlex.quote(str(self._launcher))}"
+        lines = await port.run(
+            f"new-session -d -s {bootstrap.USER_SESSION} -c {shlex.quote(os.path.expanduser('~'))} "
+            f"-P -F '#{{pane_id}} #{{pane_pid}}' 'exec sleep 30'",
+            fail=ErrorCode.NEW_TAB_FAILED,
+        )
+        tmux_id = lines[0].split()[0]
+        self.panes.register_created(surface, tmux_id, 0)
+        await port.respawn(tmux_id, env=env, command=launcher)
+        await port.set_pane_option(tmux_id, SURFACE_OPTION, surface)
+        self.panes.by_surface[surface].option_written = True
+        await self.refresh_panes()
+        return bootstrap.USER_SESSION
+
+    async def close_pane(self, pane: Pane) -> None:
+        port = self._link.require_port()
+        await port.kill_pane(pane.tmux_id)
+        await self.refresh_panes()
+
+    async def preferred_session(self) -> str:
+        """The session a new tab goes to: the human's current one, else ``mytty``, else any."""
+        port = self._link.require_port()
+        clients = await port.human_clients()
+        if clients:
+            return clients[0][1]
+        if await port.has_session(bootstrap.USER_SESSION):
+            return bootstrap.USER_SESSION
+        for pane in self.panes.panes():
+            if pane.row is not None:
+                return pane.row.session_name
+        return await self.ensure_user_session()

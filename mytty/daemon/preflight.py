@@ -1,0 +1,94 @@
+"""Checks and choices the agent commands make before they act.
+
+A wait that can never resolve, or a spawn into a broken integration, fails at once with a
+code that says what to run; ``access_mode_flags`` applies the access policy of
+:mod:`mytty.core.access` to the lead agent actually running in the anchor pane.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from mytty.core.access import FixedAccess, plan_access
+from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.events import WorkerProvider
+from mytty.core.jobs import AgentJob
+from mytty.daemon.agents import AgentHub
+from mytty.daemon.integration_service import IntegrationService
+from mytty.daemon.pane_service import PaneService
+from mytty.daemon.panes import Pane
+
+
+class AgentPreflight:
+    def __init__(
+        self, *, panes: PaneService, integrations: IntegrationService, hub: AgentHub
+    ) -> None:
+        self._panes = panes
+        self._integrations = integrations
+        self._hub = hub
+
+    async def attention_preflight(self, pane: Pane) -> None:
+        """Fail at once when an attention wait can never resolve (agent without hooks)."""
+        provider, _pid = self._panes.foreground_agent(pane)
+        if provider is None:
+            return
+        if await self._integrations.status(provider) == "not-installed":
+            raise MyttyError(
+                ErrorCode.PROVIDER_INTEGRATION_NOT_INSTALLED,
+                f"{provider.value} runs in this pane without mytty's hooks, so it can never "
+                f"report that it needs attention; run `mytty integrations enable {provider.value}`",
+            )
+
+    async def job_attention_preflight(self, job: AgentJob) -> None:
+        provider = job.provider.agent_provider
+        if await self._integrations.status(provider) == "not-installed":
+            raise MyttyError(
+                ErrorCode.PROVIDER_INTEGRATION_NOT_INSTALLED,
+                f"{provider.value} has no mytty hooks installed, so the job can never report that "
+                f"it needs attention; run `mytty integrations enable {provider.value}`",
+            )
+
+    async def spawn_preflight(self, provider: WorkerProvider) -> None:
+        agent = provider.agent_provider
+        if await self._integrations.status(agent) == "needs-repair":
+            raise MyttyError(
+                ErrorCode.PROVIDER_INTEGRATION_NEEDS_REPAIR,
+                f"the {agent.value} hook integration needs repair; run "
+                f"`mytty integrations repair {agent.value}`",
+            )
+
+    async def access_mode_flags(
+        self, worker: WorkerProvider, access: str | None, anchor: Pane | None
+    ) -> list[str]:
+        from mytty.daemon.inherit import inherited_mode_flags_for
+
+        lead_provider, lead_pid = (
+            (None, None) if anchor is None else self._panes.foreground_agent(anchor)
+        )
+        plan = plan_access(access, worker, lead_provider, lead_pid)
+        if isinstance(plan, FixedAccess):
+            return list(plan.flags)
+        session = None
+        if anchor is not None:
+            run = self._hub.book.latest_run(anchor.surface_id, worker.agent_provider)
+            session = run.session_id if run is not None else None
+        try:
+            return await asyncio.to_thread(
+                inherited_mode_flags_for,
+                worker,
+                plan.lead_pid,
+                home=os.path.expanduser("~"),
+                session_id=session,
+            )
+        except MyttyError:
+            if plan.fallback is None:
+                raise
+            return list(plan.fallback)
+
+
+async def resolve_worktree(base_dir: str, branch: str) -> str:
+    """The worktree directory for ``branch`` of the repository at ``base_dir`` (made if needed)."""
+    from mytty.daemon.worktree import resolve_worktree as resolve
+
+    return await asyncio.to_thread(resolve, base_dir, branch)

@@ -1,0 +1,33 @@
+"""The startup sweep: runs whose agent died while no controller was watching end as disconnected."""
+
+from __future__ import annotations
+
+import logging
+
+from mytty.core.runs import AgentRun, startup_sweep_events
+from mytty.daemon import procfs
+from mytty.daemon.agents import AgentHub
+from mytty.daemon.panes import PaneRegistry
+
+log = logging.getLogger(__name__)
+
+
+async def startup_sweep(hub: AgentHub, panes: PaneRegistry, now: float) -> None:
+    """Record ``disconnected`` for every active run whose pane is gone or back at its shell.
+
+    Runs after tmux is connected and every pane has its identity, before the sockets open.
+    """
+
+    def is_dead(run: AgentRun) -> bool:
+        pane = panes.by_surface.get(run.surface_id)
+        if pane is None:
+            return True
+        # tmux panes outlive the controller: a run is dead only when its pane is back at
+        # its shell (nothing in the foreground).
+        return procfs.foreground_pid(pane.pid) is None
+
+    for event in startup_sweep_events(hub.book, now, is_dead):
+        try:
+            await hub.ingest(event)
+        except Exception as exc:  # the store is down: the next start sweeps again
+            log.error("startup sweep could not record %s: %s", event.run_id, exc)

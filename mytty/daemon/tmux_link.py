@@ -1,0 +1,195 @@
+"""The controller's connection to its tmux server: connect, hooks, reconnect, notifications.
+
+The controller attaches one control-mode client to its private session. Pane changes outside
+that session reach it only through tmux hooks, which this module installs (and which the
+private session's keepalive removes when the controller dies). When the connection drops the
+supervisor reconnects; a tmux server that was replaced means every known pane is gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import shlex
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Protocol
+
+from mytty.core.errors import ErrorCode, MyttyError
+from mytty.daemon.panes import PRIVATE_SESSION
+from mytty.tmux import bootstrap
+from mytty.tmux.control_client import ControlClient, TmuxConnectionLost
+from mytty.tmux.port import TmuxPort
+
+log = logging.getLogger(__name__)
+
+#: tmux hooks that tell us panes appeared, vanished or moved (in any session). Control mode
+#: reports window and session changes everywhere by itself, but pane changes only inside the
+#: control client's own session. Rename hooks are left out on purpose: the hook command renames
+#: our private window, and a rename hook would fire again on that.
+PANE_HOOKS = (
+    "after-split-window",
+    "after-new-window",
+    "after-new-session",
+    "after-kill-pane",
+    "pane-exited",
+    "pane-died",
+    "window-linked",
+    "window-unlinked",
+    "session-closed",
+)
+HOOK_INDEX = 4242
+#: Control-mode notifications that may mean the pane set changed.
+_RECONCILE_NOTIFICATIONS = frozenset(
+    {
+        "%window-add",
+        "%window-close",
+        "%unlinked-window-add",
+        "%unlinked-window-close",
+        "%sessions-changed",
+        "%window-renamed",
+        "%unlinked-window-renamed",
+        "%session-renamed",
+        "%layout-change",
+        "%window-pane-changed",
+        "%session-window-changed",
+    }
+)
+
+
+class TmuxLinkListener(Protocol):
+    """What the rest of the controller hears about the connection."""
+
+    def tmux_server_replaced(self) -> None:
+        """A different tmux server answers on the socket: its panes are all new."""
+
+    async def tmux_connected(self, *, had_user_session: bool) -> None:
+        """The port is usable (hooks and environment are installed)."""
+
+    def tmux_lost(self) -> None:
+        """The connection dropped; the port is gone until the supervisor reconnects."""
+
+
+class TmuxLink:
+    """Owns the control client and the :class:`TmuxPort` over it (None while disconnected)."""
+
+    def __init__(self, socket: str, *, global_env: Mapping[str, str]) -> None:
+        self.socket = socket
+        self._global_env = dict(global_env)
+        self._port: TmuxPort | None = None
+        self._client: ControlClient | None = None
+        self._server_pid = 0
+        self._dirty = asyncio.Event()
+
+    @property
+    def port(self) -> TmuxPort | None:
+        return self._port
+
+    def require_port(self) -> TmuxPort:
+        if self._port is None:
+            raise MyttyError(
+                ErrorCode.TMUX_UNAVAILABLE,
+                f"the tmux server at {self.socket} is not reachable; mytty keeps retrying",
+            )
+        return self._port
+
+    def _keepalive_command(self) -> str:
+        # The private session lives exactly as long as this process; when it dies (even by
+        # kill -9) the pane removes our hooks so tmux never runs stale ones.
+        tmux = shlex.join(bootstrap.tmux_argv(self.socket))
+        unset = " \\; ".join(f"set-hook -gu '{h}[{HOOK_INDEX}]'" for h in PANE_HOOKS)
+        return f"tail --pid={os.getpid()} -f /dev/null 2>/dev/null; exec {tmux} {unset}"
+
+    async def connect(self, listener: TmuxLinkListener, *, first: bool) -> None:
+        if first:
+            await asyncio.to_thread(bootstrap.check_version)
+        elif not await asyncio.to_thread(bootstrap.server_alive, self.socket):
+            # Only the first connection may start a server: a server the user killed stays
+            # dead until somebody starts a new one on the socket.
+            raise MyttyError(ErrorCode.TMUX_UNAVAILABLE, f"no tmux server on {self.socket}")
+        had_user_session = await asyncio.to_thread(
+            bootstrap.user_session_exists, self.socket, PRIVATE_SESSION
+        )
+        await asyncio.to_thread(
+            bootstrap.ensure_private_session,
+            self.socket,
+            PRIVATE_SESSION,
+            self._keepalive_command(),
+            fresh=first,
+        )
+        client = ControlClient(
+            bootstrap.tmux_argv(self.socket), f"={PRIVATE_SESSION}", self._on_notification
+        )
+        await client.start()
+        port = TmuxPort(client)
+        server_pid = await port.server_pid()
+        if self._server_pid and server_pid != self._server_pid:
+            log.info(
+                "tmux server changed (pid %s → %s): forgetting old panes",
+                self._server_pid,
+                server_pid,
+            )
+            listener.tmux_server_replaced()
+        self._server_pid = server_pid
+        self._client = client
+        self._port = port
+        # A hook cannot print to one particular client (``display-message -p`` prints to the
+        # client that ran the triggering command: a user's `tmux split-window -P` would show
+        # our line). Renaming the private window is what it does instead: control mode tells
+        # us with %window-renamed, whoever triggered the hook, and pane text cannot fake that.
+        private_window = await port.current_window()
+        for hook in PANE_HOOKS:
+            await port.set_hook(
+                hook, HOOK_INDEX, f"rename-window -t {private_window} 'mytty-{hook}'"
+            )
+        for name, value in self._global_env.items():
+            await port.set_global_env(name, value)
+        await listener.tmux_connected(had_user_session=had_user_session)
+
+    async def supervise(self, listener: TmuxLinkListener) -> None:
+        """Reconnect whenever the control connection drops (runs forever)."""
+        delay = 0.2
+        while True:
+            assert self._client is not None
+            await self._client.closed.wait()
+            log.warning("lost the tmux control connection; reconnecting")
+            self._port = None
+            listener.tmux_lost()
+            while True:
+                try:
+                    await self.connect(listener, first=False)
+                    delay = 0.2
+                    break
+                except (MyttyError, TmuxConnectionLost, OSError) as exc:
+                    log.warning("tmux reconnect failed: %s", exc)
+                    # Waiting for a tmux server to come back has no event to wait on.
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 5.0)
+
+    def _on_notification(self, kind: str, rest: str) -> None:
+        if kind in _RECONCILE_NOTIFICATIONS:
+            self._dirty.set()
+
+    async def reconcile_forever(self, refresh: Callable[[], Awaitable[object]]) -> None:
+        """Call ``refresh`` after every notification that may mean the pane set changed."""
+        while True:
+            await self._dirty.wait()
+            self._dirty.clear()
+            try:
+                await refresh()
+            except MyttyError as exc:
+                log.debug("pane refresh failed: %s", exc.message)
+
+    async def close(self) -> None:
+        """Remove what the controller installed in tmux, end its session, drop the client."""
+        if self._port is not None:
+            try:
+                for hook in PANE_HOOKS:
+                    await self._port.unset_hook(hook, HOOK_INDEX)
+                for name in self._global_env:
+                    await self._port.try_run(f"set-environment -gu {name}")
+                await self._port.try_run(f"kill-session -t ={PRIVATE_SESSION}")
+            except MyttyError:
+                pass
+        if self._client is not None:
+            await self._client.close()
