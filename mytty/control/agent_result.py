@@ -1,4 +1,11 @@
-"""``agentResult``: the job's state plus its pane's current screen (empty for a lost job)."""
+"""``agentResult``: the job's state, its pane's current screen (empty for a lost job), and the
+worker's last answer.
+
+``lastAssistantMessage`` is an addition to the original's reply: the final assistant message the
+bound run's Stop hook reported (Claude Code and Codex send ``last_assistant_message``), clipped
+by the hook to fit an event; null until the run has finished a turn or when the provider sends
+none (Cursor, OpenCode, Antigravity).
+"""
 
 from __future__ import annotations
 
@@ -29,4 +36,10 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
             if exc.code is not ErrorCode.PANE_NOT_FOUND:
                 raise
             job = ctx.jobs.current(job.job_id)
-    return {"type": "agentResult", "job": ctx.jobs.snapshot(job), "content": content}
+    run = ctx.hub.book.get(job.run_id) if job.run_id is not None else None
+    return {
+        "type": "agentResult",
+        "job": ctx.jobs.snapshot(job),
+        "content": content,
+        "lastAssistantMessage": run.last_assistant_message if run is not None else None,
+    }

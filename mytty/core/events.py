@@ -96,6 +96,9 @@ class AgentEvent:
     tool_use_id: str | None = None
     tool_name: str | None = None
     schema_version: int = SCHEMA_VERSION
+    #: The agent's final answer of the turn (Stop's ``last_assistant_message``), clipped by the
+    #: hook to fit the envelope; an addition to the original's event (docs/reference).
+    last_assistant_message: str | None = None
 
     @property
     def synthesized(self) -> bool:
@@ -171,6 +174,7 @@ def event_from_wire(obj: object) -> AgentEvent:
         hook_name=_optional_str(obj, "hookName"),
         tool_use_id=_optional_str(obj, "toolUseID"),
         tool_name=_optional_str(obj, "toolName"),
+        last_assistant_message=_optional_str(obj, "lastAssistantMessage"),
     )
 
 
@@ -192,6 +196,7 @@ def event_to_wire(event: AgentEvent, *, fractional: bool = False) -> dict[str, A
         ("hookName", event.hook_name),
         ("toolUseID", event.tool_use_id),
         ("toolName", event.tool_name),
+        ("lastAssistantMessage", event.last_assistant_message),
     ):
         if value is not None:
             out[key] = value

@@ -88,7 +88,8 @@ AGENT ORCHESTRATION API (preferred)
       end launch-failed (native run estimation is not in this version). attention (waiting for input or approval) needs
       the provider's hook integration and fails at once with
       provider-integration-not-installed when it is missing.
-  agent result JOB     the job plus the worker's current screen (.content.text).
+  agent result JOB     the job, the worker's last answer (.lastAssistantMessage, from its Stop
+                       hook; null for cursor) and its current screen (.content.text).
   agent send JOB "follow-up" --enter
       Types into the worker. If the job had finished, it is re-armed so the next agent wait
       follows the run this follow-up starts.
@@ -113,7 +114,7 @@ STAGED EXAMPLE
         --task "Review the session cache for races." | jq -r .job.jobID.rawValue)
   mytty-ctl agent wait "$a" --until completed --timeout-seconds 900
   mytty-ctl agent wait "$b" --until completed --timeout-seconds 900
-  findings=$(mytty-ctl agent result "$a" | jq -r .content.text)
+  findings=$(mytty-ctl agent result "$a" | jq -r .lastAssistantMessage)
   printf '%s\\n' "$findings" > /tmp/findings.md
   fix=$(mytty-ctl agent spawn --provider claude --label fix \\
         --task-file /tmp/findings.md | jq -r .job.jobID.rawValue)

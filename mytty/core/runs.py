@@ -97,6 +97,8 @@ class AgentRun:
     updated_at: float | None
     message: str | None
     accepted_event_count: int
+    #: The agent's final answer, from the latest applied event that carried one (a Stop).
+    last_assistant_message: str | None = None
 
     @property
     def is_active(self) -> bool:
@@ -234,6 +236,11 @@ class RunBook:
             updated_at=event.occurred_at,
             message=event.message,
             accepted_event_count=run.accepted_event_count + 1,
+            last_assistant_message=(
+                event.last_assistant_message
+                if event.last_assistant_message is not None
+                else run.last_assistant_message
+            ),
         )
         self._store(run)
         return ApplyResult(

@@ -36,7 +36,7 @@ def adapt(
     """Map a hook payload to the event ``mytty-agent-hook <provider>`` would send.
 
     ``surface_id`` is the pane's ``MYTTY_SURFACE_ID`` (uppercased); ``occurred_at`` is Unix
-    seconds (the wire carries whole seconds). Ids are deterministic: the same payload always
+    seconds (the wire carries milliseconds). Ids are deterministic: the same payload always
     yields the same event id. Returns None for events mytty does not follow; raises
     ``MissingRunKey`` for a followed event with no run key and KeyError for an unknown provider.
     """
@@ -59,4 +59,5 @@ def adapt(
         hook_name=mapping.hook_name,
         tool_use_id=mapping.tool_use_id,
         tool_name=mapping.tool_name,
+        last_assistant_message=mapping.last_assistant_message,
     )

@@ -176,6 +176,7 @@ def _run(args: list[str], deadline: float) -> int:
         hook_name=mapping.hook_name,
         tool_use_id=mapping.tool_use_id,
         tool_name=mapping.tool_name,
+        last_assistant_message=mapping.last_assistant_message,
     )
     if len(line) - 1 > MAX_REQUEST_BYTES:
         _say("event exceeds the 64 KiB request limit")

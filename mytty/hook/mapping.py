@@ -35,6 +35,7 @@ class HookMapping:
     __slots__ = (
         "hook_name",
         "kind",
+        "last_assistant_message",
         "message",
         "run_key",
         "session_id",
@@ -52,6 +53,7 @@ class HookMapping:
         hook_name: str | None = None,
         tool_name: str | None = None,
         tool_use_id: str | None = None,
+        last_assistant_message: str | None = None,
     ) -> None:
         self.kind = kind
         self.run_key = run_key
@@ -60,6 +62,7 @@ class HookMapping:
         self.hook_name = hook_name
         self.tool_name = tool_name
         self.tool_use_id = tool_use_id
+        self.last_assistant_message = last_assistant_message
 
     def _fields(self) -> tuple[str | None, ...]:
         return tuple(getattr(self, name) for name in self.__slots__)

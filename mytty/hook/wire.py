@@ -3,7 +3,7 @@
 ``mytty.protocol.envelope.encode_envelope`` is the reference encoder; it needs an ``AgentEvent``,
 whose module imports ``dataclasses`` and ``datetime`` (about as much start-up time as the whole
 rest of the helper). This module writes the very same bytes from plain strings — same key order,
-same compact separators, same whole-second ``Z`` timestamps — and a test holds the two equal.
+same compact separators, same millisecond ``Z`` timestamps — and a test holds the two equal.
 """
 
 import json
@@ -45,6 +45,7 @@ def encode_event_line(
     hook_name: str | None = None,
     tool_use_id: str | None = None,
     tool_name: str | None = None,
+    last_assistant_message: str | None = None,
 ) -> bytes:
     """One newline-terminated UTF-8 JSON envelope, byte-identical to ``encode_envelope``."""
     event: dict[str, object] = {
@@ -66,6 +67,8 @@ def encode_event_line(
         event["toolUseID"] = tool_use_id
     if tool_name is not None:
         event["toolName"] = tool_name
+    if last_assistant_message is not None:
+        event["lastAssistantMessage"] = last_assistant_message
     envelope: dict[str, object] = {"schemaVersion": SCHEMA_VERSION}
     if capability is not None:
         envelope["capability"] = capability

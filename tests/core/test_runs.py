@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mytty.core.attention import AttentionBook
-from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider, AgentRunState
+from mytty.core.events import (
+    AgentEvent,
+    AgentEventKind,
+    AgentProvider,
+    AgentRunState,
+    event_from_wire,
+    event_to_wire,
+)
 from mytty.core.ids import stable_uuid
 from mytty.core.runs import (
     STARTUP_SWEEP_HOOK_NAME,
@@ -672,3 +680,22 @@ def test_pipeline_with_sweep_never_crashes_and_sweep_is_idempotent(
     again_book, again_attention = run_pipeline(events)
     assert again_book.all_runs() == run_pipeline(events + events)[0].all_runs()
     assert again_attention.items(0.0) == run_pipeline(events + events)[1].items(0.0)
+
+
+def test_a_run_keeps_the_last_answer_its_turn_end_reported() -> None:
+    book = RunBook()
+    book.apply(ev(K.STARTED, at=1.0))
+    assert book.get(RUN).last_assistant_message is None  # type: ignore[union-attr]
+    book.apply(replace(ev(K.SUCCEEDED, at=2.0), last_assistant_message="All done."))
+    assert book.get(RUN).last_assistant_message == "All done."  # type: ignore[union-attr]
+    book.apply(ev(K.IDLE, at=3.0))  # a later event without an answer keeps it
+    assert book.get(RUN).last_assistant_message == "All done."  # type: ignore[union-attr]
+    # An ignored event's answer is not taken (failed from idle is no transition).
+    book.apply(replace(ev(K.FAILED, at=4.0), last_assistant_message="late"))
+    assert book.get(RUN).last_assistant_message == "All done."  # type: ignore[union-attr]
+
+
+def test_the_last_answer_survives_a_round_trip_through_the_wire() -> None:
+    event = replace(ev(K.SUCCEEDED, at=2.0), last_assistant_message="Résumé: ok")
+    assert event_from_wire(event_to_wire(event, fractional=True)) == event
+    assert "lastAssistantMessage" not in event_to_wire(ev(K.SUCCEEDED, at=2.0))

@@ -210,6 +210,7 @@ def agent_result(m: Mytty, job: dict[str, Any] | str) -> dict[str, Any]:
     jid = job if isinstance(job, str) else job_id(job)
     reply = m.ctl("agent", "result", jid).json
     assert reply["type"] == "agentResult", reply
+    assert set(reply) == {"type", "job", "content", "lastAssistantMessage"}, reply
     return reply
 
 

@@ -140,6 +140,9 @@ def test_spawn_running_succeeded_and_result(shared_team: Mytty, provider: str) -
     assert "STANDIN turn 1 done" in content["text"], content["text"]
     assert f"STANDIN {BINARY[provider]} pid=" in content["text"]
     assert isinstance(content["cursorRow"], int) and isinstance(content["cursorColumn"], int)
+    # The worker's last answer, from its Stop hook (Cursor's stop sends none).
+    expected = None if provider == "cursor" else "Stand-in finished turn 1."
+    assert result["lastAssistantMessage"] == expected, result
 
 
 @pytest.mark.parametrize("provider", ["claude", "cursor"])

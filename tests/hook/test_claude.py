@@ -145,6 +145,7 @@ def test_stop_with_no_background_work_succeeds() -> None:
     assert ev.kind is AgentEventKind.SUCCEEDED
     assert ev.message is None
     assert ev.run_id == run_of(payload["prompt_id"])
+    assert ev.last_assistant_message == "Hello from the mock Anthropic model. Done."
 
 
 def test_stop_while_a_subagent_runs_stays_running() -> None:
@@ -153,6 +154,7 @@ def test_stop_while_a_subagent_runs_stays_running() -> None:
     assert ev.kind is AgentEventKind.RUNNING
     assert ev.message == "Waiting for 1 background agent"
     assert ev.hook_name == "Stop"
+    assert ev.last_assistant_message is None  # not the final answer yet
 
 
 def test_stop_with_captured_background_subagent_entry_stays_running() -> None:
@@ -223,6 +225,7 @@ def test_real_stop_failure_uses_the_api_error_text() -> None:
     assert ev.kind is AgentEventKind.FAILED
     assert ev.message == "API Error: 400 mock failure 400"
     assert ev.hook_name == "StopFailure"
+    assert ev.last_assistant_message == "API Error: 400 mock failure 400"
 
 
 def test_stop_failure_falls_back_to_the_error_category() -> None:

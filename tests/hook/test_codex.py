@@ -111,6 +111,14 @@ def test_stop_succeeds() -> None:
     assert ev.kind is AgentEventKind.SUCCEEDED
     assert ev.run_id == run_of(payload["turn_id"])
     assert ev.message is None  # last_assistant_message is not a status message
+    assert ev.last_assistant_message == payload["last_assistant_message"]
+
+
+@pytest.mark.parametrize("name", ["UserPromptSubmit", "PermissionRequest", "PostToolUse"])
+def test_only_the_turn_end_carries_the_last_answer(name: str) -> None:
+    payload = {**CAP[name], "last_assistant_message": "not final"}
+    ev = event(payload)
+    assert ev is not None and ev.last_assistant_message is None
 
 
 def test_reference_stop_shares_the_turn_run() -> None:

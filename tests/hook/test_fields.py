@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mytty.hook.fields import (
+    MAX_ANSWER_JSON_BYTES,
     MAX_MESSAGE_BYTES,
     approval_message,
     clamp_utf8,
+    clip_answer,
     sanitize_message,
     sanitize_session_id,
     sanitize_tool_name,
@@ -106,3 +110,49 @@ def test_messages_keep_text_and_are_bounded() -> None:
 def test_approval_fallback_message() -> None:
     assert approval_message("Bash") == "Bash requires approval"
     assert approval_message(None) is None
+
+
+# -- the final answer ------------------------------------------------------------------------
+
+
+def _encoded(text: str) -> int:
+    return len(json.dumps(text, ensure_ascii=False).encode("utf-8"))
+
+
+def test_a_short_answer_passes_untouched() -> None:
+    assert clip_answer("Done: 3 files changed.") == "Done: 3 files changed."
+    assert clip_answer("") is None and clip_answer(None) is None and clip_answer(7) is None
+
+
+def test_a_long_answer_keeps_its_beginning_and_end_and_says_what_was_cut() -> None:
+    text = "BEGIN " + "x" * 100_000 + " END"
+    clipped = clip_answer(text)
+    assert clipped is not None
+    assert clipped.startswith("BEGIN ") and clipped.endswith(" END")
+    assert _encoded(clipped) <= MAX_ANSWER_JSON_BYTES
+    head, marker_and_tail = clipped.split("\n\n[… mytty cut ", 1)
+    cut = int(marker_and_tail.split(" ", 1)[0])
+    tail = marker_and_tail.split("…]\n\n", 1)[1]
+    assert len(head) + cut + len(tail) == len(text)
+
+
+@settings(max_examples=200)
+@given(
+    st.text(min_size=1, max_size=3000),
+    st.integers(min_value=200, max_value=4000),
+)
+def test_a_clipped_answer_always_fits(text: str, limit: int) -> None:
+    clipped = clip_answer(text, limit)
+    assert clipped is not None
+    assert _encoded(clipped) <= limit
+    clipped.encode("utf-8")  # always encodable, even from lone surrogates
+    if _encoded(text) <= limit and "\ud800" not in text:
+        assert clipped == clamp_utf8(text, len(text) * 4)
+
+
+def test_the_answer_of_a_huge_stop_still_fits_the_envelope() -> None:
+    # Control characters and quotes grow sixfold/twofold when escaped.
+    text = ('\x01"' * 40_000) + "final words"
+    clipped = clip_answer(text)
+    assert clipped is not None and clipped.endswith("final words")
+    assert _encoded(clipped) <= MAX_ANSWER_JSON_BYTES

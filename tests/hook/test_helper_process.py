@@ -18,7 +18,7 @@ import pytest
 from mytty.core.ids import stable_uuid
 from mytty.hook.wire import NIL_SURFACE_ID
 from mytty.protocol.envelope import decode_envelope
-from mytty.protocol.limits import MAX_HOOK_STDIN_BYTES
+from mytty.protocol.limits import MAX_HOOK_STDIN_BYTES, MAX_REQUEST_BYTES
 
 from .conftest import (
     CAPABILITY,
@@ -77,6 +77,19 @@ def test_delivers_one_envelope_and_exits_quietly(event_server: FakeEventServer) 
     wire = event_server.envelopes()[0]["event"]
     assert wire["occurredAt"].endswith("Z") and len(wire["occurredAt"]) == 24  # milliseconds
     assert "message" not in wire and "toolName" not in wire  # absent fields are omitted
+
+
+def test_a_huge_final_answer_is_clipped_to_fit_the_envelope(event_server: FakeEventServer) -> None:
+    answer = "Summary first. " + "z" * 300_000 + " Conclusion last."
+    payload = with_fields(CLAUDE["Stop"], last_assistant_message=answer)
+    done = run_hook(["claude-code"], payload, pane_env(event_server.path))
+    assert (done.returncode, done.stderr) == (0, b"")
+    (line,) = event_server.lines
+    assert len(line) < MAX_REQUEST_BYTES
+    sent = decode_envelope(line).event.last_assistant_message
+    assert sent is not None
+    assert sent.startswith("Summary first. ") and sent.endswith(" Conclusion last.")
+    assert "mytty cut" in sent
 
 
 def test_a_retried_hook_sends_the_same_event_id(event_server: FakeEventServer) -> None:

@@ -42,6 +42,7 @@ def test_provider_and_kind_vocabularies_match_core() -> None:
     hook_name=maybe_text,
     tool_use_id=maybe_text,
     tool_name=maybe_text,
+    answer=maybe_text,
 )
 def test_encoder_matches_encode_envelope(
     event_id: str,
@@ -56,6 +57,7 @@ def test_encoder_matches_encode_envelope(
     hook_name: str | None,
     tool_use_id: str | None,
     tool_name: str | None,
+    answer: str | None,
 ) -> None:
     fields = {
         "session_id": session_id,
@@ -63,6 +65,7 @@ def test_encoder_matches_encode_envelope(
         "hook_name": hook_name,
         "tool_use_id": tool_use_id,
         "tool_name": tool_name,
+        "last_assistant_message": answer,
     }
     try:
         for value in (capability, *fields.values()):

@@ -3,6 +3,7 @@
 from mytty.hook import mapping as k
 from mytty.hook.fields import (
     approval_message,
+    clip_answer,
     first_message,
     sanitize_session_id,
     sanitize_tool_use_id,
@@ -31,6 +32,12 @@ def turn_mapping(
         message = first_message(payload, message_keys)
     if message is None and kind == k.APPROVAL_REQUESTED:
         message = approval_message(tool_name)
+    # A turn's end carries the agent's final answer (Claude Stop/StopFailure, Codex Stop).
+    answer = (
+        clip_answer(payload.get("last_assistant_message"))
+        if kind in (k.SUCCEEDED, k.FAILED)
+        else None
+    )
     session_id = sanitize_session_id(payload.get("session_id"))
     run_key = session_id if name == "SessionEnd" else text_field(payload, turn_key) or session_id
     return HookMapping(
@@ -41,4 +48,5 @@ def turn_mapping(
         hook_name=name,
         tool_name=tool_name,
         tool_use_id=sanitize_tool_use_id(payload.get("tool_use_id")),
+        last_assistant_message=answer,
     )
