@@ -13,22 +13,46 @@ import signal
 import subprocess
 import sys
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from mytty.cli.integrations import app as integrations_app
-from mytty.core.errors import MyttyError
+from mytty.core.errors import ErrorCode, MyttyError
 
 app = typer.Typer(
     help="mytty: a tmux-backed orchestration controller for AI coding agents.",
     no_args_is_help=True,
-    add_completion=False,
+    # A failure is one `mytty: <code>: <explanation>` line, never a rich traceback.
+    pretty_exceptions_enable=False,
 )
 app.add_typer(
     integrations_app, name="integrations", help="Install or remove agent hook integrations."
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from mytty import __version__
+
+        typer.echo(f"mytty {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        help="Print mytty's version and exit.",
+    ),
+) -> None:
+    pass
+
 
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 10.0
@@ -86,6 +110,37 @@ def _running() -> bool:
         return False
 
 
+def _say(message: str) -> None:
+    """A progress line for humans (stderr: stdout stays for what scripts read)."""
+    typer.echo(f"mytty: {message}", err=True)
+
+
+def _prepare_home(home: Any) -> None:
+    """Create MYTTY_HOME (0700) and make sure its log is writable (``invalid-home`` if not)."""
+    try:
+        home.ensure()
+        fd = os.open(home.log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        os.close(fd)
+        os.chmod(home.log_file, 0o600)
+    except OSError as exc:
+        raise MyttyError(
+            ErrorCode.INVALID_HOME,
+            f"cannot use {home.root} as MYTTY_HOME ({exc.strerror or exc}); "
+            "point MYTTY_HOME at a directory you can write",
+        ) from None
+
+
+def _log_traceback(home: Any) -> bool:
+    """Append the current exception's traceback to the log. False when that failed."""
+    try:
+        with open(home.log_file, "a", encoding="utf-8") as log:
+            log.write(f"{dt.datetime.now().isoformat(timespec='seconds')} the controller failed:\n")
+            traceback.print_exc(file=log)
+        return True
+    except OSError:
+        return False
+
+
 @app.command()
 def serve(
     tmux_socket: str | None = typer.Option(
@@ -95,54 +150,112 @@ def serve(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug logging."),
 ) -> None:
     """Run the controller in the foreground until SIGTERM or Ctrl-C."""
-    from mytty.daemon.app import Controller
-    from mytty.tmux.bootstrap import resolve_socket
-
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
     home = _home()
-    controller = Controller(home, resolve_socket(tmux_socket, os.environ), ctl_bin=ctl_bin())
 
-    def ready() -> None:
-        if ready_fd is not None:
-            os.write(ready_fd, b"ready\n")
-            os.close(ready_fd)
-
-    async def main() -> None:
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            loop.add_signal_handler(sig, controller.request_stop)
-        await controller.run(on_ready=ready)
-
-    try:
-        asyncio.run(main())
-    except MyttyError as exc:
+    def report(line: str) -> None:
         if ready_fd is not None:
             try:
-                os.write(ready_fd, f"error {exc.code.value}: {exc.message}\n".encode())
+                os.write(ready_fd, f"{line}\n".encode())
+                os.close(ready_fd)
             except OSError:
                 pass
-        _die(f"{exc.code.value}: {exc.message}")
+
+    def fail(code: ErrorCode, message: str) -> None:
+        report(f"error {code.value}: {message}")
+        _die(f"{code.value}: {message}")
+
+    socket_path = tmux_socket or "?"
+    try:
+        _prepare_home(home)
+        from mytty.daemon.app import Controller
+        from mytty.tmux import socketdir
+        from mytty.tmux.bootstrap import resolve_socket
+        from mytty.tmux.control_client import TmuxConnectionLost
+
+        socket_path = resolve_socket(tmux_socket, os.environ)
+        socketdir.ensure(socket_path, default=socket_path == socketdir.default_socket(os.environ))
+        controller = Controller(home, socket_path, ctl_bin=ctl_bin())
+
+        def ready() -> None:
+            # What `mytty up` restarts the controller onto, should this server die.
+            _record_socket(home, socket_path)
+            report("ready")
+
+        async def main() -> None:
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+                loop.add_signal_handler(sig, controller.request_stop)
+            await controller.run(on_ready=ready)
+
+        asyncio.run(main())
+    except typer.Exit:
+        raise
+    except MyttyError as exc:
+        fail(exc.code, exc.message)
+    except TmuxConnectionLost:
+        fail(
+            ErrorCode.TMUX_UNAVAILABLE,
+            f"could not attach a control client to the tmux server at {socket_path}",
+        )
+    except Exception as exc:  # noqa: BLE001 - one line here, the traceback in the log
+        logged = _log_traceback(home)
+        fail(
+            ErrorCode.INTERNAL_ERROR,
+            f"{type(exc).__name__}: {exc}" + (f" (traceback in {home.log_file})" if logged else ""),
+        )
 
 
-def _start(tmux_socket: str | None) -> bool:
+def _socket_record(home: Any) -> Path:
+    return Path(home.root) / "tmux-socket"
+
+
+def _record_socket(home: Any, socket_path: str) -> None:
+    try:
+        _socket_record(home).write_text(socket_path + "\n")
+    except OSError:
+        pass  # only a convenience for `mytty up`'s recovery
+
+
+def _recorded_socket(home: Any) -> str | None:
+    try:
+        return _socket_record(home).read_text().strip() or None
+    except OSError:
+        return None
+
+
+def _log_tail_line(log_file: Path, offset: int) -> str:
+    """The last non-empty line the controller wrote to its log after ``offset``."""
+    try:
+        with open(log_file, "rb") as log:
+            log.seek(offset)
+            lines = log.read()[-8192:].decode(errors="replace").splitlines()
+    except OSError:
+        return ""
+    return next((line.strip() for line in reversed(lines) if line.strip()), "")
+
+
+def _start(tmux_socket: str | None, *, announce: bool = False) -> bool:
     """Start a background controller unless one answers. True when it was started now."""
     if _running():
         return False
+    if announce:
+        _say("starting the controller")
     home = _home()
     try:
-        home.ensure()
+        _prepare_home(home)
     except MyttyError as exc:
         _die(f"{exc.code.value}: {exc.message}")
     read_fd, write_fd = os.pipe()
     argv = [sys.executable, "-m", "mytty.cli.main", "serve", "--ready-fd", str(write_fd)]
     if tmux_socket:
         argv += ["--tmux-socket", tmux_socket]
+    offset = home.log_file.stat().st_size
     with open(home.log_file, "ab") as log:
-        os.chmod(home.log_file, 0o600)
         proc = subprocess.Popen(
             argv,
             stdin=subprocess.DEVNULL,
@@ -155,24 +268,32 @@ def _start(tmux_socket: str | None) -> bool:
     message = b""
     deadline = time.monotonic() + START_TIMEOUT_S
     with os.fdopen(read_fd, "rb") as pipe:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([pipe], [], [], deadline - time.monotonic())
+        # EOF on the pipe means the controller exited (nothing else holds its write end).
+        while b"\n" not in message and (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([pipe], [], [], left)
             if not ready:
                 break
             chunk = os.read(pipe.fileno(), 4096)
             if not chunk:
                 break
             message += chunk
-            if b"\n" in message:
-                break
     text = message.decode(errors="replace").strip()
     if text == "ready":
         return True
-    if proc.poll() is None and not text:
-        proc.terminate()
     if text.startswith("error "):
         _die(text.removeprefix("error "))  # "<code>: <explanation>" from the controller
-    _die(f"the controller did not start; see {home.log_file}")
+    if proc.poll() is None:
+        proc.terminate()
+        _die(
+            f"{ErrorCode.TIMEOUT.value}: the controller did not get ready within "
+            f"{START_TIMEOUT_S:.0f} s; see {home.log_file}"
+        )
+    last = _log_tail_line(home.log_file, offset)
+    _die(
+        f"{ErrorCode.INTERNAL_ERROR.value}: the controller exited (status {proc.returncode})"
+        + (f": {last}" if last else "")
+        + f"; see {home.log_file}"
+    )
     return False
 
 
@@ -190,22 +311,19 @@ def start(
         typer.echo(f"mytty is already running (home {home.root})")
 
 
-@app.command()
-def stop() -> None:
-    """Stop the background controller of this MYTTY_HOME."""
+def _stop() -> bool:
+    """Stop this home's controller. False when none was running."""
     import fcntl
 
     home = _home()
     try:
         fd = os.open(home.lock_file, os.O_RDWR)
     except FileNotFoundError:
-        typer.echo("mytty is not running")
-        return
+        return False
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            typer.echo("mytty is not running")
-            return
+            return False
         except BlockingIOError:
             pid = int(os.read(fd, 32).decode().strip() or "0")
     finally:
@@ -215,8 +333,7 @@ def stop() -> None:
     try:
         pidfd = os.pidfd_open(pid)
     except ProcessLookupError:
-        typer.echo("mytty is not running")
-        return
+        return False
     os.kill(pid, signal.SIGTERM)
     poller = select.poll()
     poller.register(pidfd, select.POLLIN)
@@ -224,7 +341,42 @@ def stop() -> None:
         os.close(pidfd)
         _die(f"the controller (pid {pid}) did not stop within {STOP_TIMEOUT_S:.0f} s")
     os.close(pidfd)
-    typer.echo("mytty stopped")
+    return True
+
+
+@app.command()
+def stop() -> None:
+    """Stop the background controller of this MYTTY_HOME."""
+    typer.echo("mytty stopped" if _stop() else "mytty is not running")
+
+
+def _ensure_session(tmux_socket: str | None, started: bool) -> dict[str, Any]:
+    """The `mytty` session (``ensureSession``), restarting a controller whose tmux died."""
+    try:
+        return _request({"type": "ensureSession"})
+    except MyttyError as exc:
+        if exc.code is not ErrorCode.TMUX_UNAVAILABLE or started:
+            _die(f"{exc.code.value}: {exc.message}")
+            raise
+        failure = exc
+    from mytty.tmux.bootstrap import server_alive
+
+    home = _home()
+    socket_path = tmux_socket or _recorded_socket(home)
+    if socket_path is None or server_alive(socket_path):
+        # The server is there (the controller is only reconnecting): a restart would lose
+        # its jobs for nothing.
+        _die(f"{failure.code.value}: {failure.message}; try again in a moment")
+    # The controller never starts a server again by itself (a server the user killed stays
+    # dead); `mytty up` is the user asking for one, so restart the controller onto a new one.
+    _say(f"the tmux server at {socket_path} is gone; restarting the controller on a new one")
+    _stop()
+    _start(socket_path)
+    try:
+        return _request({"type": "ensureSession"})
+    except MyttyError as exc:
+        _die(f"{exc.code.value}: {exc.message}")
+        raise
 
 
 @app.command()
@@ -237,12 +389,8 @@ def up(
     ),
 ) -> None:
     """Start mytty if needed, make sure the `mytty` session exists, and attach to it."""
-    _start(tmux_socket)
-    try:
-        reply = _request({"type": "ensureSession"})
-    except MyttyError as exc:
-        _die(f"{exc.code.value}: {exc.message}")
-        return
+    started = _start(tmux_socket, announce=True)
+    reply = _ensure_session(tmux_socket, started)
     session, sock = reply["name"], reply["tmuxSocket"]
     if no_attach:
         typer.echo(f"mytty is ready: tmux -S {sock} attach -t {session}")
@@ -250,6 +398,7 @@ def up(
     tmux = shutil.which("tmux") or "tmux"
     current = os.environ.get("TMUX", "").split(",")[0]
     if current and os.path.realpath(current) == os.path.realpath(sock):
+        _say(f"switching to tmux session {session}")
         os.execvp(tmux, [tmux, "-S", sock, "switch-client", "-t", f"={session}"])
     if current:
         # Inside another tmux server: attaching would nest; say how instead.
@@ -260,6 +409,7 @@ def up(
     if not sys.stdin.isatty():
         typer.echo(f"mytty is ready: tmux -S {sock} attach -t {session}")
         return
+    _say(f"attaching to tmux session {session} (detach with your tmux prefix, then d: C-b d)")
     os.execvp(tmux, [tmux, "-S", sock, "attach-session", "-t", f"={session}"])
 
 

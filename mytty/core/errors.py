@@ -29,6 +29,8 @@ class ErrorCode(StrEnum):
     NOT_IN_PANE = "not-in-pane"
     ALREADY_RUNNING = "already-running"
     SOCKET_PATH_TOO_LONG = "socket-path-too-long"
+    UNSAFE_SOCKET_DIRECTORY = "unsafe-socket-directory"
+    INVALID_HOME = "invalid-home"
     # -- pane commands --------------------------------------------------------------------
     PANE_NOT_FOUND = "pane-not-found"
     NEW_TAB_FAILED = "new-tab-failed"

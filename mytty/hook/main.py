@@ -118,6 +118,11 @@ def _credentials(provider: str) -> tuple[str, str | None] | str:
 
 
 def _run(args: list[str], deadline: float) -> int:
+    if args == ["--version"]:
+        from mytty import __version__  # the package __init__ imports nothing
+
+        _write_stdout(f"{_PROGRAM} {__version__}\n".encode())
+        return 0
     provider = args[0] if args else ""
     if provider not in PROVIDERS:
         _say(f"unknown provider {provider!r}; {USAGE}" if args else USAGE)

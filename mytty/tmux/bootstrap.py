@@ -8,11 +8,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from pathlib import Path
 
 import libtmux
 
 from mytty.core.errors import ErrorCode, MyttyError
+from mytty.tmux import socketdir
 
 USER_SESSION = "mytty"
 
@@ -26,8 +26,7 @@ def resolve_socket(explicit: str | None, env: dict[str, str] | os._Environ[str])
     tmux = env.get("TMUX")
     if tmux:
         return tmux.split(",")[0]
-    base = env.get("TMUX_TMPDIR") or "/tmp"
-    return str(Path(base) / f"tmux-{os.getuid()}" / "default")
+    return socketdir.default_socket(env)
 
 
 def tmux_binary() -> str:
