@@ -39,10 +39,25 @@ if [ -z "$python" ]; then
 fi
 venv=${MYTTY_VENV:-$repo/.venv}
 if [ ! -x "$venv/bin/python" ]; then
+  echo "mytty: creating a Python virtual environment in $venv" >&2
   "$python" -m venv "$venv" 2>/dev/null || {
     echo "mytty: '$python -m venv' failed; installing python3-venv" >&2
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
     "$python" -m venv "$venv"
   }
 fi
-"$venv/bin/python" -m pip install -q --disable-pip-version-check -e "$repo${MYTTY_EXTRAS:-}"
+# The install is editable, so only a changed pyproject.toml (dependencies, entry points) or
+# other extras need pip again; a re-run of scripts/up starts at once.
+extras=${MYTTY_EXTRAS:-}
+stamp="$venv/.mytty-installed-${extras//[^a-z0-9]/}"
+want="$(cksum <"$repo/pyproject.toml") $repo"
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || [ ! -x "$venv/bin/mytty" ]; then
+  if [ -x "$venv/bin/mytty" ]; then
+    echo "mytty: updating the install in $venv (pyproject.toml or extras changed)..." >&2
+  else
+    echo "mytty: installing mytty and its dependencies into $venv (first run, about 30 s)..." >&2
+  fi
+  rm -f "$stamp"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -e "$repo$extras"
+  printf '%s\n' "$want" >"$stamp"
+fi
