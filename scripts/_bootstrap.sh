@@ -1,4 +1,4 @@
-# Shared by scripts/up and scripts/test: make sure tmux, git and a Python >= 3.11 venv with
+# Shared by scripts/up and scripts/test: make sure tmux, git (jq, top) and a Python >= 3.11 venv with
 # mytty installed exist. Sourced, not run.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -11,6 +11,9 @@ as_root() {
 need_apt=()
 command -v tmux >/dev/null 2>&1 || need_apt+=(tmux)
 command -v git >/dev/null 2>&1 || need_apt+=(git)
+# Not needed by mytty itself, but the README's first commands use them (containers lack both).
+command -v jq >/dev/null 2>&1 || need_apt+=(jq)
+command -v top >/dev/null 2>&1 || need_apt+=(procps)
 # The test suite also checks quoting and start-up under zsh and fish.
 for extra in ${MYTTY_TEST_SHELLS:-}; do
   command -v "$extra" >/dev/null 2>&1 || need_apt+=("$extra")
