@@ -3,19 +3,43 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from mytty.core.errors import ErrorCode, MyttyError
 
+#: A ``\uD800``-``\uDFFF`` escape: the only way a lone surrogate gets into decoded JSON (the
+#: UTF-8 decoder refuses encoded ones), so only requests holding one pay for the full check.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
 
 def decode_request(body: bytes) -> dict[str, Any]:
+    """Decode one control request. Raises MyttyError(INVALID_REQUEST).
+
+    Every string in it (keys too) is valid Unicode afterwards: a lone surrogate could reach
+    tmux, a file or the UTF-8 reply of some later request, and fail there instead of here.
+    """
     try:
         obj = json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise MyttyError(ErrorCode.INVALID_REQUEST, "the request is not UTF-8 JSON") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         raise MyttyError(ErrorCode.INVALID_REQUEST, "the request must be an object with a 'type'")
+    if _SURROGATE_ESCAPE.search(body) is not None and not _encodable(obj):
+        raise MyttyError(
+            ErrorCode.INVALID_REQUEST,
+            "the request holds text that is not valid Unicode (a lone surrogate escape)",
+        )
     return obj
+
+
+def _encodable(obj: object) -> bool:
+    """True when ``obj`` (decoded JSON) encodes as UTF-8, i.e. holds no lone surrogate."""
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except (UnicodeEncodeError, RecursionError):
+        return False
+    return True
 
 
 def encode_reply(obj: dict[str, Any]) -> bytes:

@@ -6,6 +6,21 @@ field is 1. Lines outside blocks are notifications; the controller's tmux hooks 
 window, which arrives here as ``%window-renamed``: that is how it hears about panes in sessions
 this client is not attached to.
 
+Replies carry no id of their own (the number in ``%begin`` is a server-wide counter), and one
+reply matched to the wrong command shifts every later one: a ``list`` would answer with some
+other command's output. So:
+
+* a line is checked and encoded before its reply slot is queued, and queued in the same step as
+  it is written (nothing can come between); text tmux cannot take as one command line (not
+  UTF-8, NUL, newline, blank or comment-only lines, which tmux answers with no block at all) is
+  refused with ``UnsendableCommand``;
+* every line is sent as ``display-message -p 'mytty-tag N' ; <command>``: the tag's block names
+  the command whose reply follows, so the reader checks each match instead of trusting order
+  (about 15 µs per command, measured);
+* anything that does not match (a tag out of order, a block where a tag belongs, a reply nobody
+  asked for, a command unanswered within its timeout) closes the connection. The controller then
+  reconnects and lists the panes afresh: a resync, never a shifted reply.
+
 Never send a blocking command (``wait-for``, ``confirm-before`` without ``-b``, popups, menus)
 over this connection: tmux answers ``%end`` at once but stalls the queue until the UI closes.
 """
@@ -30,9 +45,39 @@ class TmuxConnectionLost(Exception):
     """The control connection ended (server gone, client detached, ...)."""
 
 
+class UnsendableCommand(ValueError):
+    """The command text cannot travel as one tmux command line (nothing was sent)."""
+
+
+class _OutOfStep(Exception):
+    """A reply block that matches no command: the connection cannot be trusted any more."""
+
+
+_TAG_PREFIX = "mytty-tag "
+
+
+def encode_line(line: str, seq: int) -> bytes:
+    """The bytes for one tagged command line; raises UnsendableCommand when it cannot be sent."""
+    if "\n" in line:
+        raise UnsendableCommand("one tmux command per line; encode newlines with send-keys -H")
+    if "\0" in line:
+        raise UnsendableCommand("tmux command text cannot hold a NUL character")
+    stripped = line.strip()
+    if not stripped or stripped.startswith("#"):
+        raise UnsendableCommand("an empty tmux command line")
+    try:
+        data = line.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UnsendableCommand(
+            "tmux command text must be valid Unicode (a lone surrogate?)"
+        ) from None
+    return f"display-message -p '{_TAG_PREFIX}{seq}' ; ".encode() + data + b"\n"
+
+
 @dataclass
 class _Pending:
     future: asyncio.Future[list[str]]
+    seq: int = 0
     on_reply: Callable[[list[str]], None] | None = None
     lines: list[str] = field(default_factory=list)
 
@@ -62,6 +107,8 @@ class ControlClient:
         self._attached: asyncio.Future[None] | None = None
         self.closed = asyncio.Event()
         self.client_name: str | None = None
+        self._seq = 0
+        self._broken = False
 
     async def start(self, timeout: float = 5.0) -> None:
         loop = asyncio.get_running_loop()
@@ -86,7 +133,12 @@ class ControlClient:
     async def _read_loop(self) -> None:
         assert self._proc is not None and self._proc.stdout is not None
         stdout = self._proc.stdout
+        loop = asyncio.get_running_loop()
         current: _Pending | None = None
+        # The block being read: the attach block, someone else's, or a tag (all collected in a
+        # throwaway), or the reply of the command the last tag named.
+        replying: _Pending | None = None  # set by a matching tag: the next block is its reply
+        in_tag = False
         tag = b""
         try:
             while True:
@@ -98,12 +150,15 @@ class ControlClient:
                     if line.startswith(b"%begin "):
                         tag = line[7:]
                         ours = tag.endswith(b" 1")
-                        if self._attached is not None and not self._attached.done():
-                            current = _Pending(future=asyncio.get_running_loop().create_future())
-                        elif ours and self._pending:
-                            current = self._pending[0]
+                        in_tag = False
+                        if ours and (self._attached is None or self._attached.done()):
+                            if replying is not None:
+                                current = replying
+                            else:
+                                in_tag = True
+                                current = _Pending(future=loop.create_future())
                         else:
-                            current = _Pending(future=asyncio.get_running_loop().create_future())
+                            current = _Pending(future=loop.create_future())
                         continue
                     kind, _, rest = line.partition(b" ")
                     self._notify(kind.decode("ascii", "replace"), rest.decode("utf-8", "replace"))
@@ -112,18 +167,44 @@ class ControlClient:
                     continue
                 if line == b"%end " + tag or line == b"%error " + tag:
                     failed = line.startswith(b"%error ")
+                    block, current = current, None
                     if self._attached is not None and not self._attached.done():
                         self._attached.set_result(None)
-                    elif self._pending and self._pending[0] is current:
+                    elif block is replying:
+                        replying = None
                         self._pending.popleft()
-                        self._resolve(current, failed)
-                    current = None
+                        self._resolve(block, failed)
+                    elif in_tag:
+                        replying = self._match_tag(block.lines, failed)
                     continue
                 current.lines.append(line.decode("utf-8", "replace"))
+        except _OutOfStep as exc:
+            log.warning("%s; reconnecting to resync", exc)
+            self._terminate()
         except Exception:  # pragma: no cover - defensive: never leave waiters hanging
             log.exception("tmux control reader crashed")
+            self._terminate()
         finally:
             self._fail_all()
+
+    def _match_tag(self, lines: list[str], failed: bool) -> _Pending | None:
+        """Check the block that should be the head command's tag.
+
+        Returns the pending command whose reply comes next, or None when the block was the
+        head command's whole (parse-error) answer. Raises _OutOfStep when nothing matches.
+        """
+        head = self._pending[0] if self._pending else None
+        if head is None:
+            raise _OutOfStep("tmux sent a reply nobody asked for")
+        if failed:
+            # A line tmux could not parse runs nothing, not even the tag: its one %error block
+            # is the whole answer.
+            self._pending.popleft()
+            self._resolve(head, True)
+            return None
+        if lines != [f"{_TAG_PREFIX}{head.seq}"]:
+            raise _OutOfStep("tmux replies are out of step with the commands")
+        return head
 
     def _resolve(self, pending: _Pending, failed: bool) -> None:
         if pending.future.done():
@@ -165,17 +246,35 @@ class ControlClient:
         ``on_reply`` runs inside the reader, before any later notification is dispatched; use it
         to register something (a new pane) that a racing notification must already see.
         """
-        if "\n" in line:
-            raise ValueError("one tmux command per line; encode newlines with send-keys -H")
-        if self.closed.is_set() or self._proc is None or self._proc.stdin is None:
+        if self._broken or self.closed.is_set() or self._proc is None or self._proc.stdin is None:
             raise TmuxConnectionLost("tmux control connection is closed")
+        self._seq += 1
+        data = encode_line(line, self._seq)  # raises before anything is queued
         fut: asyncio.Future[list[str]] = asyncio.get_running_loop().create_future()
-        self._pending.append(_Pending(future=fut, on_reply=on_reply))
         try:
-            self._proc.stdin.write(line.encode("utf-8") + b"\n")
+            self._proc.stdin.write(data)
         except (BrokenPipeError, ConnectionResetError):
             raise TmuxConnectionLost("tmux control connection is closed") from None
-        return await asyncio.wait_for(fut, timeout)
+        # Queued right after the write, with no await between: the slot and the line agree.
+        self._pending.append(_Pending(future=fut, seq=self._seq, on_reply=on_reply))
+        try:
+            return await asyncio.wait_for(fut, timeout)
+        except TimeoutError:
+            # Either tmux is stuck or a reply went missing; from here no later reply can be
+            # trusted to be in step, so start over on a fresh connection.
+            log.warning("tmux did not answer a command in %.1f s; reconnecting", timeout)
+            self._terminate()
+            raise
+
+    def _terminate(self) -> None:
+        """End the tmux client process; the reader then fails every pending command."""
+        self._broken = True
+        proc = self._proc
+        if proc is not None and proc.returncode is None:
+            try:
+                os.killpg(proc.pid, 15)
+            except ProcessLookupError:
+                pass
 
     async def close(self) -> None:
         proc = self._proc

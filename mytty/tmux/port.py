@@ -13,7 +13,12 @@ from dataclasses import dataclass
 
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.quoting import shell_quote as quote  # tmux reads the same quoting
-from mytty.tmux.control_client import ControlClient, TmuxCommandError, TmuxConnectionLost
+from mytty.tmux.control_client import (
+    ControlClient,
+    TmuxCommandError,
+    TmuxConnectionLost,
+    UnsendableCommand,
+)
 
 log = logging.getLogger(__name__)
 
@@ -194,6 +199,8 @@ class TmuxPort:
             raise MyttyError(ErrorCode.TMUX_UNAVAILABLE, f"tmux is not reachable: {exc}") from None
         except TimeoutError:
             raise MyttyError(ErrorCode.TMUX_UNAVAILABLE, "tmux did not answer in time") from None
+        except UnsendableCommand as exc:  # nothing was sent: the connection is unaffected
+            raise MyttyError(ErrorCode.INVALID_REQUEST, f"text tmux cannot take: {exc}") from None
 
     async def try_run(self, line: str) -> list[str] | None:
         """Run a command whose tmux-level failure is an expected answer (returns None)."""
