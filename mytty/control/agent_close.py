@@ -6,16 +6,16 @@ Always answers ``ok`` for a known job.
 
 from __future__ import annotations
 
-from typing import Any
-
 from mytty.control.base import Context, Params
 from mytty.core.errors import ErrorCode, MyttyError
+from mytty.protocol import wire
+from mytty.protocol.replies import OkReply
 
 TYPE = "closeAgent"
 ERRORS = frozenset({ErrorCode.JOB_NOT_FOUND, ErrorCode.INVALID_REQUEST})
 
 
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> OkReply:
     job_id = params.raw_id("jobID")
     job = ctx.jobs.current(job_id)
     pane = ctx.panes.by_surface.get(job.pane_id)
@@ -25,4 +25,4 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
         except MyttyError:
             pass  # already gone: the job is lost either way
     ctx.jobs.current(job_id)
-    return {"type": "ok"}
+    return wire.ok()

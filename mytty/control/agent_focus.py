@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from mytty.control.agent_send import job_pane
 from mytty.control.base import Context, Params
 from mytty.control.focus import focus_pane
 from mytty.core.errors import ErrorCode, MyttyError
+from mytty.protocol import wire
+from mytty.protocol.replies import OkReply
 
 TYPE = "focusAgent"
 ERRORS = frozenset(
@@ -20,7 +20,7 @@ ERRORS = frozenset(
 )
 
 
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> OkReply:
     job = ctx.jobs.current(params.raw_id("jobID"))
     pane = job_pane(ctx, job)
     try:
@@ -31,4 +31,4 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
         raise MyttyError(
             ErrorCode.JOB_LOST, f"could not focus the job's pane: {exc.message}"
         ) from None
-    return {"type": "ok"}
+    return wire.ok()

@@ -9,26 +9,21 @@ none (Cursor, OpenCode, Antigravity).
 
 from __future__ import annotations
 
-from typing import Any
-
 from mytty.control.base import Context, Params
 from mytty.control.read import read_content
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.jobs import AgentJobState
+from mytty.protocol import wire
+from mytty.protocol.replies import AgentResultReply
 
 TYPE = "agentResult"
 ERRORS = frozenset({ErrorCode.JOB_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST})
 
 
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> AgentResultReply:
     job = ctx.jobs.current(params.raw_id("jobID"))
     pane = ctx.panes.by_surface.get(job.pane_id)
-    content: dict[str, Any] = {
-        "paneID": job.pane_id,
-        "text": "",
-        "cursorRow": None,
-        "cursorColumn": None,
-    }
+    content = wire.pane_content(job.pane_id, "", None, None)
     if pane is not None and job.state is not AgentJobState.LOST:
         try:
             content = await read_content(ctx, pane, job.pane_id)
@@ -37,9 +32,5 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
                 raise
             job = ctx.jobs.current(job.job_id)
     run = ctx.hub.book.get(job.run_id) if job.run_id is not None else None
-    return {
-        "type": "agentResult",
-        "job": ctx.jobs.snapshot(job),
-        "content": content,
-        "lastAssistantMessage": run.last_assistant_message if run is not None else None,
-    }
+    last_answer = run.last_assistant_message if run is not None else None
+    return wire.agent_result(ctx.jobs.snapshot(job), content, last_answer)

@@ -11,6 +11,8 @@ from typing import Any
 from mytty.control.base import Context, Params
 from mytty.control.send import deliver
 from mytty.core.errors import ErrorCode, MyttyError
+from mytty.protocol import wire
+from mytty.protocol.replies import OkReply
 
 TYPE = "sendAgent"
 ERRORS = frozenset(
@@ -30,7 +32,7 @@ def job_pane(ctx: Context, job: Any) -> Any:
     return pane
 
 
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> OkReply:
     job_id = params.raw_id("jobID")
     text = params.str("text")
     press_enter = params.bool("pressEnter", False)
@@ -43,4 +45,4 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
         if exc.code is ErrorCode.PANE_NOT_FOUND:
             raise MyttyError(ErrorCode.JOB_LOST, f"the pane of job {job_id} is gone") from None
         raise
-    return {"type": "ok"}
+    return wire.ok()

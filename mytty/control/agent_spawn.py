@@ -26,6 +26,8 @@ from mytty.core.validation import (
     validate_task,
     validate_worktree_branch,
 )
+from mytty.protocol import wire
+from mytty.protocol.replies import AgentJobReply
 
 TYPE = "spawnAgent"
 ERRORS = frozenset(
@@ -69,7 +71,7 @@ def _anchor_directory(anchor: Any) -> str | None:
     return None
 
 
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> AgentJobReply:
     try:
         provider = WorkerProvider(params.str("provider"))
     except ValueError:
@@ -151,4 +153,4 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
         format_uuid_bytes(os.urandom(16)), pane.surface_id, provider, label, baseline, time.time()
     )
     ctx.jobs.add(job)
-    return {"type": "agentJob", "job": ctx.jobs.snapshot(job)}
+    return wire.agent_job_reply(ctx.jobs.snapshot(job))

@@ -7,6 +7,8 @@ from typing import Any
 from mytty.control.base import Context, Params
 from mytty.core import jobs as core_jobs
 from mytty.core.errors import ErrorCode, MyttyError
+from mytty.protocol import wire
+from mytty.protocol.replies import AgentWaitResultReply
 
 TYPE = "waitAgent"
 ERRORS = frozenset(
@@ -20,7 +22,7 @@ DEFAULT_TIMEOUT_S = 120.0
 CONDITIONS = ("running", "attention", "completed")
 
 
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> AgentWaitResultReply:
     job_id = params.raw_id("jobID")
     until = params.str("until")
     if until not in CONDITIONS:
@@ -36,4 +38,4 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
 
     found, timed_out = await ctx.hub.wait_until(probe, timeout)
     final = found if found is not None else ctx.jobs.current(job_id)
-    return {"type": "agentWaitResult", "job": ctx.jobs.snapshot(final), "timedOut": timed_out}
+    return wire.agent_wait_result(ctx.jobs.snapshot(final), timed_out)

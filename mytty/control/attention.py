@@ -8,34 +8,17 @@ dropped 24 h later. Acknowledgements are stored, so they survive a restart.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from mytty.control.base import Context, Params
 from mytty.core.errors import ErrorCode
-from mytty.core.events import format_timestamp
+from mytty.protocol import wire
+from mytty.protocol.replies import AttentionReply
 
 TYPE = "attention"
 ERRORS = frozenset({ErrorCode.INVALID_REQUEST, ErrorCode.INTERNAL_ERROR})
 
 
-def item_to_wire(item: Any) -> dict[str, Any]:
-    return {
-        "paneID": item.pane_id,
-        "runID": item.run_id,
-        "provider": item.provider.value,
-        "kind": item.kind.value,
-        "message": item.message,
-        "createdAt": format_timestamp(item.created_at, fractional=True),
-        # An item the human acknowledged counts as resolved at that moment.
-        "resolvedAt": (
-            format_timestamp(resolved, fractional=True)
-            if (resolved := item.resolved_at or item.acknowledged_at) is not None
-            else None
-        ),
-    }
-
-
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> AttentionReply:
     now = time.time()
     runs = {run.upper() for run in params.str_list("acknowledge")}
     everything = params.bool("acknowledgeAll", False)
@@ -50,4 +33,4 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
     if wanted:
         ctx.hub.bump()
     items = ctx.hub.attention.items(now)
-    return {"type": "attention", "items": [item_to_wire(i) for i in items]}
+    return wire.attention_reply(items)

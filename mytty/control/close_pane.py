@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from mytty.control.base import Context, Params
 from mytty.core.errors import ErrorCode
+from mytty.protocol import wire
+from mytty.protocol.replies import OkReply
 
 TYPE = "closePane"
 ERRORS = frozenset(
@@ -13,7 +13,7 @@ ERRORS = frozenset(
 )
 
 
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> OkReply:
     pane = ctx.require_pane(params.str("paneID"))
     await ctx.close_pane(pane)
-    return {"type": "ok"}
+    return wire.ok()

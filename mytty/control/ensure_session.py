@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from mytty.control.base import Context, Params
 from mytty.core.errors import ErrorCode
+from mytty.protocol import wire
+from mytty.protocol.replies import SessionReply
 
 TYPE = "ensureSession"
 ERRORS = frozenset({ErrorCode.TMUX_UNAVAILABLE, ErrorCode.NEW_TAB_FAILED})
 
 
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> SessionReply:
     session = await ctx.ensure_user_session()
-    return {"type": "session", "name": session, "tmuxSocket": ctx.tmux_socket}
+    return wire.session_reply(session, ctx.tmux_socket)

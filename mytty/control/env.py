@@ -7,16 +7,16 @@ capability.
 
 from __future__ import annotations
 
-from typing import Any
-
 from mytty.control.base import Context, Params
 from mytty.core.errors import ErrorCode, MyttyError
+from mytty.protocol import wire
+from mytty.protocol.replies import EnvReply
 
 TYPE = "env"
 ERRORS = frozenset({ErrorCode.NOT_IN_PANE, ErrorCode.TMUX_UNAVAILABLE})
 
 
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> EnvReply:
     surface = ctx.caller_surface(params.peer_pid)
     if surface is None:
         await ctx.refresh_panes()  # the caller's pane may be seconds old
@@ -26,4 +26,4 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
             ErrorCode.NOT_IN_PANE,
             "the caller does not run inside a pane of the tmux server this controller owns",
         )
-    return {"type": "env", "paneID": surface, "environment": ctx.pane_environment(surface)}
+    return wire.env_reply(surface, ctx.pane_environment(surface))

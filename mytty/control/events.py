@@ -11,6 +11,8 @@ from typing import Any
 
 from mytty.control.base import Context, Params
 from mytty.core.errors import ErrorCode
+from mytty.protocol import wire
+from mytty.protocol.replies import EventsReply
 
 TYPE = "events"
 ERRORS = frozenset({ErrorCode.INVALID_REQUEST})
@@ -18,24 +20,12 @@ DEFAULT_TIMEOUT_S = 30.0
 MAX_TIMEOUT_S = 600.0
 
 
-def _reply(page: Any, timed_out: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "type": "events",
-        "records": [r.to_wire() for r in page.records],
-        "latestSequence": page.latest_sequence,
-        "timedOut": timed_out,
-    }
-    if page.truncated:
-        out["truncated"] = True
-    return out
-
-
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> EventsReply:
     after = params.opt_int("afterSequence")
     timeout = min(MAX_TIMEOUT_S, max(0.0, params.number("timeoutSeconds", DEFAULT_TIMEOUT_S)))
     ledger = ctx.hub.ledger
     if after is None:
-        return _reply(ledger.query(None), False)
+        return wire.events_reply(ledger.query(None), False)
 
     def probe() -> Any:
         page = ledger.query(after)
@@ -44,4 +34,4 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
     page, timed_out = await ctx.hub.wait_until(probe, timeout)
     if page is None:
         page = ledger.query(after)
-    return _reply(page, timed_out)
+    return wire.events_reply(page, timed_out)

@@ -6,6 +6,8 @@ from typing import Any
 
 from mytty.control.base import Context, Params
 from mytty.core.errors import ErrorCode
+from mytty.protocol import wire
+from mytty.protocol.replies import OkReply
 
 TYPE = "focus"
 ERRORS = frozenset(
@@ -17,7 +19,7 @@ async def focus_pane(ctx: Context, pane: Any) -> None:
     await ctx.require_port().focus(pane.tmux_id, pane.row.window_id, pane.row.session_name)
 
 
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> OkReply:
     pane = ctx.require_pane(params.str("paneID"))
     await focus_pane(ctx, pane)
-    return {"type": "ok"}
+    return wire.ok()

@@ -7,11 +7,10 @@ to skip the question; an AI orchestrator can ask for an install but never approv
 
 from __future__ import annotations
 
-from typing import Any
-
 from mytty.control.base import Context, Params
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentProvider
+from mytty.protocol.replies import IntegrationStatusesReply
 
 TYPES = ("integrationList", "integrationEnable", "integrationRepair")
 ERRORS = frozenset(
@@ -37,13 +36,15 @@ def _provider(text: str | None) -> AgentProvider | None:
         ) from None
 
 
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> IntegrationStatusesReply:
     kind = params.str("type")
+    reply: IntegrationStatusesReply
     if kind == "integrationList":
-        return await ctx.integrations.wire()
-    if kind == "integrationEnable":
+        reply = await ctx.integrations.wire()
+    elif kind == "integrationEnable":
         provider = _provider(params.str("provider"))
         assert provider is not None
-        return await ctx.integrations.enable_with_consent([provider], repair=False)
-    provider = _provider(params.opt_str("provider"))
-    return await ctx.integrations.repair_with_consent(provider)
+        reply = await ctx.integrations.enable_with_consent([provider], repair=False)
+    else:
+        reply = await ctx.integrations.repair_with_consent(_provider(params.opt_str("provider")))
+    return reply

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from mytty.control.base import Context, Params
 from mytty.core.errors import ErrorCode
+from mytty.protocol import wire
+from mytty.protocol.replies import ListReply
 
 TYPE = "list"
 ERRORS = frozenset({ErrorCode.TMUX_UNAVAILABLE})
 
 
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> ListReply:
     await ctx.refresh_panes()
     panes = [p for p in ctx.panes.panes() if p.row is not None]
     panes.sort(key=lambda p: (p.row.session_name, p.row.window_index, p.row.pane_index))
-    return {"type": "list", "panes": [ctx.pane_info(p) for p in panes]}
+    return wire.list_reply(ctx.pane_info(p) for p in panes)

@@ -8,11 +8,11 @@ cannot be garbled by a slow rc file and never lands in shell history).
 
 from __future__ import annotations
 
-from typing import Any
-
 from mytty.control.base import Context, Params
 from mytty.control.pane_args import initial_command, working_directory
 from mytty.core.errors import ErrorCode
+from mytty.protocol import wire
+from mytty.protocol.replies import PaneReply
 
 TYPE = "newTab"
 ERRORS = frozenset(
@@ -40,7 +40,7 @@ def _active_directory(ctx: Context, session: str) -> str | None:
     return None
 
 
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> PaneReply:
     cwd = working_directory(params)
     command = initial_command(params)
     session = await ctx.preferred_session()
@@ -48,4 +48,4 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
         await ctx.refresh_panes()  # tmux does not announce a `cd`: take a fresh look
         cwd = _active_directory(ctx, session)
     pane = await ctx.create_pane(session=session, cwd=cwd, command=command)
-    return {"type": "pane", "paneID": pane.surface_id}
+    return wire.pane_reply(pane.surface_id)

@@ -6,6 +6,8 @@ from typing import Any
 
 from mytty.control.base import Context, Params
 from mytty.core.errors import ErrorCode
+from mytty.protocol import wire
+from mytty.protocol.replies import ContentReply, PaneContent
 
 TYPE = "read"
 ERRORS = frozenset(
@@ -13,17 +15,12 @@ ERRORS = frozenset(
 )
 
 
-async def read_content(ctx: Context, pane: Any, echo_id: str) -> dict[str, Any]:
+async def read_content(ctx: Context, pane: Any, echo_id: str) -> PaneContent:
     capture = await ctx.require_port().capture(pane.tmux_id)
-    return {
-        "paneID": echo_id,
-        "text": capture.text,
-        "cursorRow": capture.cursor_row,
-        "cursorColumn": capture.cursor_column,
-    }
+    return wire.pane_content(echo_id, capture.text, capture.cursor_row, capture.cursor_column)
 
 
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> ContentReply:
     pane_id = params.str("paneID")
     pane = ctx.require_pane(pane_id)
-    return {"type": "content", "content": await read_content(ctx, pane, pane_id)}
+    return wire.content_reply(await read_content(ctx, pane, pane_id))

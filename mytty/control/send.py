@@ -12,6 +12,8 @@ from typing import Any
 
 from mytty.control.base import Context, Params
 from mytty.core.errors import ErrorCode
+from mytty.protocol import wire
+from mytty.protocol.replies import OkReply
 
 TYPE = "send"
 ERRORS = frozenset(
@@ -28,9 +30,9 @@ async def deliver(ctx: Context, pane: Any, text: str, press_enter: bool) -> None
             await ctx.require_port().send_key(pane.tmux_id, "Enter")
 
 
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> OkReply:
     pane = ctx.require_pane(params.str("paneID"))
     text = params.str("text")
     press_enter = params.bool("pressEnter", False)
     await deliver(ctx, pane, text, press_enter)
-    return {"type": "ok"}
+    return wire.ok()

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from mytty.control.base import Context, Params
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.keys import KeyError_, tmux_key
+from mytty.protocol import wire
+from mytty.protocol.replies import OkReply
 
 TYPE = "sendKey"
 ERRORS = frozenset(
@@ -19,7 +19,7 @@ ERRORS = frozenset(
 )
 
 
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> OkReply:
     key = params.str("key")
     modifiers = params.str_list("modifiers")
     try:
@@ -33,4 +33,4 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
     pane = ctx.require_pane(params.str("paneID"))
     async with ctx.pane_lock(pane.surface_id):
         await ctx.require_port().send_key(pane.tmux_id, name)
-    return {"type": "ok"}
+    return wire.ok()

@@ -8,6 +8,8 @@ from mytty.control.base import Context, Params
 from mytty.control.pane_args import initial_command, working_directory
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.launch import PaneGeom, balanced_split
+from mytty.protocol import wire
+from mytty.protocol.replies import PaneReply
 
 TYPE = "split"
 ERRORS = frozenset(
@@ -40,7 +42,7 @@ def choose_target(ctx: Context, pane: Any, direction: str) -> tuple[Any, str]:
     return ctx.panes.by_surface[target_id], side
 
 
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> PaneReply:
     pane = ctx.require_pane(params.str("paneID"))
     direction = params.opt_str("direction") or "auto"
     if direction not in DIRECTIONS:
@@ -58,4 +60,4 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
         cwd=cwd or target.row.current_path or None,
         command=command,
     )
-    return {"type": "pane", "paneID": created.surface_id}
+    return wire.pane_reply(created.surface_id)

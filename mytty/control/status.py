@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from mytty.control.base import Context, Params
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.notes import validate_status
+from mytty.protocol import wire
+from mytty.protocol.replies import OkReply
 
 TYPE = "setPaneStatus"
 ERRORS = frozenset(
@@ -19,7 +19,7 @@ ERRORS = frozenset(
 )
 
 
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> OkReply:
     status = params.opt_str("status")
     if status is not None:
         problem = validate_status(status)
@@ -30,4 +30,4 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
         ctx.hub.notes.clear(pane.surface_id)
     else:
         ctx.hub.notes.set(pane.surface_id, status)
-    return {"type": "ok"}
+    return wire.ok()

@@ -6,11 +6,11 @@ never had an event never satisfies ``idle`` (there is no "nothing yet = idle" de
 
 from __future__ import annotations
 
-from typing import Any
-
 from mytty.control.base import Context, Params
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentRunState
+from mytty.protocol import wire
+from mytty.protocol.replies import WaitResultReply
 
 TYPE = "wait"
 ERRORS = frozenset(
@@ -36,7 +36,7 @@ SATISFIES = {
 }
 
 
-async def handle(ctx: Context, params: Params) -> dict[str, Any]:
+async def handle(ctx: Context, params: Params) -> WaitResultReply:
     pane_id = params.str("paneID")
     until = params.str("until")
     if until not in SATISFIES:
@@ -58,4 +58,4 @@ async def handle(ctx: Context, params: Params) -> dict[str, Any]:
 
     state, timed_out = await ctx.hub.wait_until(probe, timeout)
     final = state if state is not None else last[0]
-    return {"type": "waitResult", "state": final.value if final else None, "timedOut": timed_out}
+    return wire.wait_result(final, timed_out)

@@ -1,8 +1,9 @@
-"""The normalized agent event, its vocabulary, and its JSON shape on the event socket.
+"""The normalized agent event, its vocabulary, and its timestamps.
 
-Wire shape (seed: agent event protocol): camelCase keys, ids wrapped as ``{"rawValue": UUID}``,
-optional fields omitted when absent, ``occurredAt`` as ISO 8601. Internally a timestamp is a
-float of Unix seconds so the reducer can compare it cheaply.
+Internally a timestamp is a float of Unix seconds so the reducer can compare it cheaply; on the
+wire it is ISO 8601. The JSON shape itself (camelCase keys, ids wrapped as
+``{"rawValue": UUID}``) is :mod:`mytty.protocol.envelope` (decoding) and
+:mod:`mytty.protocol.wire` (encoding).
 """
 
 from __future__ import annotations
@@ -10,9 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
-
-from mytty.core.ids import normalize_uuid
 
 SCHEMA_VERSION = 1
 SYNTHESIZED_PREFIX = "mytty."
@@ -129,75 +127,3 @@ def parse_timestamp(text: object) -> float:
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
     return dt.timestamp()
-
-
-def _wrapped_uuid(obj: dict[str, Any], key: str) -> str:
-    value = obj.get(key)
-    if not isinstance(value, dict):
-        raise ValueError(f"{key} must be an object with rawValue")
-    uuid = normalize_uuid(value.get("rawValue"))
-    if uuid is None:
-        raise ValueError(f"{key}.rawValue must be a UUID")
-    return uuid
-
-
-def _optional_str(obj: dict[str, Any], key: str) -> str | None:
-    value = obj.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ValueError(f"{key} must be a string")
-    return value
-
-
-def _int(obj: dict[str, Any], key: str) -> int:
-    value = obj.get(key)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{key} must be an integer")
-    return value
-
-
-def event_from_wire(obj: object) -> AgentEvent:
-    """Decode the ``event`` object of an envelope. Raises ValueError on any shape problem."""
-    if not isinstance(obj, dict):
-        raise ValueError("event must be an object")
-    return AgentEvent(
-        schema_version=_int(obj, "schemaVersion"),
-        id=_wrapped_uuid(obj, "id"),
-        run_id=_wrapped_uuid(obj, "runID"),
-        surface_id=_wrapped_uuid(obj, "surfaceID"),
-        provider=AgentProvider(str(obj.get("provider"))),
-        kind=AgentEventKind(str(obj.get("kind"))),
-        occurred_at=parse_timestamp(obj.get("occurredAt")),
-        session_id=_optional_str(obj, "sessionID"),
-        message=_optional_str(obj, "message"),
-        hook_name=_optional_str(obj, "hookName"),
-        tool_use_id=_optional_str(obj, "toolUseID"),
-        tool_name=_optional_str(obj, "toolName"),
-        last_assistant_message=_optional_str(obj, "lastAssistantMessage"),
-    )
-
-
-def event_to_wire(event: AgentEvent, *, fractional: bool = False) -> dict[str, Any]:
-    """Encode an event as the wire object (optional fields omitted when None)."""
-    out: dict[str, Any] = {
-        "schemaVersion": event.schema_version,
-        "id": {"rawValue": event.id},
-        "runID": {"rawValue": event.run_id},
-    }
-    if event.session_id is not None:
-        out["sessionID"] = event.session_id
-    out["surfaceID"] = {"rawValue": event.surface_id}
-    out["provider"] = event.provider.value
-    out["kind"] = event.kind.value
-    out["occurredAt"] = format_timestamp(event.occurred_at, fractional=fractional)
-    for key, value in (
-        ("message", event.message),
-        ("hookName", event.hook_name),
-        ("toolUseID", event.tool_use_id),
-        ("toolName", event.tool_name),
-        ("lastAssistantMessage", event.last_assistant_message),
-    ):
-        if value is not None:
-            out[key] = value
-    return out

@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Literal
 
 from mytty.core.events import AgentRunState, WorkerProvider
 from mytty.core.runs import AgentRun
@@ -259,26 +259,3 @@ def satisfies(job: AgentJob, until: WaitCondition) -> bool:
     if until == "completed":
         return is_terminal(job.state)
     raise ValueError(f"unknown wait condition {until!r}")
-
-
-def snapshot_to_wire(job: AgentJob, status_note: str | None = None) -> dict[str, Any]:
-    """The job snapshot of ``agentJob``/``agentWaitResult``/``agentResult`` responses.
-
-    ``runID``, ``sessionID`` and ``message`` are always present (JSON null when unknown), as the
-    reference's example shows; ``label`` is omitted when the job has none and ``statusNote``
-    when the pane has no note.
-    """
-    out: dict[str, Any] = {
-        "jobID": {"rawValue": job.job_id},
-        "paneID": {"rawValue": job.pane_id},
-        "provider": job.provider.value,
-    }
-    if job.label is not None:
-        out["label"] = job.label
-    out["state"] = job.state.value
-    out["runID"] = {"rawValue": job.run_id} if job.run_id is not None else None
-    out["sessionID"] = job.session_id
-    out["message"] = job.message
-    if status_note is not None:
-        out["statusNote"] = status_note
-    return out

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
 
-from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider, format_timestamp
+from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 
 LEDGER_CAPACITY = 1000
 LEDGER_PAGE_SIZE = 200
@@ -49,21 +48,6 @@ class LedgerRecord:
             tool_name=event.tool_name,
             synthesized=event.synthesized,
         )
-
-    def to_wire(self) -> dict[str, Any]:
-        """The record as the ``events`` reply carries it (toolName omitted when absent)."""
-        out: dict[str, Any] = {
-            "sequence": self.sequence,
-            "paneID": self.pane_id,
-            "provider": str(self.provider),
-            "runID": self.run_id,
-            "kind": str(self.kind),
-            "occurredAt": format_timestamp(self.occurred_at, fractional=True),
-        }
-        if self.tool_name is not None:
-            out["toolName"] = self.tool_name
-        out["synthesized"] = self.synthesized
-        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,6 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
 
 from mytty.core.errors import ErrorCode
 from mytty.core.events import AgentEvent, AgentProvider, WorkerProvider
@@ -41,6 +40,7 @@ from mytty.daemon.sweep import startup_sweep
 from mytty.daemon.tmux_link import TmuxLink
 from mytty.protocol.control import encode_reply, failure
 from mytty.protocol.envelope import encode_event_reply
+from mytty.protocol.replies import PaneEntry
 from mytty.tmux.port import PaneRow, TmuxPort
 
 log = logging.getLogger(__name__)
@@ -175,7 +175,7 @@ class Controller:
     def foreground_agent(self, pane: Pane) -> tuple[AgentProvider | None, int | None]:
         return self.pane_service.foreground_agent(pane)
 
-    def pane_info(self, pane: Pane) -> dict[str, Any]:
+    def pane_info(self, pane: Pane) -> PaneEntry:
         return self.pane_service.pane_info(pane)
 
     def pane_environment(self, surface_id: str) -> dict[str, str]:

@@ -9,6 +9,7 @@ from typing import Any
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import PROVIDER_ORDER, AgentProvider
 from mytty.integrations import api
+from mytty.protocol.replies import IntegrationStatusesReply
 from mytty.tmux import ask, bootstrap
 
 log = logging.getLogger(__name__)
@@ -25,10 +26,10 @@ class IntegrationService:
         st = await asyncio.to_thread(api.status_of, provider)
         return st.status
 
-    async def wire(self) -> dict[str, Any]:
+    async def wire(self) -> IntegrationStatusesReply:
         return await asyncio.to_thread(api.integrations_wire)
 
-    async def repair_with_consent(self, provider: AgentProvider | None) -> dict[str, Any]:
+    async def repair_with_consent(self, provider: AgentProvider | None) -> IntegrationStatusesReply:
         if provider is not None:
             return await self.enable_with_consent([provider], repair=True)
         statuses = await asyncio.to_thread(api.list_statuses)
@@ -39,7 +40,7 @@ class IntegrationService:
 
     async def enable_with_consent(
         self, providers: list[AgentProvider], *, repair: bool
-    ) -> dict[str, Any]:
+    ) -> IntegrationStatusesReply:
         todo = []
         for provider in providers:
             status = await self.status(provider)

@@ -13,6 +13,9 @@ from typing import Any
 from mytty.core import jobs as core_jobs
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.jobs import AgentJob
+from mytty.core.runs import AgentRun
+from mytty.protocol import wire
+from mytty.protocol.replies import JobSnapshot
 
 
 class JobRegistry:
@@ -20,8 +23,9 @@ class JobRegistry:
         self._ctx = ctx
         self._jobs: dict[str, AgentJob] = {}
 
-    def _runs(self, job: AgentJob) -> list[Any]:
-        return self._ctx.hub.book.runs_for(job.pane_id, job.provider.agent_provider)
+    def _runs(self, job: AgentJob) -> list[AgentRun]:
+        runs: list[AgentRun] = self._ctx.hub.book.runs_for(job.pane_id, job.provider.agent_provider)
+        return runs
 
     def add(self, job: AgentJob) -> None:
         self._jobs[job.job_id] = job
@@ -55,5 +59,5 @@ class JobRegistry:
             self._arm_deadline(updated)
         return updated
 
-    def snapshot(self, job: AgentJob) -> dict[str, Any]:
-        return core_jobs.snapshot_to_wire(job, self._ctx.hub.notes.get(job.pane_id))
+    def snapshot(self, job: AgentJob) -> JobSnapshot:
+        return wire.job_snapshot(job, self._ctx.hub.notes.get(job.pane_id))

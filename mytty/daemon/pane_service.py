@@ -13,7 +13,6 @@ import logging
 import os
 import shlex
 from pathlib import Path
-from typing import Any
 
 from mytty.core import agents_detect
 from mytty.core.errors import ErrorCode, MyttyError
@@ -23,6 +22,8 @@ from mytty.daemon.agents import AgentHub
 from mytty.daemon.home import Home
 from mytty.daemon.panes import Pane, PaneRegistry
 from mytty.daemon.tmux_link import TmuxLink
+from mytty.protocol import wire
+from mytty.protocol.replies import PaneEntry
 from mytty.tmux import bootstrap
 from mytty.tmux.port import SURFACE_OPTION, PaneRow
 
@@ -126,7 +127,7 @@ class PaneService:
             provider = agents_detect.parse_agent_hint(procfs.environ_value(fg, "MYTTY_AGENT"))
         return provider, fg
 
-    def pane_info(self, pane: Pane) -> dict[str, Any]:
+    def pane_info(self, pane: Pane) -> PaneEntry:
         row = pane.row
         assert row is not None
         provider, fg = self.foreground_agent(pane)
@@ -136,23 +137,9 @@ class PaneService:
             command = procfs.comm(fg) or row.current_command
         else:
             command = row.current_command
-        info: dict[str, Any] = {
-            "paneID": pane.surface_id,
-            "windowID": row.session_id,
-            "tabID": row.window_id,
-            "title": row.window_name,
-            "command": command,
-            "workingDirectory": row.current_path,
-            "isActive": row.pane_active and row.window_active,
-        }
         run = self._hub.book.most_relevant(pane.surface_id)
-        if run is not None:
-            info["provider"] = run.provider.value
-            info["agentState"] = run.state.value
         note = self._hub.notes.get(pane.surface_id)
-        if note is not None:
-            info["statusNote"] = note
-        return info
+        return wire.pane_entry(pane.surface_id, row, command, run, note)
 
     def pane_environment(self, surface_id: str) -> dict[str, str]:
         bindir = os.path.dirname(self._ctl_bin)

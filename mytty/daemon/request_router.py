@@ -9,6 +9,7 @@ from mytty.control.base import Params
 from mytty.control.registry import COMMANDS
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.protocol.control import decode_request, failure
+from mytty.protocol.replies import Reply
 
 log = logging.getLogger(__name__)
 
@@ -17,7 +18,7 @@ class ControlRouter:
     def __init__(self, ctx: Any) -> None:
         self._ctx = ctx
 
-    async def dispatch(self, body: bytes, peer_pid: int) -> dict[str, Any]:
+    async def dispatch(self, body: bytes, peer_pid: int) -> Reply:
         try:
             request = decode_request(body)
             module = COMMANDS.get(request["type"])
@@ -25,7 +26,7 @@ class ControlRouter:
                 raise MyttyError(
                     ErrorCode.INVALID_REQUEST, f"unknown request type {request['type']!r}"
                 )
-            reply: dict[str, Any] = await module.handle(self._ctx, Params(request, peer_pid))
+            reply: Reply = await module.handle(self._ctx, Params(request, peer_pid))
             return reply
         except MyttyError as exc:
             return failure(exc.code, exc.message)

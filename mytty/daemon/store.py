@@ -16,7 +16,9 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from mytty.core.events import AgentEvent, event_from_wire, event_to_wire
+from mytty.core.events import AgentEvent
+from mytty.protocol.envelope import event_from_wire
+from mytty.protocol.wire import agent_event
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +76,7 @@ def _passive_checkpoint(conn: sqlite3.Connection) -> tuple[int, int, int] | None
 
 
 def encode_payload(event: AgentEvent) -> str:
-    obj = event_to_wire(event, fractional=True)
+    obj = agent_event(event, fractional=True)
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import PROVIDER_ORDER, AgentProvider
@@ -23,6 +23,8 @@ from mytty.integrations.cursor import CursorInstaller
 from mytty.integrations.helper import helper_problem, is_managed, launcher_text
 from mytty.integrations.installer import Context, ProviderInstaller
 from mytty.integrations.opencode import OpenCodeInstaller
+from mytty.protocol import wire
+from mytty.protocol.replies import IntegrationEntry, IntegrationStatusesReply
 
 _INSTALLERS: dict[AgentProvider, ProviderInstaller] = {
     AgentProvider.CODEX: CodexInstaller(),
@@ -41,11 +43,8 @@ class IntegrationStatus:
     status: Literal["installed", "needs-repair", "not-installed"]
     error: str | None = None
 
-    def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {"provider": self.provider.value, "status": self.status}
-        if self.error is not None:
-            wire["error"] = self.error
-        return wire
+    def to_wire(self) -> IntegrationEntry:
+        return wire.integration_entry(self.provider, self.status, self.error)
 
 
 def parse_provider(value: str | AgentProvider) -> AgentProvider:
@@ -83,12 +82,9 @@ def list_statuses(env: Mapping[str, str] | None = None) -> list[IntegrationStatu
     return [_status(provider, ctx) for provider in PROVIDER_ORDER]
 
 
-def integrations_wire(env: Mapping[str, str] | None = None) -> dict[str, Any]:
+def integrations_wire(env: Mapping[str, str] | None = None) -> IntegrationStatusesReply:
     """The ``integration list`` reply: ``{"type": "integrationStatuses", "integrations": […]}``."""
-    return {
-        "type": "integrationStatuses",
-        "integrations": [status.to_wire() for status in list_statuses(env)],
-    }
+    return wire.integration_statuses(status.to_wire() for status in list_statuses(env))
 
 
 def planned_changes(

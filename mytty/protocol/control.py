@@ -7,6 +7,10 @@ import re
 from typing import Any
 
 from mytty.core.errors import ErrorCode, MyttyError
+from mytty.protocol.replies import Reply
+from mytty.protocol.wire import failure
+
+__all__ = ["decode_request", "encode_reply", "failure"]
 
 #: A ``\uD800``-``\uDFFF`` escape: the only way a lone surrogate gets into decoded JSON (the
 #: UTF-8 decoder refuses encoded ones), so only requests holding one pay for the full check.
@@ -42,9 +46,5 @@ def _encodable(obj: object) -> bool:
     return True
 
 
-def encode_reply(obj: dict[str, Any]) -> bytes:
+def encode_reply(obj: Reply) -> bytes:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-
-
-def failure(code: ErrorCode, message: str) -> dict[str, Any]:
-    return {"type": "failure", "code": code.value, "message": message}

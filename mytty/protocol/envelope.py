@@ -1,4 +1,4 @@
-"""The event socket envelope: ``{"schemaVersion":1,"capability":…,"event":{…}}``."""
+"""The event socket envelope: ``{"schemaVersion":1,"capability":…,"event":{…}}``, and its reply."""
 
 from __future__ import annotations
 
@@ -7,7 +7,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from mytty.core.errors import ErrorCode, MyttyError
-from mytty.core.events import SCHEMA_VERSION, AgentEvent, event_from_wire, event_to_wire
+from mytty.core.events import (
+    SCHEMA_VERSION,
+    AgentEvent,
+    AgentEventKind,
+    AgentProvider,
+    parse_timestamp,
+)
+from mytty.core.ids import normalize_uuid
+from mytty.protocol.wire import agent_event, event_accepted, event_rejected
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,12 +25,62 @@ class Envelope:
     event: AgentEvent
 
 
+def _wrapped_uuid(obj: dict[str, Any], key: str) -> str:
+    value = obj.get(key)
+    if not isinstance(value, dict):
+        raise ValueError(f"{key} must be an object with rawValue")
+    uuid = normalize_uuid(value.get("rawValue"))
+    if uuid is None:
+        raise ValueError(f"{key}.rawValue must be a UUID")
+    return uuid
+
+
+def _optional_str(obj: dict[str, Any], key: str) -> str | None:
+    value = obj.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"{key} must be a string")
+    return value
+
+
+def _int(obj: dict[str, Any], key: str) -> int:
+    value = obj.get(key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{key} must be an integer")
+    return value
+
+
+def event_from_wire(obj: object) -> AgentEvent:
+    """Decode the ``event`` object of an envelope. Raises ValueError on any shape problem.
+
+    The inverse of :func:`mytty.protocol.wire.agent_event` (the store keeps events this way).
+    """
+    if not isinstance(obj, dict):
+        raise ValueError("event must be an object")
+    return AgentEvent(
+        schema_version=_int(obj, "schemaVersion"),
+        id=_wrapped_uuid(obj, "id"),
+        run_id=_wrapped_uuid(obj, "runID"),
+        surface_id=_wrapped_uuid(obj, "surfaceID"),
+        provider=AgentProvider(str(obj.get("provider"))),
+        kind=AgentEventKind(str(obj.get("kind"))),
+        occurred_at=parse_timestamp(obj.get("occurredAt")),
+        session_id=_optional_str(obj, "sessionID"),
+        message=_optional_str(obj, "message"),
+        hook_name=_optional_str(obj, "hookName"),
+        tool_use_id=_optional_str(obj, "toolUseID"),
+        tool_name=_optional_str(obj, "toolName"),
+        last_assistant_message=_optional_str(obj, "lastAssistantMessage"),
+    )
+
+
 def encode_envelope(event: AgentEvent, capability: str | None) -> bytes:
     """One envelope as a newline-terminated UTF-8 JSON line."""
     obj: dict[str, Any] = {"schemaVersion": SCHEMA_VERSION}
     if capability is not None:
         obj["capability"] = capability
-    obj["event"] = event_to_wire(event, fractional=True)
+    obj["event"] = agent_event(event, fractional=True)
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
@@ -49,6 +107,7 @@ def decode_envelope(body: bytes) -> Envelope:
 
 
 def encode_event_reply(*, inserted: bool | None = None, error: ErrorCode | None = None) -> bytes:
+    """The event server's reply line (json's default separators, as it has always been sent)."""
     if error is not None:
-        return json.dumps({"ok": False, "error": error.value}).encode() + b"\n"
-    return json.dumps({"ok": True, "inserted": bool(inserted)}).encode() + b"\n"
+        return json.dumps(event_rejected(error)).encode() + b"\n"
+    return json.dumps(event_accepted(bool(inserted))).encode() + b"\n"

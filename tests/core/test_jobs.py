@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 import pytest
@@ -29,7 +28,6 @@ from mytty.core.jobs import (
     prepare_for_follow_up,
     reconcile,
     satisfies,
-    snapshot_to_wire,
 )
 from mytty.core.runs import AgentRun, RunBook
 from tests.core.builders import ev
@@ -358,47 +356,6 @@ def test_state_wire_values() -> None:
         "launch-failed",
         "lost",
     }
-
-
-def test_snapshot_of_a_fresh_job() -> None:
-    snap = snapshot_to_wire(new_job(JOB_ID, PANE, WorkerProvider.CODEX, "investigate-a", [], T0))
-    assert snap == {
-        "jobID": {"rawValue": JOB_ID},
-        "paneID": {"rawValue": PANE},
-        "provider": "codex",
-        "label": "investigate-a",
-        "state": "launching",
-        "runID": None,
-        "sessionID": None,
-        "message": None,
-    }
-    assert json.dumps(snap).count("null") == 3
-
-
-def test_snapshot_of_a_bound_job_with_a_note() -> None:
-    j = reconcile(job(), [run("A", session="s", message="m")], True, T0 + 1)
-    snap = snapshot_to_wire(j, "testing phase")
-    assert snap["provider"] == "claude"
-    assert snap["runID"] == {"rawValue": "A"}
-    assert (snap["sessionID"], snap["message"], snap["statusNote"]) == ("s", "m", "testing phase")
-    assert list(snap) == [
-        "jobID",
-        "paneID",
-        "provider",
-        "label",
-        "state",
-        "runID",
-        "sessionID",
-        "message",
-        "statusNote",
-    ]
-
-
-def test_snapshot_omits_a_missing_label_and_keeps_an_empty_one() -> None:
-    assert "label" not in snapshot_to_wire(
-        new_job(JOB_ID, PANE, WorkerProvider.CURSOR, None, [], T0)
-    )
-    assert snapshot_to_wire(new_job(JOB_ID, PANE, WorkerProvider.CURSOR, "", [], T0))["label"] == ""
 
 
 # --------------------------------------------------------------------------------------------

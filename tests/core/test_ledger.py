@@ -76,42 +76,6 @@ def test_sequences_start_at_one_and_records_copy_the_event() -> None:
     assert ledger.latest_sequence == 2
 
 
-def test_to_wire_shape() -> None:
-    record = LedgerRecord(
-        sequence=7,
-        pane_id=PANE,
-        provider=AgentProvider.CODEX,
-        run_id=RUN,
-        kind=AgentEventKind.INPUT_REQUESTED,
-        occurred_at=1_784_185_200.25,
-        tool_name="request_user_input",
-        synthesized=False,
-    )
-    assert record.to_wire() == {
-        "sequence": 7,
-        "paneID": PANE,
-        "provider": "codex",
-        "runID": RUN,
-        "kind": "input-requested",
-        "occurredAt": "2026-07-16T07:00:00.250Z",
-        "toolName": "request_user_input",
-        "synthesized": False,
-    }
-    bare = LedgerRecord(
-        sequence=1,
-        pane_id=PANE,
-        provider=AgentProvider.CURSOR,
-        run_id=RUN,
-        kind=AgentEventKind.STARTED,
-        occurred_at=1_784_185_200.0,
-        tool_name=None,
-        synthesized=True,
-    )
-    wire = bare.to_wire()
-    assert "toolName" not in wire
-    assert wire["occurredAt"] == "2026-07-16T07:00:00.000Z" and wire["synthesized"] is True
-
-
 def test_no_cursor_returns_only_the_tip() -> None:
     ledger = filled(5)
     assert ledger.query(None) == LedgerPage(records=(), latest_sequence=5, truncated=False)

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider, event_to_wire
+from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.protocol.envelope import encode_envelope
+from mytty.protocol.wire import agent_event
 from tests.support.harness import Mytty, wait_until
 
 K = AgentEventKind
@@ -64,7 +65,7 @@ def envelope_object(event: AgentEvent, capability: str | None) -> dict[str, Any]
     obj: dict[str, Any] = {"schemaVersion": 1}
     if capability is not None:
         obj["capability"] = capability
-    obj["event"] = event_to_wire(event)
+    obj["event"] = agent_event(event)
     return obj
 
 

@@ -1,0 +1,236 @@
+"""Every reply shape the controller sends, on both sockets, as TypedDicts.
+
+These are the JSON objects of the seeds (``mytty-ctl`` reference and agent event protocol):
+camelCase keys, ids either bare UUID strings or wrapped as ``{"rawValue": UUID}`` exactly where
+the seed wraps them. ``NotRequired`` keys are omitted (not null) when absent; keys typed
+``X | None`` are always present and may be JSON null. Key order is the order in which
+:mod:`mytty.protocol.wire` builds them, and it is part of the byte-for-byte wire contract.
+
+Only type declarations live here (importing this module loads nothing but ``typing``); the
+functions that turn core objects into these shapes are in :mod:`mytty.protocol.wire`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+
+class RawValue(TypedDict):
+    """A wrapped id: ``{"rawValue": "<UUID>"}``."""
+
+    rawValue: str
+
+
+# -- control socket: shared parts ------------------------------------------------------------
+
+
+class PaneEntry(TypedDict):
+    """One pane of the ``list`` reply (``provider``/``agentState`` only once it had an event)."""
+
+    paneID: str
+    windowID: str
+    tabID: str
+    title: str
+    command: str
+    workingDirectory: str
+    isActive: bool
+    provider: NotRequired[str]
+    agentState: NotRequired[str]
+    statusNote: NotRequired[str]
+
+
+class PaneContent(TypedDict):
+    """A pane's screen: the ``content`` of ``read`` and ``agentResult``."""
+
+    paneID: str
+    text: str
+    cursorRow: int | None
+    cursorColumn: int | None
+
+
+class JobSnapshot(TypedDict):
+    """The ``job`` of ``agentJob``/``agentWaitResult``/``agentResult``."""
+
+    jobID: RawValue
+    paneID: RawValue
+    provider: str
+    label: NotRequired[str]
+    state: str
+    runID: RawValue | None
+    sessionID: str | None
+    message: str | None
+    statusNote: NotRequired[str]
+
+
+class EventRecord(TypedDict):
+    """One record of the ``events`` long-poll."""
+
+    sequence: int
+    paneID: str
+    provider: str
+    runID: str
+    kind: str
+    occurredAt: str
+    toolName: NotRequired[str]
+    synthesized: bool
+
+
+class AttentionEntry(TypedDict):
+    """One item of the ``attention`` reply."""
+
+    paneID: str
+    runID: str
+    provider: str
+    kind: str
+    message: str | None
+    createdAt: str
+    resolvedAt: str | None
+
+
+class IntegrationEntry(TypedDict):
+    """One provider of ``integrationStatuses`` (``error`` only after a failed install)."""
+
+    provider: str
+    status: str
+    error: NotRequired[str]
+
+
+# -- control socket: replies -------------------------------------------------------------------
+
+
+class OkReply(TypedDict):
+    type: Literal["ok"]
+
+
+class FailureReply(TypedDict):
+    type: Literal["failure"]
+    code: str
+    message: str
+
+
+class PaneReply(TypedDict):
+    """``newTab`` and ``split``."""
+
+    type: Literal["pane"]
+    paneID: str
+
+
+class ListReply(TypedDict):
+    type: Literal["list"]
+    panes: list[PaneEntry]
+
+
+class ContentReply(TypedDict):
+    type: Literal["content"]
+    content: PaneContent
+
+
+class WaitResultReply(TypedDict):
+    type: Literal["waitResult"]
+    state: str | None
+    timedOut: bool
+
+
+class EventsReply(TypedDict):
+    type: Literal["events"]
+    records: list[EventRecord]
+    latestSequence: int
+    timedOut: bool
+    truncated: NotRequired[bool]
+
+
+class AttentionReply(TypedDict):
+    type: Literal["attention"]
+    items: list[AttentionEntry]
+
+
+class AgentJobReply(TypedDict):
+    type: Literal["agentJob"]
+    job: JobSnapshot
+
+
+class AgentWaitResultReply(TypedDict):
+    type: Literal["agentWaitResult"]
+    job: JobSnapshot
+    timedOut: bool
+
+
+class AgentResultReply(TypedDict):
+    type: Literal["agentResult"]
+    job: JobSnapshot
+    content: PaneContent
+    #: Ours: the bound run's final answer from its Stop hook (null when none was reported).
+    lastAssistantMessage: str | None
+
+
+class IntegrationStatusesReply(TypedDict):
+    type: Literal["integrationStatuses"]
+    integrations: list[IntegrationEntry]
+
+
+class EnvReply(TypedDict):
+    type: Literal["env"]
+    paneID: str
+    environment: dict[str, str]
+
+
+class SessionReply(TypedDict):
+    """``ensureSession`` (used by ``mytty up``)."""
+
+    type: Literal["session"]
+    name: str
+    tmuxSocket: str
+
+
+#: Anything a control command handler may answer with.
+Reply = (
+    OkReply
+    | FailureReply
+    | PaneReply
+    | ListReply
+    | ContentReply
+    | WaitResultReply
+    | EventsReply
+    | AttentionReply
+    | AgentJobReply
+    | AgentWaitResultReply
+    | AgentResultReply
+    | IntegrationStatusesReply
+    | EnvReply
+    | SessionReply
+)
+
+
+# -- event socket ------------------------------------------------------------------------------
+
+
+class AgentEventWire(TypedDict):
+    """The ``event`` of an envelope (optional fields omitted when absent)."""
+
+    schemaVersion: int
+    id: RawValue
+    runID: RawValue
+    sessionID: NotRequired[str]
+    surfaceID: RawValue
+    provider: str
+    kind: str
+    occurredAt: str
+    message: NotRequired[str]
+    hookName: NotRequired[str]
+    toolUseID: NotRequired[str]
+    toolName: NotRequired[str]
+    #: Ours: Stop's final answer, clipped by the hook helper to fit the envelope.
+    lastAssistantMessage: NotRequired[str]
+
+
+class EventAccepted(TypedDict):
+    ok: Literal[True]
+    inserted: bool
+
+
+class EventRejected(TypedDict):
+    ok: Literal[False]
+    error: str
+
+
+EventReply = EventAccepted | EventRejected

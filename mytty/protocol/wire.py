@@ -1,0 +1,308 @@
+"""The one place that turns core objects into the reply shapes of :mod:`mytty.protocol.replies`.
+
+Handlers, the job registry, the integration facade and the event server call these instead of
+spelling dicts, so a wire key is written once. Each function builds its keys in the seed's order
+(JSON objects keep insertion order, and the e2e tests compare bytes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Protocol, TypedDict
+
+from mytty.core.events import format_timestamp
+from mytty.protocol.replies import (
+    AgentEventWire,
+    AgentJobReply,
+    AgentResultReply,
+    AgentWaitResultReply,
+    AttentionEntry,
+    AttentionReply,
+    ContentReply,
+    EnvReply,
+    EventAccepted,
+    EventRecord,
+    EventRejected,
+    EventsReply,
+    FailureReply,
+    IntegrationEntry,
+    IntegrationStatusesReply,
+    JobSnapshot,
+    ListReply,
+    OkReply,
+    PaneContent,
+    PaneEntry,
+    PaneReply,
+    RawValue,
+    SessionReply,
+    WaitResultReply,
+)
+
+if TYPE_CHECKING:  # only their attributes are read: the human CLI needn't load the books
+    from mytty.core.attention import AttentionItem
+    from mytty.core.errors import ErrorCode
+    from mytty.core.events import AgentEvent, AgentProvider, AgentRunState
+    from mytty.core.jobs import AgentJob
+    from mytty.core.ledger import LedgerPage, LedgerRecord
+    from mytty.core.runs import AgentRun
+
+
+# Optional keys that sit between required ones: unpacked into the literal to keep wire order.
+class _Label(TypedDict, total=False):
+    label: str
+
+
+class _ToolName(TypedDict, total=False):
+    toolName: str
+
+
+class _SessionID(TypedDict, total=False):
+    sessionID: str
+
+
+class _StatusNote(TypedDict, total=False):
+    statusNote: str
+
+
+class _EventTail(TypedDict, total=False):
+    message: str
+    hookName: str
+    toolUseID: str
+    toolName: str
+    lastAssistantMessage: str
+
+
+def raw_value(value: str) -> RawValue:
+    return {"rawValue": value}
+
+
+# -- generic ----------------------------------------------------------------------------------
+
+
+def ok() -> OkReply:
+    return {"type": "ok"}
+
+
+def failure(code: ErrorCode, message: str) -> FailureReply:
+    return {"type": "failure", "code": code.value, "message": message}
+
+
+# -- panes ------------------------------------------------------------------------------------
+
+
+class PaneFacts(Protocol):
+    """What ``list`` reports about a pane's place in tmux (``tmux.port.PaneRow`` has it)."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def window_id(self) -> str: ...
+    @property
+    def window_name(self) -> str: ...
+    @property
+    def current_path(self) -> str: ...
+    @property
+    def pane_active(self) -> bool: ...
+    @property
+    def window_active(self) -> bool: ...
+
+
+def pane_entry(
+    surface_id: str,
+    row: PaneFacts,
+    command: str,
+    run: AgentRun | None,
+    status_note: str | None,
+) -> PaneEntry:
+    """One ``list`` entry. A tmux session is the seed's window and a tmux window its tab."""
+    entry: PaneEntry = {
+        "paneID": surface_id,
+        "windowID": row.session_id,
+        "tabID": row.window_id,
+        "title": row.window_name,
+        "command": command,
+        "workingDirectory": row.current_path,
+        "isActive": row.pane_active and row.window_active,
+    }
+    if run is not None:
+        entry["provider"] = run.provider.value
+        entry["agentState"] = run.state.value
+    if status_note is not None:
+        entry["statusNote"] = status_note
+    return entry
+
+
+def list_reply(entries: Iterable[PaneEntry]) -> ListReply:
+    return {"type": "list", "panes": list(entries)}
+
+
+def pane_reply(surface_id: str) -> PaneReply:
+    return {"type": "pane", "paneID": surface_id}
+
+
+def pane_content(
+    pane_id: str, text: str, cursor_row: int | None, cursor_column: int | None
+) -> PaneContent:
+    """A screen; ``pane_id`` is echoed as the caller spelled it (``read``) or the job's pane."""
+    return {"paneID": pane_id, "text": text, "cursorRow": cursor_row, "cursorColumn": cursor_column}
+
+
+def content_reply(content: PaneContent) -> ContentReply:
+    return {"type": "content", "content": content}
+
+
+def wait_result(state: AgentRunState | None, timed_out: bool) -> WaitResultReply:
+    return {"type": "waitResult", "state": state.value if state else None, "timedOut": timed_out}
+
+
+def env_reply(surface_id: str, environment: dict[str, str]) -> EnvReply:
+    return {"type": "env", "paneID": surface_id, "environment": environment}
+
+
+def session_reply(name: str, tmux_socket: str) -> SessionReply:
+    return {"type": "session", "name": name, "tmuxSocket": tmux_socket}
+
+
+# -- agent jobs -------------------------------------------------------------------------------
+
+
+def job_snapshot(job: AgentJob, status_note: str | None = None) -> JobSnapshot:
+    """The job as every ``agent`` reply carries it.
+
+    ``runID``, ``sessionID`` and ``message`` are always present (JSON null when unknown), as the
+    seed's example shows; ``label`` is omitted when the job has none and ``statusNote`` when the
+    pane has no note.
+    """
+    label: _Label = {"label": job.label} if job.label is not None else {}
+    note: _StatusNote = {"statusNote": status_note} if status_note is not None else {}
+    return {
+        "jobID": raw_value(job.job_id),
+        "paneID": raw_value(job.pane_id),
+        "provider": job.provider.value,
+        **label,
+        "state": job.state.value,
+        "runID": raw_value(job.run_id) if job.run_id is not None else None,
+        "sessionID": job.session_id,
+        "message": job.message,
+        **note,
+    }
+
+
+def agent_job_reply(snapshot: JobSnapshot) -> AgentJobReply:
+    return {"type": "agentJob", "job": snapshot}
+
+
+def agent_wait_result(snapshot: JobSnapshot, timed_out: bool) -> AgentWaitResultReply:
+    return {"type": "agentWaitResult", "job": snapshot, "timedOut": timed_out}
+
+
+def agent_result(
+    snapshot: JobSnapshot, content: PaneContent, last_assistant_message: str | None
+) -> AgentResultReply:
+    """``lastAssistantMessage`` (always present, null when unknown) is ours, not the seed's."""
+    return {
+        "type": "agentResult",
+        "job": snapshot,
+        "content": content,
+        "lastAssistantMessage": last_assistant_message,
+    }
+
+
+# -- events and attention ---------------------------------------------------------------------
+
+
+def event_record(record: LedgerRecord) -> EventRecord:
+    """A ledger record as the ``events`` reply carries it (``toolName`` omitted when absent)."""
+    tool: _ToolName = {"toolName": record.tool_name} if record.tool_name is not None else {}
+    return {
+        "sequence": record.sequence,
+        "paneID": record.pane_id,
+        "provider": str(record.provider),
+        "runID": record.run_id,
+        "kind": str(record.kind),
+        "occurredAt": format_timestamp(record.occurred_at, fractional=True),
+        **tool,
+        "synthesized": record.synthesized,
+    }
+
+
+def events_reply(page: LedgerPage, timed_out: bool) -> EventsReply:
+    out: EventsReply = {
+        "type": "events",
+        "records": [event_record(r) for r in page.records],
+        "latestSequence": page.latest_sequence,
+        "timedOut": timed_out,
+    }
+    if page.truncated:
+        out["truncated"] = True
+    return out
+
+
+def attention_entry(item: AttentionItem) -> AttentionEntry:
+    # An item the human acknowledged counts as resolved at that moment.
+    resolved = item.resolved_at or item.acknowledged_at
+    return {
+        "paneID": item.pane_id,
+        "runID": item.run_id,
+        "provider": item.provider.value,
+        "kind": item.kind.value,
+        "message": item.message,
+        "createdAt": format_timestamp(item.created_at, fractional=True),
+        "resolvedAt": format_timestamp(resolved, fractional=True) if resolved is not None else None,
+    }
+
+
+def attention_reply(items: Sequence[AttentionItem]) -> AttentionReply:
+    return {"type": "attention", "items": [attention_entry(i) for i in items]}
+
+
+# -- integrations -----------------------------------------------------------------------------
+
+
+def integration_entry(provider: AgentProvider, status: str, error: str | None) -> IntegrationEntry:
+    entry: IntegrationEntry = {"provider": provider.value, "status": status}
+    if error is not None:
+        entry["error"] = error
+    return entry
+
+
+def integration_statuses(entries: Iterable[IntegrationEntry]) -> IntegrationStatusesReply:
+    return {"type": "integrationStatuses", "integrations": list(entries)}
+
+
+# -- event socket -----------------------------------------------------------------------------
+
+
+def agent_event(event: AgentEvent, *, fractional: bool = False) -> AgentEventWire:
+    """An event as the envelope's ``event`` object (optional fields omitted when None)."""
+    session: _SessionID = {"sessionID": event.session_id} if event.session_id is not None else {}
+    tail: _EventTail = {}
+    if event.message is not None:
+        tail["message"] = event.message
+    if event.hook_name is not None:
+        tail["hookName"] = event.hook_name
+    if event.tool_use_id is not None:
+        tail["toolUseID"] = event.tool_use_id
+    if event.tool_name is not None:
+        tail["toolName"] = event.tool_name
+    if event.last_assistant_message is not None:
+        tail["lastAssistantMessage"] = event.last_assistant_message
+    return {
+        "schemaVersion": event.schema_version,
+        "id": raw_value(event.id),
+        "runID": raw_value(event.run_id),
+        **session,
+        "surfaceID": raw_value(event.surface_id),
+        "provider": event.provider.value,
+        "kind": event.kind.value,
+        "occurredAt": format_timestamp(event.occurred_at, fractional=fractional),
+        **tail,
+    }
+
+
+def event_accepted(inserted: bool) -> EventAccepted:
+    return {"ok": True, "inserted": inserted}
+
+
+def event_rejected(code: ErrorCode) -> EventRejected:
+    return {"ok": False, "error": code.value}
