@@ -16,8 +16,6 @@ from mytty.core.events import (
     AgentEventKind,
     AgentProvider,
     AgentRunState,
-    event_from_wire,
-    event_to_wire,
 )
 from mytty.core.ids import stable_uuid
 from mytty.core.runs import (
@@ -693,9 +691,3 @@ def test_a_run_keeps_the_last_answer_its_turn_end_reported() -> None:
     # An ignored event's answer is not taken (failed from idle is no transition).
     book.apply(replace(ev(K.FAILED, at=4.0), last_assistant_message="late"))
     assert book.get(RUN).last_assistant_message == "All done."  # type: ignore[union-attr]
-
-
-def test_the_last_answer_survives_a_round_trip_through_the_wire() -> None:
-    event = replace(ev(K.SUCCEEDED, at=2.0), last_assistant_message="Résumé: ok")
-    assert event_from_wire(event_to_wire(event, fractional=True)) == event
-    assert "lastAssistantMessage" not in event_to_wire(ev(K.SUCCEEDED, at=2.0))

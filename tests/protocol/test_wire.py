@@ -27,7 +27,12 @@ from mytty.core.ledger import EventLedger, LedgerPage, LedgerRecord
 from mytty.core.runs import AgentRun
 from mytty.protocol import wire
 from mytty.protocol.control import encode_reply
-from mytty.protocol.envelope import decode_envelope, encode_envelope, encode_event_reply
+from mytty.protocol.envelope import (
+    decode_envelope,
+    encode_envelope,
+    encode_event_reply,
+    event_from_wire,
+)
 from mytty.tmux.port import PaneRow
 
 PANE = stable_uuid("wire", "pane")
@@ -223,13 +228,16 @@ def test_agent_wait_and_result_replies() -> None:
     )
     content = wire.pane_content(PANE, "...", 10, 2)
     same(
-        wire.agent_result(snap, content),
+        wire.agent_result(snap, content, None),
         {
             "type": "agentResult",
             "job": SEED_JOB,
             "content": {"paneID": PANE, "text": "...", "cursorRow": 10, "cursorColumn": 2},
+            # Ours (not in the seed): the run's final answer, null until it has one.
+            "lastAssistantMessage": None,
         },
     )
+    assert wire.agent_result(snap, content, "done")["lastAssistantMessage"] == "done"
 
 
 # -- events, attention, integrations ----------------------------------------------------------
@@ -370,7 +378,14 @@ def test_agent_event_matches_the_seed_envelope_and_round_trips() -> None:
             "message": "Approve the dependency update.",
         },
     )
-    full = replace(event, session_id=None, hook_name="PreToolUse", tool_use_id="t1", tool_name="x")
+    full = replace(
+        event,
+        session_id=None,
+        hook_name="Stop",
+        tool_use_id="t1",
+        tool_name="x",
+        last_assistant_message="All done.",
+    )
     keys = list(wire.agent_event(full, fractional=True))
     assert keys == [
         "schemaVersion",
@@ -384,9 +399,25 @@ def test_agent_event_matches_the_seed_envelope_and_round_trips() -> None:
         "hookName",
         "toolUseID",
         "toolName",
+        "lastAssistantMessage",
     ]
     line = encode_envelope(full, "CAP")
     assert decode_envelope(line[:-1]).event == full
+
+
+def test_the_last_answer_survives_a_round_trip_through_the_wire() -> None:
+    event = AgentEvent(
+        id=EVENT,
+        run_id=RUN,
+        surface_id=PANE,
+        provider=AgentProvider.CLAUDE_CODE,
+        kind=AgentEventKind.SUCCEEDED,
+        occurred_at=2.0,
+        last_assistant_message="Résumé: ok",
+    )
+    assert event_from_wire(wire.agent_event(event, fractional=True)) == event
+    bare = replace(event, last_assistant_message=None)
+    assert "lastAssistantMessage" not in wire.agent_event(bare)
 
 
 def test_control_replies_are_one_compact_line() -> None:
