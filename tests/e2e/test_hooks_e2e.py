@@ -79,6 +79,10 @@ def start_agent(m: Mytty, command: str) -> str:
 
 def agent_command(binary: str, prompt: str | None = None, prefix: str = "") -> str:
     command = prefix + binary
+    if binary == "codex":
+        # Without Codex's shared background server, as mytty's docs advise (integrations.md):
+        # its hooks run with the environment of whichever pane started it.
+        command += " --no-daemon"
     if prompt is not None:
         command += " -- " + shlex.quote(prompt)
     return command

@@ -322,6 +322,10 @@ class HookRunner:
             thread.join()
         return [r for r in results if r is not None]
 
+    def record(self, result: HookResult, payload: dict[str, Any]) -> None:
+        """Log a hook run that happened elsewhere (Codex's background server ran it)."""
+        self._log(result, payload)
+
     def _log(self, result: HookResult, payload: dict[str, Any]) -> None:
         if self._log_path is None:
             return

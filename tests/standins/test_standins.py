@@ -35,7 +35,7 @@ data = sys.stdin.read()
 tag = sys.argv[1] if len(sys.argv) > 1 else ""
 with open(os.environ["REC_FILE"], "a") as f:
     f.write(json.dumps({"argv": sys.argv[1:], "payload": json.loads(data), "ppid": os.getppid(),
-                        "cwd": os.getcwd(),
+                        "sid": os.getsid(0), "cwd": os.getcwd(),
                         "env": {k: v for k, v in os.environ.items()
                                 if k.startswith(("CLAUDE", "MYTTY_", "CODEX_"))}}) + "\\n")
 if tag == "reply-object":
@@ -361,7 +361,7 @@ def test_codex_rollout_opens_at_first_prompt_and_stays_open(box: Sandbox) -> Non
         ),
     )
     proc = subprocess.Popen(
-        [str(box.bin / "codex")],
+        [str(box.bin / "codex"), "--no-daemon"],
         env=box.env,
         cwd=str(box.home),
         stdin=subprocess.PIPE,
@@ -418,12 +418,87 @@ def test_codex_approval_and_failure(box: Sandbox) -> None:
         box.home / ".codex" / "hooks.json",
         grouped(["PermissionRequest", "Stop"], {"type": "command", "command": command}),
     )
-    out = box.run("codex", "--", "go\n@standin: approve", stdin="y\n@standin: fail\n")
+    out = box.run(
+        "codex", "--no-daemon", "--", "go\n@standin: approve", stdin="y\n@standin: fail\n"
+    )
     assert out.returncode == 1
     assert out.stdout.rstrip().endswith("STANDIN exiting with an error")
     calls = box.calls()
     assert [c["payload"]["hook_event_name"] for c in calls] == ["PermissionRequest", "Stop"]
     assert set(calls[0]["payload"]) == captured_keys("codex")["PermissionRequest"]
+
+
+def _surface(n: int) -> str:
+    return f"{n:08d}-2222-4333-8444-555555555555"
+
+
+def test_codex_hooks_run_in_the_background_server_the_first_tui_started(box: Sandbox) -> None:
+    """real-agents.md §3.5: one shared server, forked by the first TUI with its environment."""
+    command = f"'{box.recorder}' codex"
+    write_json(
+        box.home / ".codex" / "hooks.json",
+        grouped(
+            ["UserPromptSubmit", "Stop", "SessionEnd"],
+            {"type": "command", "command": command, "timeout": 5},
+        ),
+    )
+
+    def tui(n: int, *flags: str) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+        before = len(box.calls())
+        out = subprocess.run(
+            [str(box.bin / "codex"), *flags, "--", f"from pane {n}"],
+            env={**box.env, "MYTTY_SURFACE_ID": _surface(n)},
+            cwd=str(box.home),
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+        assert out.returncode == 0, out.stdout + out.stderr
+        return out, box.calls()[before:]
+
+    def server_of(out: subprocess.CompletedProcess[str]) -> int:
+        (line,) = [x for x in out.stdout.splitlines() if "background server" in x]
+        return int(line.rsplit("=", 1)[1])
+
+    server = None
+    try:
+        first, calls = tui(1)
+        server = server_of(first)
+        assert [c["env"]["MYTTY_SURFACE_ID"] for c in calls] == [_surface(1)] * 2
+        second, calls = tui(2)
+        assert server_of(second) == server  # attached, not forked again
+        # Pane 2's hooks carry pane 1's identity: they are the server's children.
+        assert [c["payload"]["hook_event_name"] for c in calls] == ["UserPromptSubmit", "Stop"]
+        assert {c["env"]["MYTTY_SURFACE_ID"] for c in calls} == {_surface(1)}
+        # Run in the server's own session (it leads one, with no tty), not the TUI's.
+        assert {c["sid"] for c in calls} == {server} and os.getsid(server) == server
+        rollout = calls[0]["payload"]["transcript_path"]
+        fds = {os.readlink(f"/proc/{server}/fd/{fd}") for fd in os.listdir(f"/proc/{server}/fd")}
+        assert rollout in fds  # the server, not the (gone) TUI, holds the thread's file
+
+        # Without the server the hooks are the TUI's own, with its environment.
+        _, calls = tui(3, "--no-daemon")
+        assert {c["env"]["MYTTY_SURFACE_ID"] for c in calls} == {_surface(3)}
+        assert {c["sid"] for c in calls} == {os.getsid(0)}
+        assert [c["payload"]["hook_event_name"] for c in calls][-1] == "SessionEnd"
+        (box.home / ".codex" / "config.toml").write_text("[features]\ndaemon_auto_start = false\n")
+        _, calls = tui(4)
+        assert {c["env"]["MYTTY_SURFACE_ID"] for c in calls} == {_surface(4)}
+
+        stop = box.run("codex", "app-server", "daemon", "stop")
+        assert stop.stdout.strip() == "stopped"
+        deadline = time.monotonic() + 10
+        while Path(f"/proc/{server}").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not Path(f"/proc/{server}").exists(), "the server outlived daemon stop"
+        server = None
+    finally:
+        if server is not None:
+            try:
+                os.kill(server, 9)
+            except ProcessLookupError:
+                pass
 
 
 def _app_server(box: Sandbox, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
