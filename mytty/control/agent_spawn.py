@@ -18,8 +18,7 @@ from mytty.core import jobs as core_jobs
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import WorkerProvider
 from mytty.core.ids import format_uuid_bytes
-from mytty.core.launch import build_launch_argv
-from mytty.core.quoting import shell_line
+from mytty.core.launch import build_launch_argv, launch_command
 from mytty.core.validation import (
     validate_label,
     validate_model,
@@ -128,7 +127,7 @@ async def handle(ctx: Context, params: Params) -> AgentJobReply:
 
     mode_flags = await ctx.access_mode_flags(provider, access, anchor)
     argv = build_launch_argv(provider, model=model, mode_flags=mode_flags, task=task)
-    launch_text = "command " + shell_line(argv)
+    launch_text = launch_command(argv)
 
     try:
         if anchor is not None:

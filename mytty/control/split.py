@@ -7,7 +7,7 @@ from typing import Any
 from mytty.control.base import Context, Params
 from mytty.control.pane_args import initial_command, working_directory
 from mytty.core.errors import ErrorCode, MyttyError
-from mytty.core.launch import PaneGeom, balanced_split
+from mytty.core.layout import PaneGeom, balanced_split
 from mytty.protocol import wire
 from mytty.protocol.replies import PaneReply
 

@@ -12,10 +12,11 @@ Pure: the caller says what runs in the anchor pane; :func:`plan_access` decides.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentProvider, WorkerProvider
-from mytty.core.launch import access_flags, resolve_access
+from mytty.core.launch import access_flags
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +39,22 @@ class InheritAccess:
 
 
 AccessPlan = FixedAccess | InheritAccess
+ResolvedAccess = Literal["inherit", "review", "workspace-write"]
+
+
+def resolve_access(
+    requested: str | None, worker: WorkerProvider, lead_provider: AgentProvider | None
+) -> ResolvedAccess:
+    """An explicit access wins; omitted means inherit for a same-provider lead, else workspace-write."""
+    if requested is None:
+        return "inherit" if lead_provider == worker.agent_provider else "workspace-write"
+    if requested == "inherit":
+        return "inherit"
+    if requested == "review":
+        return "review"
+    if requested == "workspace-write":
+        return "workspace-write"
+    raise ValueError(f"unknown access {requested!r}")
 
 
 def plan_access(

@@ -1,6 +1,6 @@
 """Reading what ``--access inherit`` copies from the lead agent: its argv and its stored mode.
 
-The pure rules live in :mod:`mytty.core.launch`; this module does the I/O they need:
+The pure rules live in :mod:`mytty.core.inherit_flags`; this module does the I/O they need:
 
 * a process's argv, executable and cwd from ``/proc``;
 * Claude Code's current permission mode from its session transcript
@@ -20,7 +20,7 @@ import re
 from mytty.core.agents_detect import classify_process
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import WorkerProvider
-from mytty.core.launch import CLAUDE_STORED_MODES, inherit_mode_flags, scan_inherited_flags
+from mytty.core.inherit_flags import CLAUDE_STORED_MODES, inherit_mode_flags, scan_inherited_flags
 
 #: How much of a transcript's end is read (records before that are old news).
 TRANSCRIPT_TAIL_BYTES = 512 * 1024

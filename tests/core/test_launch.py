@@ -1,4 +1,4 @@
-"""Launch plans: quoting, the worker contract, flags per provider and access, inherit, auto split."""
+"""Launch plans: the launch command, the worker contract, flags per provider and access, inherit."""
 
 from __future__ import annotations
 
@@ -13,22 +13,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mytty.core.access import resolve_access
 from mytty.core.events import AgentProvider, WorkerProvider
-from mytty.core.launch import (
-    CLAUDE_WORKER_FLAGS,
-    HISTFILE_GUARD,
-    PaneGeom,
-    access_flags,
-    balanced_split,
-    build_launch_argv,
-    codex_inherited_flags,
+from mytty.core.inherit_flags import (
     inherit_mode_flags,
-    initial_input,
     is_valid_flag_value,
-    launch_line,
-    resolve_access,
     scan_inherited_flags,
     stored_mode_flags,
+)
+from mytty.core.launch import (
+    CLAUDE_WORKER_FLAGS,
+    CODEX_WORKER_FLAGS,
+    access_flags,
+    build_launch_argv,
+    codex_inherited_flags,
+    launch_command,
     task_with_contract,
     worker_contract,
 )
@@ -59,25 +58,15 @@ HOSTILE = [
 ]
 
 # --------------------------------------------------------------------------------------------
-# Typed lines
+# The launch command (what the launch file holds)
 # --------------------------------------------------------------------------------------------
 
 
-def test_histfile_guard_is_the_interface_constant() -> None:
-    assert HISTFILE_GUARD == " builtin unset HISTFILE 2>/dev/null; builtin fc -p 2>/dev/null; "
-
-
-def test_initial_input() -> None:
-    assert initial_input("htop") == HISTFILE_GUARD + "htop\n"
-    assert initial_input("a\nb") == HISTFILE_GUARD + "a\nb\n"
-
-
-def test_launch_line_shape() -> None:
-    line = launch_line(["codex", "-m", "gpt 5", "-s", "read-only", "--", "it's"])
-    assert line == HISTFILE_GUARD + "command codex -m 'gpt 5' -s read-only -- 'it'\\''s'\n"
-    assert line.count("\n") == 1
+def test_launch_command_shape() -> None:
+    text = launch_command(["codex", "-m", "gpt 5", "-s", "read-only", "--", "it's"])
+    assert text == "command codex -m 'gpt 5' -s read-only -- 'it'\\''s'"
     with pytest.raises(ValueError):
-        launch_line([])
+        launch_command([])
 
 
 def _fake_agent_bin(tmp_path: Path, name: str) -> Path:
@@ -89,17 +78,9 @@ def _fake_agent_bin(tmp_path: Path, name: str) -> Path:
     return bindir
 
 
-def _typing_shells() -> list[object]:
-    # Interactive shells too: that is where history expansion (``!``) would bite.
+def _shells() -> list[object]:
     params: list[object] = []
-    for name, args in (
-        ("sh", []),
-        ("bash", []),
-        ("bash", ["--norc", "--noprofile", "-i"]),
-        ("zsh", ["-f"]),
-        ("zsh", ["-f", "-i"]),
-        ("fish", ["--no-config"]),
-    ):
+    for name, args in (("sh", []), ("bash", []), ("zsh", ["-f"]), ("fish", ["--no-config"])):
         path = shutil.which(name)
         params.append(
             pytest.param(
@@ -111,30 +92,23 @@ def _typing_shells() -> list[object]:
     return params
 
 
-@pytest.mark.parametrize("shell", _typing_shells())
+@pytest.mark.parametrize("shell", _shells())
 @pytest.mark.parametrize("provider", list(WorkerProvider))
-def test_typed_launch_line_delivers_argv_byte_for_byte(
+def test_launch_command_delivers_argv_byte_for_byte(
     shell: list[str], provider: WorkerProvider, tmp_path: Path
 ) -> None:
-    task = "\n".join(HOSTILE)
-    if "-i" in shell:
-        # A line editor acts on typed tabs and control characters (completion, ^U…) before the
-        # shell parses anything; delivering those is the job of bracketed paste, not quoting.
-        task = "".join(ch for ch in task if ch == "\n" or ch.isprintable())
+    """The pane's shell runs the launch file's text; every byte of the task must arrive."""
     argv = build_launch_argv(
-        provider, model="gpt-5 'x'", mode_flags=access_flags(provider, "review"), task=task
+        provider,
+        model="gpt-5 'x'",
+        mode_flags=access_flags(provider, "review"),
+        task="\n".join(HOSTILE),
     )
     bindir = _fake_agent_bin(tmp_path, argv[0])
     env = {**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}", "HISTFILE": str(tmp_path / "h")}
-    line = launch_line(argv)
-    if os.path.basename(shell[0]) == "fish":
-        # fish rejects the seed's guard at parse time ("Unknown builtin 'unset'"), so a typed
-        # line can't carry it there; mytty never types launch lines (see mytty-shell), and the
-        # quoting of the argv itself must still hold in fish.
-        line = line.removeprefix(HISTFILE_GUARD)
     result = subprocess.run(
         shell,
-        input=line.encode(),
+        input=(launch_command(argv) + "\n").encode(),
         env=env,
         capture_output=True,
         timeout=20,
@@ -246,35 +220,45 @@ def test_launch_argv_per_provider_and_access(
         provider, model=model, mode_flags=_mode_flags(provider, case), task=TASK
     )
     model_part = [MODEL_FLAG[provider], model] if model is not None else []
-    assert argv == [BINARY[provider], *model_part, *EXPECTED_FLAGS[(provider, case)], "--", FULL]
+    worker_part = list(CODEX_WORKER_FLAGS) if provider is CODEX else []
+    assert argv == [
+        BINARY[provider],
+        *worker_part,
+        *model_part,
+        *EXPECTED_FLAGS[(provider, case)],
+        "--",
+        FULL,
+    ]
 
 
-def test_exact_launch_lines() -> None:
+def test_exact_launch_commands() -> None:
     q = shell_quote(FULL)
-    assert (
-        launch_line(
-            build_launch_argv(
-                CODEX, model="gpt-5", mode_flags=access_flags(CODEX, "review"), task=TASK
-            )
-        )
-        == f"{HISTFILE_GUARD}command codex -m gpt-5 -s read-only -a never -- {q}\n"
+    codex = build_launch_argv(
+        CODEX, model="gpt-5", mode_flags=access_flags(CODEX, "review"), task=TASK
     )
-    assert launch_line(
-        build_launch_argv(
-            CLAUDE, model=None, mode_flags=access_flags(CLAUDE, "workspace-write"), task=TASK
-        )
-    ) == (
-        f"{HISTFILE_GUARD}command claude --permission-mode acceptEdits "
-        f"--teammate-mode in-process -- {q}\n"
+    assert launch_command(codex) == (
+        f"command codex --no-daemon -m gpt-5 -s read-only -a never -- {q}"
     )
-    assert (
-        launch_line(
-            build_launch_argv(
-                CURSOR, model="a b", mode_flags=access_flags(CURSOR, "workspace-write"), task=TASK
-            )
-        )
-        == f"{HISTFILE_GUARD}command cursor-agent --model 'a b' --force --sandbox enabled -- {q}\n"
+    claude = build_launch_argv(
+        CLAUDE, model=None, mode_flags=access_flags(CLAUDE, "workspace-write"), task=TASK
     )
+    assert launch_command(claude) == (
+        f"command claude --permission-mode acceptEdits --teammate-mode in-process -- {q}"
+    )
+    cursor = build_launch_argv(
+        CURSOR, model="a b", mode_flags=access_flags(CURSOR, "workspace-write"), task=TASK
+    )
+    assert launch_command(cursor) == (
+        f"command cursor-agent --model 'a b' --force --sandbox enabled -- {q}"
+    )
+
+
+def test_codex_workers_never_use_the_shared_background_server() -> None:
+    for mode in (access_flags(CODEX, "review"), ["--yolo"], []):
+        argv = build_launch_argv(CODEX, model="o3", mode_flags=mode, task="t")
+        assert argv[:2] == ["codex", *CODEX_WORKER_FLAGS] == ["codex", "--no-daemon"]
+    for other in (CLAUDE, CURSOR):
+        assert "--no-daemon" not in build_launch_argv(other, model=None, mode_flags=[], task="t")
 
 
 def test_claude_teammate_mode_sits_after_mode_flags_and_before_the_separator() -> None:
@@ -499,108 +483,3 @@ def test_inherit_prefers_argv_then_stored_mode_then_workspace_write() -> None:
 )
 def test_stored_mode_flags(worker: WorkerProvider, mode: str | None, expected: list[str]) -> None:
     assert stored_mode_flags(worker, mode) == expected
-
-
-# --------------------------------------------------------------------------------------------
-# Auto split
-# --------------------------------------------------------------------------------------------
-
-
-def test_single_wide_pane_splits_right() -> None:
-    assert balanced_split([PaneGeom("A", 0, 0, 200, 50)], 200, 50) == ("A", "right")
-
-
-def test_single_tall_pane_splits_down() -> None:
-    assert balanced_split([PaneGeom("A", 0, 0, 80, 60)], 80, 60) == ("A", "down")
-
-
-def test_visually_square_pane_follows_the_window_shape() -> None:
-    square = PaneGeom("A", 0, 0, 100, 50)
-    assert balanced_split([square], 200, 50) == ("A", "down")  # wide window
-    assert balanced_split([square], 100, 100) == ("A", "right")  # tall window
-
-
-def test_the_largest_pane_is_split() -> None:
-    panes = [
-        PaneGeom("A", 0, 0, 100, 50),
-        PaneGeom("B", 101, 0, 99, 24),
-        PaneGeom("C", 101, 25, 99, 25),
-    ]
-    assert balanced_split(panes, 200, 50) == ("A", "down")
-
-
-def test_area_ties_prefer_the_anchor_then_top_left() -> None:
-    panes = [PaneGeom("B", 101, 0, 99, 50), PaneGeom("A", 0, 0, 99, 50)]
-    assert balanced_split(panes, 200, 50)[0] == "A"
-    assert balanced_split(panes, 200, 50, prefer="B")[0] == "B"
-    assert balanced_split(panes, 200, 50, prefer="nope")[0] == "A"
-
-
-def _apply_split(panes: list[PaneGeom], target: str, direction: str, n: int) -> list[PaneGeom]:
-    out: list[PaneGeom] = []
-    for p in panes:
-        if p.id != target:
-            out.append(p)
-        elif direction == "right":
-            left_w = (p.width - 1) // 2 + (p.width - 1) % 2
-            out.append(PaneGeom(p.id, p.left, p.top, left_w, p.height))
-            out.append(
-                PaneGeom(f"P{n}", p.left + left_w + 1, p.top, p.width - left_w - 1, p.height)
-            )
-        else:
-            top_h = (p.height - 1) // 2 + (p.height - 1) % 2
-            out.append(PaneGeom(p.id, p.left, p.top, p.width, top_h))
-            out.append(PaneGeom(f"P{n}", p.left, p.top + top_h + 1, p.width, p.height - top_h - 1))
-    return out
-
-
-def test_repeated_auto_splits_grow_an_even_grid() -> None:
-    panes = [PaneGeom("P0", 0, 0, 201, 51)]
-    for n in range(1, 4):
-        target, direction = balanced_split(panes, 201, 51)
-        panes = _apply_split(panes, target, direction, n)
-    # four panes: a 2 × 2 grid of roughly equal size
-    assert sorted({p.left for p in panes}) == [0, 101]
-    assert sorted({p.top for p in panes}) == [0, 26]
-    areas = [p.width * p.height for p in panes]
-    assert max(areas) <= 1.1 * min(areas)
-
-
-def test_growth_never_leaves_a_pane_more_than_twice_another() -> None:
-    panes = [PaneGeom("P0", 0, 0, 301, 81)]
-    for n in range(1, 12):
-        target, direction = balanced_split(panes, 301, 81)
-        panes = _apply_split(panes, target, direction, n)
-        areas = [p.width * p.height for p in panes]
-        assert max(areas) <= 2.3 * min(areas)
-
-
-def test_balanced_split_needs_a_pane() -> None:
-    with pytest.raises(ValueError):
-        balanced_split([], 80, 24)
-
-
-geoms = st.lists(
-    st.builds(
-        PaneGeom,
-        id=st.text("ABCDEFGH", min_size=1, max_size=3),
-        left=st.integers(0, 300),
-        top=st.integers(0, 100),
-        width=st.integers(1, 300),
-        height=st.integers(1, 100),
-    ),
-    min_size=1,
-    max_size=8,
-    unique_by=lambda p: p.id,
-)
-
-
-@given(geoms, st.randoms(use_true_random=False))
-def test_balanced_split_is_deterministic_and_order_independent(panes: list[PaneGeom], rnd) -> None:  # type: ignore[no-untyped-def]
-    first = balanced_split(panes, 300, 100)
-    shuffled = list(panes)
-    rnd.shuffle(shuffled)
-    assert balanced_split(shuffled, 300, 100) == first
-    target = next(p for p in panes if p.id == first[0])
-    assert target.width * target.height == max(p.width * p.height for p in panes)
-    assert first[1] in ("right", "down")

@@ -287,7 +287,7 @@ def expected_argv(
     provider: str, mode_flags: list[str], task: str, model: str | None = None
 ) -> list[str]:
     """A worker's argv after the binary, per semantics §5.2 (the task ends with the contract)."""
-    argv: list[str] = []
+    argv: list[str] = ["--no-daemon"] if provider == "codex" else []  # no shared server
     if model is not None:
         argv += ["-m" if provider == "codex" else "--model", model]
     argv += mode_flags
