@@ -426,57 +426,112 @@ def _age(created: str) -> str:
     return f"{seconds // 3600}h{(seconds % 3600) // 60:02d}m"
 
 
+#: What an item asks of the human, short enough for a narrow pane.
+_NEEDS = {
+    "approval-request": "approval",
+    "input-request": "question",
+    "failure": "failure",
+    "disconnect": "disconnected",
+    "completion": "finished",
+}
+#: Below this many columns for the message, items are listed one block each, not as a table.
+_MIN_MESSAGE_COLUMNS = 24
+
+
+def _resolve_runs(wanted: list[str], items: list[dict[str, Any]]) -> list[str]:
+    """Full run ids for ``--ack`` arguments: a run id, or a unique prefix of one (as shown)."""
+    runs = sorted({str(item["runID"]) for item in items})
+    resolved: list[str] = []
+    for text in wanted:
+        key = text.strip().upper()
+        matches = [r for r in runs if r == key] or [r for r in runs if key and r.startswith(key)]
+        if len(matches) != 1:
+            why = f"matches {len(matches)} runs; give more of it" if matches else "has no item"
+            _die(
+                f"{ErrorCode.RUN_NOT_FOUND.value}: run {text!r} {why} "
+                "(`mytty attention --all` lists the runs); nothing was acknowledged"
+            )
+        resolved.append(matches[0])
+    return resolved
+
+
 @app.command()
 def attention(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    show_all: bool = typer.Option(
+        False, "--all", help="Also list resolved and acknowledged items (kept 24 h)."
+    ),
     ack: list[str] = typer.Option(
-        [], "--ack", help="Mark a run's open items as seen (its runID; repeatable)."
+        [],
+        "--ack",
+        help="Mark a run's open items as seen (its run id or a unique prefix; repeatable).",
     ),
     ack_all: bool = typer.Option(False, "--ack-all", help="Mark every open item as seen."),
 ) -> None:
     """What needs a human: approvals, questions, failures, disconnects, long completions."""
     request: dict[str, Any] = {"type": "attention"}
-    if ack:
-        request["acknowledge"] = ack
-    if ack_all:
-        request["acknowledgeAll"] = True
     try:
+        if ack:
+            request["acknowledge"] = _resolve_runs(ack, _request(request).get("items", []))
+        if ack_all:
+            request["acknowledgeAll"] = True
         reply = _request(request)
     except MyttyError as exc:
         _die(f"{exc.code.value}: {exc.message}")
         return
+    every = reply.get("items", [])
+    items = every if show_all else [i for i in every if not i.get("resolvedAt")]
     if as_json:
-        typer.echo(json.dumps(reply, ensure_ascii=False))
+        typer.echo(json.dumps({**reply, "items": items}, ensure_ascii=False))
         return
-    from rich.console import Console
-    from rich.table import Table
+    _print_attention(items, hidden=len(every) - len(items), show_state=show_all)
 
-    items = reply.get("items", [])
-    console = Console()
+
+def _print_attention(items: list[dict[str, Any]], *, hidden: int, show_state: bool) -> None:
+    from rich import box
+    from rich.console import Console
+    from rich.padding import Padding
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(highlight=False)
     if not items:
-        console.print("Nothing needs you right now.")
+        more = f" ({hidden} resolved hidden; --all lists them)" if hidden else ""
+        console.print(Text("Nothing needs you right now." + more))
         return
-    labels = {
-        "approval-request": "approve a tool call",
-        "input-request": "answer a question",
-        "failure": "look at a failure",
-        "disconnect": "agent disconnected",
-        "completion": "finished (long run)",
-    }
-    table = Table(title="mytty attention")
-    for column in ("pane", "run", "provider", "needs", "age", "message", "state"):
-        table.add_column(column)
-    for item in items:
-        table.add_row(
-            item["paneID"][:8],
-            item["runID"],
-            item["provider"],
-            labels.get(item["kind"], item["kind"]),
-            _age(item["createdAt"]),
-            item.get("message") or "",
-            "resolved" if item.get("resolvedAt") else "open",
-        )
-    console.print(table)
+    rows = [
+        {
+            "pane": item.get("location") or "(closed)",
+            "label": item.get("label") or "-",
+            "run": str(item["runID"])[:8],
+            "provider": item["provider"],
+            "needs": _NEEDS.get(item["kind"], item["kind"]),
+            "age": _age(item["createdAt"]),
+            **({"state": "resolved" if item.get("resolvedAt") else "open"} if show_state else {}),
+            "message": item.get("message") or "",
+        }
+        for item in items
+    ]
+    fixed = [column for column in rows[0] if column != "message"]
+    # Each column is as wide as its widest cell or header, plus 3 for padding and the gap.
+    width = sum(max(len(c), *(len(r[c]) for r in rows)) + 3 for c in fixed)
+    if console.width - width >= _MIN_MESSAGE_COLUMNS:
+        table = Table(title="mytty attention", box=box.SIMPLE_HEAD, pad_edge=False)
+        for column in rows[0]:
+            wrap = column == "message"
+            table.add_column(column, no_wrap=not wrap, overflow="fold" if wrap else "ellipsis")
+        for row in rows:
+            table.add_row(*(Text(value) for value in row.values()))
+        console.print(table)
+        return
+    # A narrow pane: one block per item, nothing cut off, the message on lines of its own.
+    console.print(Text("mytty attention", style="bold"))
+    for row in rows:
+        state = f" ({row['state']})" if "state" in row else ""
+        console.print(Text(f"{row['pane']}  {row['label']}  {row['needs']}{state}  {row['age']}"))
+        console.print(Text(f"  {row['provider']}, run {row['run']}"))
+        if row["message"]:
+            console.print(Padding(Text(row["message"], style="dim"), (0, 0, 0, 2), expand=False))
 
 
 def main() -> None:

@@ -53,6 +53,7 @@ class ErrorCode(StrEnum):
     SPAWN_FAILED = "spawn-failed"
     JOB_NOT_FOUND = "job-not-found"
     JOB_LOST = "job-lost"
+    RUN_NOT_FOUND = "run-not-found"
     # -- integrations ---------------------------------------------------------------------
     INTEGRATION_DECLINED = "integration-declined"
     INVALID_CONFIGURATION = "invalid-configuration"

@@ -59,5 +59,12 @@ class JobRegistry:
             self._arm_deadline(updated)
         return updated
 
+    def label_for_pane(self, pane_id: str) -> str | None:
+        """The label of the newest job started in that pane (for attention items)."""
+        for job in reversed(self._jobs.values()):
+            if job.pane_id == pane_id:
+                return job.label
+        return None
+
     def snapshot(self, job: AgentJob) -> JobSnapshot:
         return wire.job_snapshot(job, self._ctx.hub.notes.get(job.pane_id))

@@ -85,6 +85,10 @@ class AttentionEntry(TypedDict):
     message: str | None
     createdAt: str
     resolvedAt: str | None
+    #: mytty's additions: the pane as tmux names it (``session:window.pane``, None once it is
+    #: gone) and the label of the job in that pane.
+    location: str | None
+    label: str | None
 
 
 class IntegrationEntry(TypedDict):

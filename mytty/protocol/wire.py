@@ -7,7 +7,7 @@ spelling dicts, so a wire key is written once. Each function builds its keys in 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from mytty.core.events import format_timestamp
@@ -238,7 +238,9 @@ def events_reply(page: LedgerPage, timed_out: bool) -> EventsReply:
     return out
 
 
-def attention_entry(item: AttentionItem) -> AttentionEntry:
+def attention_entry(
+    item: AttentionItem, location: str | None = None, label: str | None = None
+) -> AttentionEntry:
     # An item the human acknowledged counts as resolved at that moment.
     resolved = item.resolved_at or item.acknowledged_at
     return {
@@ -249,11 +251,20 @@ def attention_entry(item: AttentionItem) -> AttentionEntry:
         "message": item.message,
         "createdAt": format_timestamp(item.created_at, fractional=True),
         "resolvedAt": format_timestamp(resolved, fractional=True) if resolved is not None else None,
+        "location": location,
+        "label": label,
     }
 
 
-def attention_reply(items: Sequence[AttentionItem]) -> AttentionReply:
-    return {"type": "attention", "items": [attention_entry(i) for i in items]}
+def attention_reply(
+    items: Sequence[AttentionItem],
+    whereabouts: Callable[[str], tuple[str | None, str | None]],
+) -> AttentionReply:
+    """``whereabouts(paneID)`` gives the item's ``location`` and ``label`` (mytty additions)."""
+    return {
+        "type": "attention",
+        "items": [attention_entry(i, *whereabouts(i.pane_id)) for i in items],
+    }
 
 
 # -- integrations -----------------------------------------------------------------------------

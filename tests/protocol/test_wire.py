@@ -311,8 +311,17 @@ def test_attention_reply() -> None:
         "message": "Approve?",
         "createdAt": "2026-07-16T07:00:00.250Z",
         "resolvedAt": None,
+        "location": "mytty:1.0",
+        "label": "bugs",
     }
-    same(wire.attention_reply([item]), {"type": "attention", "items": [expected]})
+    asked: list[str] = []
+
+    def whereabouts(pane_id: str) -> tuple[str | None, str | None]:
+        asked.append(pane_id)
+        return "mytty:1.0", "bugs"
+
+    same(wire.attention_reply([item], whereabouts), {"type": "attention", "items": [expected]})
+    assert asked == [PANE]
     # An acknowledgement counts as the resolution when nothing resolved it earlier.
     acked = replace(item, acknowledged_at=T + 1)
     assert wire.attention_entry(acked)["resolvedAt"] == "2026-07-16T07:00:01.250Z"
