@@ -210,20 +210,16 @@ def serve(
         )
 
 
-def _socket_record(home: Any) -> Path:
-    return Path(home.root) / "tmux-socket"
-
-
 def _record_socket(home: Any, socket_path: str) -> None:
     try:
-        _socket_record(home).write_text(socket_path + "\n")
+        home.tmux_socket_record.write_text(socket_path + "\n")
     except OSError:
         pass  # only a convenience for `mytty up`'s recovery
 
 
 def _recorded_socket(home: Any) -> str | None:
     try:
-        return _socket_record(home).read_text().strip() or None
+        return home.tmux_socket_record.read_text().strip() or None
     except OSError:
         return None
 

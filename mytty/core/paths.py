@@ -21,6 +21,8 @@ LOCK_FILE = "controller.lock"
 SECRET_FILE = "capability.key"
 GUIDE_FILE = "mytty-ctl.md"
 LAUNCH_DIR = "launch"
+#: The tmux socket the running controller bound to (what `mytty up` restarts it onto).
+TMUX_SOCKET_RECORD = "tmux-socket"
 
 #: Set in every mytty pane; ``mytty-ctl`` prefers it to the home's socket.
 CONTROL_SOCKET_VAR = "MYTTY_CONTROL_SOCKET"
