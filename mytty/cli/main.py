@@ -20,6 +20,7 @@ from typing import Any
 import typer
 
 from mytty.cli.integrations import app as integrations_app
+from mytty.cli.shell_integration import app as shell_integration_app
 from mytty.core.errors import ErrorCode, MyttyError
 
 app = typer.Typer(
@@ -31,6 +32,7 @@ app = typer.Typer(
 app.add_typer(
     integrations_app, name="integrations", help="Install or remove agent hook integrations."
 )
+app.add_typer(shell_integration_app, name="shell-integration")
 
 
 def _print_version(value: bool) -> None:

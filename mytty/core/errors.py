@@ -58,6 +58,9 @@ class ErrorCode(StrEnum):
     INTEGRATION_DECLINED = "integration-declined"
     INVALID_CONFIGURATION = "invalid-configuration"
     INVALID_PROVIDER = "invalid-provider"
+    # -- shell integration ----------------------------------------------------------------
+    INVALID_SHELL = "invalid-shell"
+    SHELL_RC_UNRECOGNIZED = "shell-rc-unrecognized"
 
 
 EVENT_SOCKET_CODES: frozenset[ErrorCode] = frozenset(
