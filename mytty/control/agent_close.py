@@ -18,7 +18,7 @@ ERRORS = frozenset({ErrorCode.JOB_NOT_FOUND, ErrorCode.INVALID_REQUEST})
 async def handle(ctx: Context, params: Params) -> OkReply:
     job_id = params.raw_id("jobID")
     job = ctx.jobs.current(job_id)
-    pane = ctx.panes.by_surface.get(job.pane_id)
+    pane = ctx.panes.by_surface.get(job.surface_id)
     if pane is not None:
         try:
             await ctx.close_pane(pane)

@@ -22,11 +22,11 @@ ERRORS = frozenset({ErrorCode.JOB_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorCo
 
 async def handle(ctx: Context, params: Params) -> AgentResultReply:
     job = ctx.jobs.current(params.raw_id("jobID"))
-    pane = ctx.panes.by_surface.get(job.pane_id)
-    content = wire.pane_content(job.pane_id, "", None, None)
+    pane = ctx.panes.by_surface.get(job.surface_id)
+    content = wire.pane_content(job.surface_id, "", None, None)
     if pane is not None and job.state is not AgentJobState.LOST:
         try:
-            content = await read_content(ctx, pane, job.pane_id)
+            content = await read_content(ctx, pane, job.surface_id)
         except MyttyError as exc:
             if exc.code is not ErrorCode.PANE_NOT_FOUND:
                 raise

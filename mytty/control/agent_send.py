@@ -26,7 +26,7 @@ ERRORS = frozenset(
 
 
 def job_pane(ctx: Context, job: Any) -> Any:
-    pane = ctx.panes.by_surface.get(job.pane_id)
+    pane = ctx.panes.by_surface.get(job.surface_id)
     if pane is None:
         raise MyttyError(ErrorCode.JOB_LOST, f"the pane of job {job.job_id} is gone")
     return pane

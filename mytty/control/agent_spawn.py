@@ -17,7 +17,7 @@ from mytty.control.split import choose_target
 from mytty.core import jobs as core_jobs
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import WorkerProvider
-from mytty.core.ids import format_uuid_bytes
+from mytty.core.ids import JobId, format_uuid_bytes
 from mytty.core.launch import build_launch_argv, launch_command
 from mytty.core.validation import (
     validate_label,
@@ -149,7 +149,12 @@ async def handle(ctx: Context, params: Params) -> AgentJobReply:
 
     baseline = [r.id for r in ctx.hub.book.runs_for(pane.surface_id, provider.agent_provider)]
     job = core_jobs.new_job(
-        format_uuid_bytes(os.urandom(16)), pane.surface_id, provider, label, baseline, time.time()
+        JobId(format_uuid_bytes(os.urandom(16))),
+        pane.surface_id,
+        provider,
+        label,
+        baseline,
+        time.time(),
     )
     ctx.jobs.add(job)
     return wire.agent_job_reply(ctx.jobs.snapshot(job))

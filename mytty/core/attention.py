@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import TypeVar
 
 from mytty.core.events import (
     ACTIVE_STATES,
@@ -33,7 +34,10 @@ from mytty.core.events import (
     AgentProvider,
     AgentRunState,
 )
+from mytty.core.ids import RunId, SurfaceId
 from mytty.core.runs import RETENTION_SECONDS, AgentRun, ApplyResult
+
+K = TypeVar("K", RunId, SurfaceId)
 
 #: A success must have run at least this long (seconds) to earn a completion item.
 LONG_RUN_SECONDS = 300.0
@@ -59,8 +63,8 @@ _RESTART_STATES = frozenset({None, AgentRunState.UNKNOWN, AgentRunState.IDLE})
 @dataclass(frozen=True, slots=True)
 class AttentionItem:
     id: str  # the creating event's id
-    pane_id: str
-    run_id: str
+    surface_id: SurfaceId
+    run_id: RunId
     provider: AgentProvider
     kind: AttentionKind
     message: str | None
@@ -117,10 +121,10 @@ class AttentionBook:
 
     def __init__(self, retention: float = RETENTION_SECONDS) -> None:
         self._items: dict[str, AttentionItem] = {}
-        self._by_run: dict[str, dict[str, None]] = {}
+        self._by_run: dict[RunId, dict[str, None]] = {}
         # Unresolved items by what can resolve them: requests by run, outcomes by pane.
-        self._open_requests: dict[str, dict[str, None]] = {}
-        self._open_outcomes: dict[str, dict[str, None]] = {}
+        self._open_requests: dict[RunId, dict[str, None]] = {}
+        self._open_outcomes: dict[SurfaceId, dict[str, None]] = {}
         self._retention = retention
 
     def __len__(self) -> int:
@@ -145,7 +149,7 @@ class AttentionBook:
             return None
         item = AttentionItem(
             id=event.id,
-            pane_id=run.surface_id,
+            surface_id=run.surface_id,
             run_id=run.id,
             provider=run.provider,
             kind=kind,
@@ -157,7 +161,7 @@ class AttentionBook:
         if kind in REQUEST_KINDS:
             self._open_requests.setdefault(item.run_id, {})[item.id] = None
         else:
-            self._open_outcomes.setdefault(item.pane_id, {})[item.id] = None
+            self._open_outcomes.setdefault(item.surface_id, {})[item.id] = None
         return item
 
     def _resolve(self, item_ids: Iterable[str], at: float) -> None:
@@ -211,11 +215,11 @@ class AttentionBook:
             self._drop(item_id)
         return expired
 
-    def actionable_for_run(self, run_id: str) -> bool:
+    def actionable_for_run(self, run_id: RunId) -> bool:
         """True when any item of the run is still actionable."""
         return any(self._items[item_id].actionable for item_id in self._by_run.get(run_id, {}))
 
-    def anchors_for_run(self, run_id: str) -> list[float]:
+    def anchors_for_run(self, run_id: RunId) -> list[float]:
         """Retention anchors of the run's non-actionable items (actionable ones have none)."""
         anchors: list[float] = []
         for item_id in self._by_run.get(run_id, {}):
@@ -224,7 +228,7 @@ class AttentionBook:
                 anchors.append(anchor)
         return anchors
 
-    def forget_run(self, run_id: str) -> None:
+    def forget_run(self, run_id: RunId) -> None:
         """Drop every item of a run (used by prune)."""
         for item_id in list(self._by_run.get(run_id, {})):
             self._drop(item_id)
@@ -233,13 +237,14 @@ class AttentionBook:
         item = self._items.pop(item_id, None)
         if item is None:
             return
-        for index, key in (
-            (self._by_run, item.run_id),
-            (self._open_requests, item.run_id),
-            (self._open_outcomes, item.pane_id),
-        ):
-            bucket = index.get(key)
-            if bucket is not None:
-                bucket.pop(item_id, None)
-                if not bucket:
-                    del index[key]
+        _unindex(self._by_run, item.run_id, item_id)
+        _unindex(self._open_requests, item.run_id, item_id)
+        _unindex(self._open_outcomes, item.surface_id, item_id)
+
+
+def _unindex(index: dict[K, dict[str, None]], key: K, item_id: str) -> None:
+    bucket = index.get(key)
+    if bucket is not None:
+        bucket.pop(item_id, None)
+        if not bucket:
+            del index[key]

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 
+from mytty.core.ids import RunId, SurfaceId
+
 SCHEMA_VERSION = 1
 SYNTHESIZED_PREFIX = "mytty."
 
@@ -83,8 +85,8 @@ TERMINAL_STATES = frozenset(
 @dataclass(frozen=True, slots=True)
 class AgentEvent:
     id: str  # uppercase UUID
-    run_id: str  # uppercase UUID
-    surface_id: str  # uppercase UUID
+    run_id: RunId  # uppercase UUID
+    surface_id: SurfaceId  # uppercase UUID
     provider: AgentProvider
     kind: AgentEventKind
     occurred_at: float  # Unix seconds

@@ -1,4 +1,13 @@
-"""Identifier rules: deterministic ("stable") UUIDs and UUID string normalisation.
+"""Identifier types and rules: deterministic ("stable") UUIDs and UUID string normalisation.
+
+Four kinds of id travel through the controller, all strings, and two of them used to share the
+name ``pane_id``. They are distinct types for mypy:
+
+- :data:`TmuxPaneId` — tmux's own pane id, ``%N`` (only the tmux layer and the pane registry
+  speak it; it is never on the wire);
+- :data:`SurfaceId` — mytty's pane identity, an uppercase UUID (``MYTTY_SURFACE_ID``; the wire's
+  ``paneID``/``surfaceID``);
+- :data:`RunId` — one agent run (``runID``); :data:`JobId` — one spawned worker job (``jobID``).
 
 A stable UUID is the first 16 bytes of SHA-256 over the NUL-joined identity parts, with the
 version nibble forced to 5 and the RFC 4122 variant bits set. It only looks like a v5 UUID
@@ -12,6 +21,19 @@ try:  # the builtin digest: importing hashlib would load OpenSSL on every hook i
     from _sha256 import sha256 as _sha256  # type: ignore[import-not-found]
 except ImportError:  # pragma: no cover - interpreters built without the builtin module
     from hashlib import sha256 as _sha256
+
+# The hook helper imports this module and must not load ``typing`` (see its import budget): at
+# run time every id is just ``str``, and only mypy sees the distinct types.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NewType
+
+    TmuxPaneId = NewType("TmuxPaneId", str)
+    SurfaceId = NewType("SurfaceId", str)
+    RunId = NewType("RunId", str)
+    JobId = NewType("JobId", str)
+else:
+    TmuxPaneId = SurfaceId = RunId = JobId = str
 
 _HEX = frozenset("0123456789abcdefABCDEF")
 
@@ -48,3 +70,9 @@ def normalize_uuid(value: object) -> str | None:
         elif ch not in _HEX:
             return None
     return value.upper()
+
+
+def parse_surface_id(value: object) -> SurfaceId | None:
+    """``value`` as a surface id (normalised like :func:`normalize_uuid`), or None."""
+    uuid = normalize_uuid(value)
+    return SurfaceId(uuid) if uuid is not None else None

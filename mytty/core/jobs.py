@@ -49,6 +49,7 @@ from enum import StrEnum
 from typing import Literal
 
 from mytty.core.events import AgentRunState, WorkerProvider
+from mytty.core.ids import JobId, RunId, SurfaceId
 from mytty.core.runs import AgentRun
 
 #: Seconds a job waits for its run to appear after a spawn or a follow-up re-arm.
@@ -100,15 +101,15 @@ WaitCondition = Literal["running", "attention", "completed"]
 class AgentJob:
     """One spawned worker job. ``run_id`` is None until the job binds to a run."""
 
-    job_id: str
-    pane_id: str
+    job_id: JobId
+    surface_id: SurfaceId
     provider: WorkerProvider
     label: str | None
     state: AgentJobState
-    run_id: str | None
+    run_id: RunId | None
     session_id: str | None
     message: str | None
-    baseline: frozenset[str]
+    baseline: frozenset[RunId]
     deadline: float
     #: True when the job ended because its bound run went idle (see the module docstring).
     bound_completed_by_idle: bool = False
@@ -124,18 +125,18 @@ def is_terminal(state: AgentJobState) -> bool:
 
 
 def new_job(
-    job_id: str,
-    pane_id: str,
+    job_id: JobId,
+    surface_id: SurfaceId,
     provider: WorkerProvider,
     label: str | None,
-    baseline: Iterable[str],
+    baseline: Iterable[RunId],
     now: float,
     window: float = LAUNCH_WINDOW_SECONDS,
 ) -> AgentJob:
     """A freshly spawned job: launching, unbound, failing at ``now + window`` if nothing starts."""
     return AgentJob(
         job_id=job_id,
-        pane_id=pane_id,
+        surface_id=surface_id,
         provider=provider,
         label=label,
         state=_J.LAUNCHING,
@@ -159,7 +160,7 @@ def launch_failed_message(provider: WorkerProvider) -> str:
 def is_eligible(job: AgentJob, run: AgentRun) -> bool:
     """Could ``job`` bind to ``run``? (right pane and provider, new, and really started)"""
     return (
-        run.surface_id.upper() == job.pane_id.upper()
+        run.surface_id.upper() == job.surface_id.upper()
         and run.provider == job.provider.agent_provider
         and run.id not in job.baseline
         and run.state not in _UNBINDABLE_RUN_STATES
@@ -218,7 +219,7 @@ def reconcile(job: AgentJob, runs: Sequence[AgentRun], pane_exists: bool, now: f
 
 def prepare_for_follow_up(
     job: AgentJob,
-    current_run_ids: Iterable[str],
+    current_run_ids: Iterable[RunId],
     now: float,
     window: float = LAUNCH_WINDOW_SECONDS,
 ) -> AgentJob:

@@ -20,6 +20,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
+from mytty.core.ids import RunId, SurfaceId
 
 LEDGER_CAPACITY = 1000
 LEDGER_PAGE_SIZE = 200
@@ -28,9 +29,9 @@ LEDGER_PAGE_SIZE = 200
 @dataclass(frozen=True, slots=True)
 class LedgerRecord:
     sequence: int
-    pane_id: str
+    surface_id: SurfaceId
     provider: AgentProvider
-    run_id: str
+    run_id: RunId
     kind: AgentEventKind
     occurred_at: float  # Unix seconds
     tool_name: str | None
@@ -40,7 +41,7 @@ class LedgerRecord:
     def from_event(cls, sequence: int, event: AgentEvent) -> LedgerRecord:
         return cls(
             sequence=sequence,
-            pane_id=event.surface_id,
+            surface_id=event.surface_id,
             provider=event.provider,
             run_id=event.run_id,
             kind=event.kind,

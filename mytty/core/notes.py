@@ -10,6 +10,7 @@ from __future__ import annotations
 import unicodedata
 
 from mytty.core.events import AgentEvent, AgentEventKind
+from mytty.core.ids import SurfaceId
 
 STATUS_MAX_SCALARS = 100
 
@@ -55,20 +56,20 @@ class StatusNotes:
     __slots__ = ("_notes",)
 
     def __init__(self) -> None:
-        self._notes: dict[str, str] = {}
+        self._notes: dict[SurfaceId, str] = {}
 
-    def set(self, pane: str, text: str) -> None:
+    def set(self, pane: SurfaceId, text: str) -> None:
         """Set the pane's note. Raises ValueError (with the reason) for an invalid note."""
         problem = validate_status(text)
         if problem is not None:
             raise ValueError(problem)
         self._notes[pane] = text
 
-    def clear(self, pane: str) -> bool:
+    def clear(self, pane: SurfaceId) -> bool:
         """Remove the pane's note; True when there was one."""
         return self._notes.pop(pane, None) is not None
 
-    def get(self, pane: str) -> str | None:
+    def get(self, pane: SurfaceId) -> str | None:
         return self._notes.get(pane)
 
     def observe(self, event: AgentEvent) -> bool:
@@ -80,10 +81,10 @@ class StatusNotes:
             return False
         return self.clear(event.surface_id)
 
-    def forget_pane(self, pane: str) -> None:
+    def forget_pane(self, pane: SurfaceId) -> None:
         """Drop everything about a pane that is gone."""
         self._notes.pop(pane, None)
 
-    def snapshot(self) -> dict[str, str]:
+    def snapshot(self) -> dict[SurfaceId, str]:
         """A copy of every note, by pane."""
         return dict(self._notes)

@@ -26,7 +26,7 @@ from mytty.core.events import (
     AgentProvider,
     AgentRunState,
 )
-from mytty.core.ids import stable_uuid
+from mytty.core.ids import RunId, SurfaceId, stable_uuid
 
 #: hookName of the idle events that close a Claude run replaced by a newer prompt.
 SUPERSEDED_HOOK_NAME = "mytty.runSuperseded"
@@ -88,8 +88,8 @@ def transition(state: AgentRunState, kind: AgentEventKind) -> AgentRunState | No
 class AgentRun:
     """One agent run (one prompt/turn) as derived by the reducer."""
 
-    id: str
-    surface_id: str
+    id: RunId
+    surface_id: SurfaceId
     provider: AgentProvider
     session_id: str | None
     state: AgentRunState
@@ -168,11 +168,11 @@ class RunBook:
     __slots__ = ("_by_surface", "_event_ids_by_run", "_runs", "_seen")
 
     def __init__(self) -> None:
-        self._runs: dict[str, AgentRun] = {}
+        self._runs: dict[RunId, AgentRun] = {}
         # Insertion-ordered "sets" so listings follow creation order deterministically.
-        self._by_surface: dict[str, dict[str, None]] = {}
+        self._by_surface: dict[SurfaceId, dict[RunId, None]] = {}
         self._seen: set[str] = set()
-        self._event_ids_by_run: dict[str, dict[str, None]] = {}
+        self._event_ids_by_run: dict[RunId, dict[str, None]] = {}
 
     def __len__(self) -> int:
         return len(self._runs)
@@ -255,7 +255,7 @@ class RunBook:
         self._runs[run.id] = run
         self._by_surface.setdefault(run.surface_id, {})[run.id] = None
 
-    def get(self, run_id: str) -> AgentRun | None:
+    def get(self, run_id: RunId) -> AgentRun | None:
         """The run with this id, or None."""
         return self._runs.get(run_id)
 
@@ -267,15 +267,15 @@ class RunBook:
         """Every run, in creation order."""
         return list(self._runs.values())
 
-    def runs_for_surface(self, surface_id: str) -> list[AgentRun]:
+    def runs_for_surface(self, surface_id: SurfaceId) -> list[AgentRun]:
         """Every run pinned to this pane, any provider, in creation order."""
         return [self._runs[rid] for rid in self._by_surface.get(surface_id, {})]
 
-    def runs_for(self, surface_id: str, provider: AgentProvider) -> list[AgentRun]:
+    def runs_for(self, surface_id: SurfaceId, provider: AgentProvider) -> list[AgentRun]:
         """The runs of one provider on one pane, in creation order."""
         return [run for run in self.runs_for_surface(surface_id) if run.provider == provider]
 
-    def most_relevant(self, surface_id: str) -> AgentRun | None:
+    def most_relevant(self, surface_id: SurfaceId) -> AgentRun | None:
         """The run that speaks for the pane in ``list`` and pane ``wait`` (semantics §1.5).
 
         Any active run beats every inactive one. Among active runs the higher state priority
@@ -287,7 +287,7 @@ class RunBook:
             return None
         return max(runs, key=_relevance)
 
-    def latest_run(self, surface_id: str, provider: AgentProvider) -> AgentRun | None:
+    def latest_run(self, surface_id: SurfaceId, provider: AgentProvider) -> AgentRun | None:
         """The provider's run on the pane with the newest updatedAt (ties: greater run id).
 
         Meant for session lookups only; ``list`` and ``wait`` use :meth:`most_relevant`.
@@ -297,11 +297,11 @@ class RunBook:
             return None
         return max(runs, key=lambda run: (_updated_or_past(run), run.id))
 
-    def event_ids_for_run(self, run_id: str) -> list[str]:
+    def event_ids_for_run(self, run_id: RunId) -> list[str]:
         """Ids of every non-duplicate event offered for this run id, in arrival order."""
         return list(self._event_ids_by_run.get(run_id, {}))
 
-    def forget_run(self, run_id: str, event_ids: Iterable[str] = ()) -> None:
+    def forget_run(self, run_id: RunId, event_ids: Iterable[str] = ()) -> None:
         """Drop a run and forget its event ids (used by prune).
 
         Forgets the ids this book recorded for the run plus any extra ``event_ids`` given, so a
@@ -412,13 +412,13 @@ def startup_sweep_events(
 class AttentionIndex(Protocol):
     """The part of the attention book that prune needs (kept abstract to avoid an import cycle)."""
 
-    def actionable_for_run(self, run_id: str) -> bool: ...
+    def actionable_for_run(self, run_id: RunId) -> bool: ...
 
-    def anchors_for_run(self, run_id: str) -> list[float]: ...
+    def anchors_for_run(self, run_id: RunId) -> list[float]: ...
 
 
 class ForgettingAttentionIndex(AttentionIndex, Protocol):
-    def forget_run(self, run_id: str) -> None: ...
+    def forget_run(self, run_id: RunId) -> None: ...
 
 
 def prunable_runs(
@@ -426,14 +426,14 @@ def prunable_runs(
     attention: AttentionIndex,
     now: float,
     retention: float = RETENTION_SECONDS,
-) -> list[str]:
+) -> list[RunId]:
     """Ids of runs old enough to delete, in creation order (semantics §1.8, prune).
 
     A run qualifies when it is terminal (idle/succeeded/failed/disconnected), its updatedAt is
     more than ``retention`` seconds old, none of its attention items is actionable, and every
     item's retention anchor is more than ``retention`` seconds old.
     """
-    prunable: list[str] = []
+    prunable: list[RunId] = []
     for run in book.all_runs():
         if not run.is_terminal or run.updated_at is None:
             continue
@@ -451,9 +451,9 @@ def prune_runs(
     attention: ForgettingAttentionIndex,
     now: float,
     retention: float = RETENTION_SECONDS,
-) -> dict[str, list[str]]:
+) -> dict[RunId, list[str]]:
     """Forget every prunable run in both books; return run id → the event ids to delete."""
-    pruned: dict[str, list[str]] = {}
+    pruned: dict[RunId, list[str]] = {}
     for run_id in prunable_runs(book, attention, now, retention):
         pruned[run_id] = book.event_ids_for_run(run_id)
         book.forget_run(run_id)

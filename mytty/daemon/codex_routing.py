@@ -19,6 +19,7 @@ import os
 from typing import Any
 
 from mytty.core.events import AgentEvent, AgentProvider
+from mytty.core.ids import SurfaceId
 from mytty.daemon import procfs
 
 _MAX_DESCENDANTS = 16
@@ -62,13 +63,13 @@ def _has_session_file_open(pid: int, session_id: str) -> bool:
 class CodexRouter:
     def __init__(self, ctx: Any) -> None:
         self._ctx = ctx
-        self._bindings: dict[str, tuple[str, int]] = {}  # session → (surface, codex pid)
+        self._bindings: dict[str, tuple[SurfaceId, int]] = {}  # session → (surface, codex pid)
 
     def route(self, event: AgentEvent) -> AgentEvent | None:
         session = event.session_id
         if not session or event.provider is not AgentProvider.CODEX:
             return None
-        candidates: list[tuple[str, int]] = []
+        candidates: list[tuple[SurfaceId, int]] = []
         for pane in self._ctx.panes.panes():
             provider, fg = self._ctx.foreground_agent(pane)
             if provider is not AgentProvider.CODEX or fg is None:

@@ -12,7 +12,7 @@ import asyncio
 import logging
 
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
-from mytty.core.ids import stable_uuid
+from mytty.core.ids import RunId, stable_uuid
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +24,7 @@ class CursorApprovalEstimator:
     def __init__(self, hub: object, threshold: float = PENDING_THRESHOLD_S) -> None:
         self._hub = hub
         self._threshold = threshold
-        self._timers: dict[tuple[str, str], asyncio.TimerHandle] = {}
+        self._timers: dict[tuple[RunId, str], asyncio.TimerHandle] = {}
 
     def observe(self, event: AgentEvent, inserted: bool) -> None:
         if event.provider is not AgentProvider.CURSOR or event.synthesized:

@@ -24,7 +24,9 @@ class JobRegistry:
         self._jobs: dict[str, AgentJob] = {}
 
     def _runs(self, job: AgentJob) -> list[AgentRun]:
-        runs: list[AgentRun] = self._ctx.hub.book.runs_for(job.pane_id, job.provider.agent_provider)
+        runs: list[AgentRun] = self._ctx.hub.book.runs_for(
+            job.surface_id, job.provider.agent_provider
+        )
         return runs
 
     def add(self, job: AgentJob) -> None:
@@ -45,7 +47,7 @@ class JobRegistry:
                 ErrorCode.JOB_NOT_FOUND,
                 f"no job {job_id!r} (jobs live in memory: a controller restart forgets them)",
             )
-        exists = job.pane_id in self._ctx.panes.by_surface
+        exists = job.surface_id in self._ctx.panes.by_surface
         updated = core_jobs.reconcile(job, self._runs(job), exists, time.time())
         self._jobs[job_id] = updated
         return updated
@@ -67,4 +69,4 @@ class JobRegistry:
         return None
 
     def snapshot(self, job: AgentJob) -> JobSnapshot:
-        return wire.job_snapshot(job, self._ctx.hub.notes.get(job.pane_id))
+        return wire.job_snapshot(job, self._ctx.hub.notes.get(job.surface_id))

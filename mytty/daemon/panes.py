@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from mytty.core.ids import format_uuid_bytes, normalize_uuid
+from mytty.core.ids import SurfaceId, format_uuid_bytes, parse_surface_id
 from mytty.daemon import procfs
 from mytty.tmux.port import PaneRow
 
@@ -23,7 +23,7 @@ PRIVATE_SESSION = "_mytty"
 
 @dataclass
 class Pane:
-    surface_id: str
+    surface_id: SurfaceId
     tmux_id: str
     pid: int
     row: PaneRow | None = None
@@ -42,7 +42,7 @@ class ReconcileResult:
 class PaneRegistry:
     def __init__(self, secret: bytes) -> None:
         self._secret = secret
-        self.by_surface: dict[str, Pane] = {}
+        self.by_surface: dict[SurfaceId, Pane] = {}
         self.by_tmux: dict[str, Pane] = {}
         #: Bumped whenever the controller registers a pane it just created. A listing taken
         #: before that cannot know the pane, so reconcile must not drop it as gone.
@@ -65,21 +65,21 @@ class PaneRegistry:
 
     # -- lookups ------------------------------------------------------------------------------
     def get(self, surface_id: str | None) -> Pane | None:
-        uuid = normalize_uuid(surface_id)
+        uuid = parse_surface_id(surface_id)
         return self.by_surface.get(uuid) if uuid else None
 
     def panes(self) -> list[Pane]:
         return list(self.by_surface.values())
 
-    def pid_map(self) -> dict[int, str]:
+    def pid_map(self) -> dict[int, SurfaceId]:
         return {p.pid: p.surface_id for p in self.by_surface.values() if p.pid > 0}
 
     # -- changes --------------------------------------------------------------------------------
     @staticmethod
-    def new_surface_id() -> str:
-        return format_uuid_bytes(os.urandom(16))
+    def new_surface_id() -> SurfaceId:
+        return SurfaceId(format_uuid_bytes(os.urandom(16)))
 
-    def register_created(self, surface_id: str, tmux_id: str, pid: int) -> Pane:
+    def register_created(self, surface_id: SurfaceId, tmux_id: str, pid: int) -> Pane:
         self.generation += 1
         pane = Pane(
             surface_id=surface_id,
@@ -125,7 +125,7 @@ class PaneRegistry:
             # when the server changes, so a known %N here is the same pane (maybe respawned).
             pane = self.by_tmux.get(row.pane_id)
             if pane is None:
-                pane = self._adopt(row, normalize_uuid(inherited_surface))
+                pane = self._adopt(row, parse_surface_id(inherited_surface))
                 result.added.append(pane)
             pane.row = row
             pane.pid = row.pane_pid or pane.pid
@@ -140,11 +140,11 @@ class PaneRegistry:
         return result
 
     def _adopt(self, row: PaneRow, inherited: str | None) -> Pane:
-        surface = normalize_uuid(row.surface)
+        surface = parse_surface_id(row.surface)
         if surface is None or surface in self.by_surface:
             # A pane we created whose option was never written (e.g. a crash in between)
             # still carries its id in the environment tmux gave its first process.
-            from_env = normalize_uuid(procfs.environ_value(row.pane_pid, "MYTTY_SURFACE_ID"))
+            from_env = parse_surface_id(procfs.environ_value(row.pane_pid, "MYTTY_SURFACE_ID"))
             usable = from_env and from_env != inherited and from_env not in self.by_surface
             surface = from_env if usable else None
         if surface is None:

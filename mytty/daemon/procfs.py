@@ -6,6 +6,10 @@ These are cheap (tens of microseconds) reads, so they run on the event loop.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 def _stat_fields(pid: int) -> list[bytes] | None:
@@ -85,7 +89,7 @@ def environ_value(pid: int, name: str) -> str | None:
     return None
 
 
-def find_ancestor(pid: int, candidates: dict[int, str], max_depth: int = 64) -> str | None:
+def find_ancestor(pid: int, candidates: Mapping[int, T], max_depth: int = 64) -> T | None:
     """Walk up from ``pid`` to the first pid in ``candidates``; return its value."""
     depth = 0
     current: int | None = pid

@@ -41,6 +41,7 @@ def adapt(
     ``MissingRunKey`` for a followed event with no run key and KeyError for an unknown provider.
     """
     from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
+    from mytty.core.ids import SurfaceId
 
     mapping = map_hook_payload(provider, payload)
     if mapping is None:
@@ -50,7 +51,7 @@ def adapt(
     return AgentEvent(
         id=hook_event_id(provider, mapping.kind, payload),
         run_id=hook_run_id(provider, mapping.run_key),
-        surface_id=surface_id.upper(),
+        surface_id=SurfaceId(surface_id.upper()),
         provider=AgentProvider(provider),
         kind=AgentEventKind(mapping.kind),
         occurred_at=float(occurred_at),

@@ -7,7 +7,7 @@ Neither the surface, the clock nor anything from the environment is part of it.
 
 import json
 
-from mytty.core.ids import stable_uuid
+from mytty.core.ids import RunId, stable_uuid
 
 
 def canonical_payload(payload: object) -> str:
@@ -37,6 +37,6 @@ def hook_event_id(provider: str, kind: str, payload: object) -> str:
     return stable_uuid("event", provider, kind, canonical_payload(payload))
 
 
-def hook_run_id(provider: str, run_key: str) -> str:
+def hook_run_id(provider: str, run_key: str) -> RunId:
     """``stable("run", provider, runKey)``: one run per prompt/turn (or session when no turn)."""
-    return stable_uuid("run", provider, _encodable(run_key))
+    return RunId(stable_uuid("run", provider, _encodable(run_key)))

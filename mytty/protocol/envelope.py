@@ -14,7 +14,7 @@ from mytty.core.events import (
     AgentProvider,
     parse_timestamp,
 )
-from mytty.core.ids import normalize_uuid
+from mytty.core.ids import RunId, SurfaceId, normalize_uuid
 from mytty.protocol.wire import agent_event, event_accepted, event_rejected
 
 
@@ -61,8 +61,8 @@ def event_from_wire(obj: object) -> AgentEvent:
     return AgentEvent(
         schema_version=_int(obj, "schemaVersion"),
         id=_wrapped_uuid(obj, "id"),
-        run_id=_wrapped_uuid(obj, "runID"),
-        surface_id=_wrapped_uuid(obj, "surfaceID"),
+        run_id=RunId(_wrapped_uuid(obj, "runID")),
+        surface_id=SurfaceId(_wrapped_uuid(obj, "surfaceID")),
         provider=AgentProvider(str(obj.get("provider"))),
         kind=AgentEventKind(str(obj.get("kind"))),
         occurred_at=parse_timestamp(obj.get("occurredAt")),

@@ -177,7 +177,7 @@ def job_snapshot(job: AgentJob, status_note: str | None = None) -> JobSnapshot:
     note: _StatusNote = {"statusNote": status_note} if status_note is not None else {}
     return {
         "jobID": raw_value(job.job_id),
-        "paneID": raw_value(job.pane_id),
+        "paneID": raw_value(job.surface_id),
         "provider": job.provider.value,
         **label,
         "state": job.state.value,
@@ -216,7 +216,7 @@ def event_record(record: LedgerRecord) -> EventRecord:
     tool: _ToolName = {"toolName": record.tool_name} if record.tool_name is not None else {}
     return {
         "sequence": record.sequence,
-        "paneID": record.pane_id,
+        "paneID": record.surface_id,
         "provider": str(record.provider),
         "runID": record.run_id,
         "kind": str(record.kind),
@@ -244,7 +244,7 @@ def attention_entry(
     # An item the human acknowledged counts as resolved at that moment.
     resolved = item.resolved_at or item.acknowledged_at
     return {
-        "paneID": item.pane_id,
+        "paneID": item.surface_id,
         "runID": item.run_id,
         "provider": item.provider.value,
         "kind": item.kind.value,

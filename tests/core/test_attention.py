@@ -52,7 +52,7 @@ def test_items_created_from_applied_events(kind: AgentEventKind, item_kind: Atte
     created = feed.send(event)
     assert created == AttentionItem(
         id=event.id,
-        pane_id=PANE,
+        surface_id=PANE,
         run_id=RUN,
         provider=CLAUDE,
         kind=item_kind,
@@ -320,7 +320,7 @@ def test_attention_is_consistent_on_random_sequences(
     assert items == sorted(items, key=lambda i: (i.created_at, i.id), reverse=True)
     for item in items:
         run = feed.runs.get(item.run_id)
-        assert run is not None and run.surface_id == item.pane_id
+        assert run is not None and run.surface_id == item.surface_id
         assert feed.attention.actionable_for_run(item.run_id) == any(
             i.actionable for i in items if i.run_id == item.run_id
         )

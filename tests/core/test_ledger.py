@@ -64,7 +64,7 @@ def test_sequences_start_at_one_and_records_copy_the_event() -> None:
     second = ledger.append(event(1, hook="mytty.runSuperseded", kind=AgentEventKind.IDLE))
     assert first == LedgerRecord(
         sequence=1,
-        pane_id=PANE,
+        surface_id=PANE,
         provider=AgentProvider.CLAUDE_CODE,
         run_id=RUN,
         kind=AgentEventKind.APPROVAL_REQUESTED,

@@ -246,7 +246,7 @@ def test_agent_wait_and_result_replies() -> None:
 def record(tool: str | None, synthesized: bool = False) -> LedgerRecord:
     return LedgerRecord(
         sequence=8,
-        pane_id=PANE,
+        surface_id=PANE,
         provider=AgentProvider.CODEX,
         run_id=RUN,
         kind=AgentEventKind.APPROVAL_REQUESTED,
@@ -296,7 +296,7 @@ def test_event_record_without_a_tool_and_a_truncated_page() -> None:
 def test_attention_reply() -> None:
     item = AttentionItem(
         id=EVENT,
-        pane_id=PANE,
+        surface_id=PANE,
         run_id=RUN,
         provider=AgentProvider.CLAUDE_CODE,
         kind=AttentionKind.APPROVAL_REQUEST,
