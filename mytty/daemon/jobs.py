@@ -12,6 +12,7 @@ from typing import Any
 
 from mytty.core import jobs as core_jobs
 from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.ids import SurfaceId
 from mytty.core.jobs import AgentJob
 from mytty.core.runs import AgentRun
 from mytty.protocol import wire
@@ -61,10 +62,10 @@ class JobRegistry:
             self._arm_deadline(updated)
         return updated
 
-    def label_for_pane(self, pane_id: str) -> str | None:
+    def label_for_pane(self, surface_id: SurfaceId) -> str | None:
         """The label of the newest job started in that pane (for attention items)."""
         for job in reversed(self._jobs.values()):
-            if job.pane_id == pane_id:
+            if job.surface_id == surface_id:
                 return job.label
         return None
 

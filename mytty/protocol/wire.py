@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # only their attributes are read: the human CLI needn't load 
     from mytty.core.attention import AttentionItem
     from mytty.core.errors import ErrorCode
     from mytty.core.events import AgentEvent, AgentProvider, AgentRunState
+    from mytty.core.ids import SurfaceId
     from mytty.core.jobs import AgentJob
     from mytty.core.ledger import LedgerPage, LedgerRecord
     from mytty.core.runs import AgentRun
@@ -258,12 +259,12 @@ def attention_entry(
 
 def attention_reply(
     items: Sequence[AttentionItem],
-    whereabouts: Callable[[str], tuple[str | None, str | None]],
+    whereabouts: Callable[[SurfaceId], tuple[str | None, str | None]],
 ) -> AttentionReply:
     """``whereabouts(paneID)`` gives the item's ``location`` and ``label`` (mytty additions)."""
     return {
         "type": "attention",
-        "items": [attention_entry(i, *whereabouts(i.pane_id)) for i in items],
+        "items": [attention_entry(i, *whereabouts(i.surface_id)) for i in items],
     }
 
 
