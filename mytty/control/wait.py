@@ -56,6 +56,6 @@ async def handle(ctx: Context, params: Params) -> WaitResultReply:
         last[0] = run.state if run is not None else None
         return run.state if run is not None and run.state in wanted else None
 
-    state, timed_out = await ctx.hub.wait_until(probe, timeout)
+    state, timed_out = await ctx.hub.wait_until(probe, timeout, surface_id=surface)
     final = state if state is not None else last[0]
     return wire.wait_result(final, timed_out)

@@ -3,6 +3,10 @@
 Every event goes through ``ingest``: it is committed to the store first, then applied to the
 pure books, then waiters are woken. Waiters never poll: ``wait_until`` sleeps on a change
 signal that ``bump`` fires on every inserted event and every pane change.
+
+Waiters are keyed by the pane whose state they read: an event wakes the waiters of its own
+pane (plus those that watch every change, like ``events``), never the rest. Before, every event
+re-ran every waiter's probe: ~30 µs per waiter per event, 30 ms of latency at 1,000 waiters.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.core.ledger import EventLedger
 from mytty.core.notes import StatusNotes
 from mytty.core.runs import RunBook, prune_runs, superseded_events
+from mytty.daemon.request_scope import abandonable
 from mytty.daemon.store import EventStore
+from mytty.protocol.limits import MAX_WAIT_S
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +59,8 @@ class AgentHub:
         self.ledger = EventLedger()
         self.notes = StatusNotes()
         self.version = 0
-        self._changed = asyncio.Event()
+        #: Parked waiters by the pane they watch; the None key watches every change.
+        self._waiters: dict[str | None, set[asyncio.Future[None]]] = {}
         self._observers: list[Callable[[AgentEvent, bool], None]] = []
         self._prune_pending = False
         self._last_prune = float("-inf")
@@ -71,33 +78,60 @@ class AgentHub:
         self._observers.append(fn)
 
     # -- change signal ------------------------------------------------------------------------
-    def bump(self) -> None:
+    def bump(self, surface_id: str | None = None) -> None:
+        """Wake the waiters of ``surface_id`` and those watching every change.
+
+        No ``surface_id`` (a pane appeared or went, tmux reconnected, a deadline passed for
+        an unknown pane) wakes every waiter.
+        """
         self.version += 1
-        fired, self._changed = self._changed, asyncio.Event()
-        fired.set()
+        if surface_id is None:
+            woken = list(self._waiters.values())
+            self._waiters = {}
+        else:
+            woken = [w for key in (surface_id, None) if (w := self._waiters.pop(key, None))]
+        for waiters in woken:
+            for fut in waiters:
+                if not fut.done():
+                    fut.set_result(None)
+
+    def waiter_count(self) -> int:
+        return sum(len(w) for w in self._waiters.values())
 
     async def wait_until(
-        self, probe: Callable[[], T | None], timeout: float
+        self, probe: Callable[[], T | None], timeout: float, *, surface_id: str | None = None
     ) -> tuple[T | None, bool]:
         """Re-evaluate ``probe`` on every change until it returns non-None or time runs out.
 
-        Returns (value, timed_out). ``probe`` may raise to end the wait with an error.
+        ``surface_id`` says which pane's changes can alter ``probe``'s answer (None: any
+        change). Returns (value, timed_out). ``probe`` may raise to end the wait with an
+        error; a client that hangs up ends it too (the server cancels it). Whatever a command
+        allows, no wait lasts longer than MAX_WAIT_S.
         """
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + max(0.0, timeout)
-        while True:
-            signal = self._changed
-            value = probe()
-            if value is not None:
-                return value, False
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                return None, True
-            try:
-                await asyncio.wait_for(signal.wait(), remaining)
-            except TimeoutError:
+        deadline = loop.time() + min(MAX_WAIT_S, max(0.0, timeout))
+        with abandonable():
+            while True:
                 value = probe()
-                return (value, False) if value is not None else (None, True)
+                if value is not None:
+                    return value, False
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    return None, True
+                # Registered right after the probe, with no await between: no change is missed.
+                fut: asyncio.Future[None] = loop.create_future()
+                waiters = self._waiters.setdefault(surface_id, set())
+                waiters.add(fut)
+                try:
+                    async with asyncio.timeout(remaining):
+                        await fut
+                except TimeoutError:
+                    value = probe()
+                    return (value, False) if value is not None else (None, True)
+                finally:
+                    waiters.discard(fut)
+                    if not waiters and self._waiters.get(surface_id) is waiters:
+                        del self._waiters[surface_id]
 
     # -- ingestion ----------------------------------------------------------------------------
     async def ingest(self, event: AgentEvent) -> bool:
@@ -130,7 +164,7 @@ class AgentHub:
         self._observe(event, True)
         if result.run is not None and result.run.is_terminal:
             self.schedule_prune()
-        self.bump()
+        self.bump(event.surface_id)
         return True
 
     def _observe(self, event: AgentEvent, inserted: bool) -> None:

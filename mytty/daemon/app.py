@@ -111,6 +111,7 @@ class Controller:
                         failure(ErrorCode.PERMISSION_DENIED, "another user's process was refused")
                     ),
                     name="control",
+                    watch_hangups=True,  # its long polls end when their client goes
                 ),
                 OneShotServer(
                     self.home.event_socket,

@@ -14,3 +14,5 @@ MAX_HOOK_STDIN_BYTES = 1024 * 1024
 REQUEST_READ_TIMEOUT_S = 2.0
 #: How long a server may spend writing a reply.
 RESPONSE_WRITE_TIMEOUT_S = 10.0
+#: The longest wait (``wait``, ``agent wait``) a client may ask for; longer ones count as this.
+MAX_WAIT_S = 7 * 24 * 3600.0

@@ -171,8 +171,16 @@ class Mytty:
         return out.stdout
 
     # -- controller -----------------------------------------------------------------------------
-    def start(self, timeout: float = 20.0) -> None:
+    def start(self, timeout: float = 20.0, *, nofile: int | None = None) -> None:
+        """Start the controller; ``nofile`` sets its RLIMIT_NOFILE (soft and hard)."""
         read_fd, write_fd = os.pipe()
+
+        def limit_descriptors() -> None:
+            if nofile is not None:
+                import resource
+
+                resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+
         log = open(self.root / "controller.log", "ab")  # noqa: SIM115 - closed in close()
         self.proc = subprocess.Popen(
             [MYTTY, "serve", "--tmux-socket", self.socket, "--ready-fd", str(write_fd), "-v"],
@@ -182,6 +190,7 @@ class Mytty:
             stderr=log,
             pass_fds=(write_fd,),
             cwd=str(self.home),
+            preexec_fn=limit_descriptors if nofile is not None else None,
         )
         log.close()
         os.close(write_fd)
@@ -193,6 +202,11 @@ class Mytty:
         if line != "ready":
             self.stop()
             raise AssertionError(f"controller did not start ({line!r}):\n{self.log()}")
+
+    def open_fds(self) -> int:
+        """How many descriptors the controller process holds now."""
+        assert self.proc is not None
+        return len(os.listdir(f"/proc/{self.proc.pid}/fd"))
 
     def log(self) -> str:
         try:

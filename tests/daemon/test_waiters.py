@@ -1,0 +1,131 @@
+"""AgentHub waiters: woken only by changes to what they watch, bounded, abandonable.
+
+Issue 15 defect 3: every event re-ran every waiter's probe (~30 µs per waiter per event).
+A waiter names the pane whose state it reads; an event wakes that pane's waiters and the
+ones that watch every change, nobody else. Real store (SQLite in a temp dir), real loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
+from mytty.daemon import agents
+from mytty.daemon.agents import AgentHub
+from mytty.daemon.store import EventStore
+
+PANE_A = str(uuid.UUID(int=0xA)).upper()
+PANE_B = str(uuid.UUID(int=0xB)).upper()
+
+
+def event(surface: str, kind: AgentEventKind = AgentEventKind.STARTED) -> AgentEvent:
+    return AgentEvent(
+        id=str(uuid.uuid4()).upper(),
+        run_id=str(uuid.uuid4()).upper(),
+        surface_id=surface,
+        provider=AgentProvider.CLAUDE_CODE,
+        kind=kind,
+        occurred_at=time.time(),
+    )
+
+
+def with_hub(tmp_path: Path, scenario: Callable[[AgentHub], Coroutine[Any, Any, None]]) -> None:
+    async def main() -> None:
+        store = EventStore(tmp_path / "events.sqlite3")
+        store.open()
+        store.start_writer(asyncio.get_running_loop())
+        try:
+            await asyncio.wait_for(scenario(AgentHub(store)), 30)
+        finally:
+            store.close()
+
+    asyncio.run(main())
+
+
+class CountingProbe:
+    """A probe that counts its calls and is satisfied once its pane has a run."""
+
+    def __init__(self, hub: AgentHub, surface: str) -> None:
+        self.hub = hub
+        self.surface = surface
+        self.calls = 0
+
+    def __call__(self) -> str | None:
+        self.calls += 1
+        run = self.hub.book.most_relevant(self.surface)
+        return run.state.value if run is not None else None
+
+
+def test_a_waiter_on_pane_a_is_not_woken_by_events_on_pane_b(tmp_path: Path) -> None:
+    async def scenario(hub: AgentHub) -> None:
+        probe = CountingProbe(hub, PANE_A)
+        waiter = asyncio.ensure_future(hub.wait_until(probe, 20, surface_id=PANE_A))
+        await asyncio.sleep(0)
+        assert probe.calls == 1  # parked after its first look
+        for _ in range(50):
+            assert await hub.ingest(event(PANE_B))
+        await asyncio.sleep(0.01)
+        assert probe.calls == 1, "events on pane B re-ran pane A's probe"
+        assert not waiter.done()
+        assert await hub.ingest(event(PANE_A))
+        assert await waiter == ("running", False)
+        assert probe.calls == 2
+        assert hub.waiter_count() == 0
+
+    with_hub(tmp_path, scenario)
+
+
+def test_a_waiter_without_a_pane_sees_every_event(tmp_path: Path) -> None:
+    async def scenario(hub: AgentHub) -> None:
+        seen: list[int] = []
+
+        def probe() -> int | None:
+            seen.append(len(hub.ledger.query(0).records))
+            return 1 if len(seen) > 3 else None
+
+        waiter = asyncio.ensure_future(hub.wait_until(probe, 20))
+        await asyncio.sleep(0)
+        for surface in (PANE_A, PANE_B, PANE_B):
+            await hub.ingest(event(surface))
+            await asyncio.sleep(0)
+        assert await waiter == (1, False)
+        assert seen == [0, 1, 2, 3]
+
+    with_hub(tmp_path, scenario)
+
+
+def test_a_pane_change_wakes_every_waiter(tmp_path: Path) -> None:
+    async def scenario(hub: AgentHub) -> None:
+        probes = [CountingProbe(hub, PANE_A), CountingProbe(hub, PANE_B)]
+        waiters = [
+            asyncio.ensure_future(hub.wait_until(p, 20, surface_id=p.surface)) for p in probes
+        ]
+        await asyncio.sleep(0)
+        hub.bump()  # a pane appeared or went: nobody can tell whose probe it affects
+        await asyncio.sleep(0.01)
+        assert [p.calls for p in probes] == [2, 2]
+        for w in waiters:
+            w.cancel()
+        await asyncio.gather(*waiters, return_exceptions=True)
+        assert hub.waiter_count() == 0
+
+    with_hub(tmp_path, scenario)
+
+
+def test_no_wait_outlasts_the_server_side_ceiling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(agents, "MAX_WAIT_S", 0.05)
+
+    async def scenario(hub: AgentHub) -> None:
+        probe = CountingProbe(hub, PANE_A)
+        assert await hub.wait_until(probe, 1e300, surface_id=PANE_A) == (None, True)
+
+    with_hub(tmp_path, scenario)
