@@ -12,6 +12,8 @@ import os
 import shlex
 import stat
 import subprocess
+import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,7 @@ import pytest
 from mytty import __version__
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.tmux import socketdir
-from tests.support.harness import HOOK, MYTTY, MYTTY_CTL, TMUX, Mytty, wait_until
+from tests.support.harness import HOOK, MYTTY, MYTTY_CTL, TESTS_DIR, TMUX, Mytty, wait_until
 
 UID = os.getuid()
 needs_root = pytest.mark.skipif(UID != 0, reason="giving a directory away needs root")
@@ -201,6 +203,41 @@ def test_up_on_a_fresh_machine_makes_tmuxs_directory_and_a_working_session(fresh
     assert again.returncode == 0 and again.stdout == up.stdout
     assert "starting the controller" not in again.stderr
     assert [p["paneID"] for p in m.panes()] == [pane]
+
+
+@pytest.mark.tmux
+def test_scripts_up_on_a_fresh_machine_says_what_it_does(fresh: Mytty) -> None:
+    """`scripts/up --no-attach` into a new venv: progress lines, then a re-run without pip."""
+    m = fresh
+    venv = m.root / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    # The dependencies come from the suite's own environment (no network); mytty itself is
+    # installed into the new venv by scripts/up, as on a fresh machine.
+    (site,) = (venv / "lib").glob("python3*/site-packages")
+    (site / "suite.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    m.env["MYTTY_VENV"] = str(venv)
+    up = [str(TESTS_DIR.parent / "scripts" / "up"), "--no-attach"]
+
+    def scripts_up() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            up, env=m.env, capture_output=True, text=True, timeout=300, cwd=str(m.home)
+        )
+
+    first = scripts_up()
+    assert first.returncode == 0, first.stderr + m.log()
+    lines = first.stderr.splitlines()
+    assert lines[0].startswith(f"mytty: installing mytty and its dependencies into {venv}")
+    assert "first run" in lines[0] and lines[1:] == ["mytty: starting the controller"]
+    assert first.stdout.strip() == f"mytty is ready: tmux -S {default_socket(m)} attach -t mytty"
+    assert (venv / "bin" / "mytty").exists()
+    again = scripts_up()
+    assert again.returncode == 0 and again.stderr == "" and again.stdout == first.stdout
+    # A changed pyproject.toml (new dependencies, entry points) installs again.
+    (stamp,) = venv.glob(".mytty-installed-*")
+    stamp.write_text("stale\n")
+    third = scripts_up()
+    assert third.returncode == 0, third.stderr
+    assert third.stderr.startswith("mytty: updating the install in"), third.stderr
 
 
 @pytest.mark.tmux
