@@ -36,6 +36,6 @@ async def handle(ctx: Context, params: Params) -> AgentWaitResultReply:
         current = ctx.jobs.current(job_id)
         return current if core_jobs.satisfies(current, until) else None  # type: ignore[arg-type]
 
-    found, timed_out = await ctx.hub.wait_until(probe, timeout, surface_id=job.pane_id)
+    found, timed_out = await ctx.hub.wait_until(probe, timeout, surface_id=job.surface_id)
     final = found if found is not None else ctx.jobs.current(job_id)
     return wire.agent_wait_result(ctx.jobs.snapshot(final), timed_out)
