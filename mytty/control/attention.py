@@ -43,10 +43,6 @@ async def handle(ctx: Context, params: Params) -> AttentionReply:
             f"no attention item belongs to run {', '.join(unknown)}; nothing was acknowledged",
         )
     wanted = {i.id for i in listed if i.actionable and (everything or i.run_id in runs)}
-    for item_id in sorted(wanted):
-        if ctx.hub.attention.acknowledge(item_id, now):
-            await ctx.hub.store.acknowledge(item_id, now)
-    if wanted:
-        ctx.hub.bump()
+    await ctx.hub.acknowledge(wanted, now)  # store first, then memory
     items = ctx.hub.attention.items(now)
     return wire.attention_reply(items, lambda pane_id: _whereabouts(ctx, pane_id))

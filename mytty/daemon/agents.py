@@ -15,16 +15,17 @@ import asyncio
 import gc
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TypeVar
 
 from mytty.core.attention import AttentionBook
+from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.core.ledger import EventLedger
 from mytty.core.notes import StatusNotes
 from mytty.core.runs import RunBook, prune_runs, superseded_events
 from mytty.daemon.request_scope import abandonable
-from mytty.daemon.store import EventStore
+from mytty.daemon.store import EventStore, StoreError
 from mytty.protocol.limits import MAX_WAIT_S
 
 log = logging.getLogger(__name__)
@@ -132,6 +133,28 @@ class AgentHub:
                     waiters.discard(fut)
                     if not waiters and self._waiters.get(surface_id) is waiters:
                         del self._waiters[surface_id]
+
+    # -- attention ------------------------------------------------------------------------------
+    async def acknowledge(self, item_ids: Collection[str], now: float) -> None:
+        """Acknowledge attention items: stored first, applied only once the store committed.
+
+        Applied first, a failed write used to leave the item acknowledged until the next
+        restart reopened it. Raises MyttyError(INTERNAL_ERROR) when the store fails.
+        """
+        if not item_ids:
+            return
+        ids = sorted(item_ids)
+        try:
+            await self.store.acknowledge(ids, now)
+        except StoreError as exc:
+            log.error("could not store attention acknowledgements: %s", exc)
+            raise MyttyError(
+                ErrorCode.INTERNAL_ERROR,
+                f"the store could not record the acknowledgement ({exc}); nothing was acknowledged",
+            ) from None
+        for item_id in ids:
+            self.attention.acknowledge(item_id, now)
+        self.bump()
 
     # -- ingestion ----------------------------------------------------------------------------
     async def ingest(self, event: AgentEvent) -> bool:

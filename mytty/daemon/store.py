@@ -152,8 +152,9 @@ class EventStore:
     async def delete_runs(self, run_ids: Iterable[str]) -> None:
         await self._submit("delete_runs", list(run_ids))
 
-    async def acknowledge(self, item_id: str, at: float) -> None:
-        await self._submit("ack", (item_id, at))
+    async def acknowledge(self, item_ids: Iterable[str], at: float) -> None:
+        """Store acknowledgements of attention items, all in one transaction. Raises StoreError."""
+        await self._submit("ack", (list(item_ids), at))
 
     async def _submit(self, op: str, arg: object) -> object:
         loop = asyncio.get_running_loop()
@@ -253,10 +254,10 @@ class EventStore:
             return None
         if op == "ack":
             assert isinstance(arg, tuple)
-            item_id, at = arg
-            conn.execute(
+            item_ids, at = arg
+            conn.executemany(
                 "INSERT OR IGNORE INTO attention_acknowledgement(item_id, acknowledged_at) VALUES (?, ?)",
-                (item_id, at),
+                [(item_id, at) for item_id in item_ids],
             )
             return None
         raise ValueError(op)  # pragma: no cover
