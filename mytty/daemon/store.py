@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import queue
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -97,12 +99,28 @@ class EventStore:
 
     # -- lifecycle ----------------------------------------------------------------------------
     def open(self) -> None:
-        self._conn = _connect(self.path)
-        self._conn.executescript(_SCHEMA)
+        # The database, -wal and -shm files are the user's alone (0600), whatever the umask.
+        # SQLite creates -wal/-shm with the database file's mode, so the database is tightened
+        # first; the umask covers a database created right here.
+        self._tighten()
+        old = os.umask(0o077)
         try:
-            self.path.chmod(0o600)
-        except OSError:  # pragma: no cover
-            pass
+            self._conn = _connect(self.path)
+            self._conn.executescript(_SCHEMA)
+        finally:
+            os.umask(old)
+        self._tighten()
+
+    def _tighten(self) -> None:
+        """Make the database and its -wal/-shm files 0600 (those that exist)."""
+        for path in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
+            try:
+                if stat.S_IMODE(path.stat().st_mode) != 0o600:
+                    path.chmod(0o600)
+            except FileNotFoundError:
+                pass
+            except OSError as exc:  # pragma: no cover - not ours to fix; say so
+                log.warning("could not make %s private: %s", path, exc)
 
     def start_writer(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
@@ -233,6 +251,7 @@ class EventStore:
                 result = _passive_checkpoint(conn)
                 if result is not None and result[1] > WAL_MAX_FRAMES:
                     self._wal_too_long = True
+                self._tighten()  # should SQLite ever have created the WAL files anew
         finally:
             conn.close()
 
