@@ -431,6 +431,7 @@ _NEEDS = {
     "failure": "failure",
     "disconnect": "disconnected",
     "completion": "finished",
+    "launch-failure": "not started",
 }
 #: Below this many columns for the message, items are listed one block each, not as a table.
 _MIN_MESSAGE_COLUMNS = 24

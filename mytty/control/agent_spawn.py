@@ -1,9 +1,9 @@
 """``spawnAgent``: start a worker agent in a new pane and return its job.
 
 Checks run in a fixed order so the first problem is the one reported: anchor, task, label,
-model, integration, cwd, worktree, access. The worker is started without typing anything: its
-argv goes into a private launch file that the pane's shell runs once it is fully started, so
-the task arrives byte for byte and never lands in shell history.
+model, integration, the provider's binary on PATH, cwd, worktree, access. The worker is started
+without typing anything: its argv goes into a private launch file that the pane's shell runs
+once it is fully started, so the task arrives byte for byte and never lands in shell history.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ ERRORS = frozenset(
         ErrorCode.WORKTREE_CREATE_FAILED,
         ErrorCode.INHERIT_UNAVAILABLE,
         ErrorCode.PROVIDER_INTEGRATION_NEEDS_REPAIR,
+        ErrorCode.PROVIDER_BINARY_NOT_FOUND,
         ErrorCode.SPAWN_FAILED,
         ErrorCode.TMUX_UNAVAILABLE,
         ErrorCode.INVALID_REQUEST,
@@ -99,6 +100,7 @@ async def handle(ctx: Context, params: Params) -> AgentJobReply:
     if model is not None:
         _check(validate_model(model), ErrorCode.INVALID_MODEL)
     await ctx.spawn_preflight(provider)
+    ctx.binary_preflight(provider, anchor, params.peer_pid)
 
     cwd = params.opt_str("cwd")
     if cwd is not None:

@@ -10,6 +10,10 @@ Policy (the issue's, which deliberately differs from the original's code):
     (e.g. Claude's SessionEnd on its session marker run) is a normal exit, not an interruption;
   - ``succeeded`` → ``completion`` only for a run that lasted at least five minutes
     (updatedAt - startedAt ≥ 300 s); short successes are routine and would drown the inbox.
+- One item comes from the job tracker instead of an event: a spawned job that ends
+  ``launch-failed`` → ``launch-failure`` (:meth:`AttentionBook.add_launch_failure`). No run
+  exists then, so the item's id and ``run_id`` are the job's id. Jobs live in memory, and so do
+  these items: a restart forgets both.
 - Resolution (``resolved_at`` = the resolving event's occurredAt):
   - an open request item is resolved by the next applied event on the same run whose previous
     state was waiting-input/waiting-approval (the agent moved on, whatever the answer was);
@@ -34,7 +38,7 @@ from mytty.core.events import (
     AgentProvider,
     AgentRunState,
 )
-from mytty.core.ids import RunId, SurfaceId
+from mytty.core.ids import JobId, RunId, SurfaceId
 from mytty.core.runs import RETENTION_SECONDS, AgentRun, ApplyResult
 
 K = TypeVar("K", RunId, SurfaceId)
@@ -49,11 +53,17 @@ class AttentionKind(StrEnum):
     FAILURE = "failure"
     DISCONNECT = "disconnect"
     COMPLETION = "completion"
+    LAUNCH_FAILURE = "launch-failure"
 
 
 REQUEST_KINDS = frozenset({AttentionKind.APPROVAL_REQUEST, AttentionKind.INPUT_REQUEST})
 OUTCOME_KINDS = frozenset(
-    {AttentionKind.FAILURE, AttentionKind.DISCONNECT, AttentionKind.COMPLETION}
+    {
+        AttentionKind.FAILURE,
+        AttentionKind.DISCONNECT,
+        AttentionKind.COMPLETION,
+        AttentionKind.LAUNCH_FAILURE,
+    }
 )
 
 _WAITING_STATES = frozenset({AgentRunState.WAITING_INPUT, AgentRunState.WAITING_APPROVAL})
@@ -156,6 +166,36 @@ class AttentionBook:
             message=event.message,
             created_at=event.occurred_at,
         )
+        return self._add(item)
+
+    def add_launch_failure(
+        self,
+        job_id: JobId,
+        surface_id: SurfaceId,
+        provider: AgentProvider,
+        message: str,
+        at: float,
+    ) -> AttentionItem | None:
+        """The item of a job that ended launch-failed (keyed by the job id); None if known.
+
+        Like a failure, it is resolved when a run starts on the pane (the human retried there).
+        """
+        if job_id in self._items:
+            return None
+        return self._add(
+            AttentionItem(
+                id=job_id,
+                surface_id=surface_id,
+                run_id=RunId(job_id),  # no run exists: the job's id stands in
+                provider=provider,
+                kind=AttentionKind.LAUNCH_FAILURE,
+                message=message,
+                created_at=at,
+            )
+        )
+
+    def _add(self, item: AttentionItem) -> AttentionItem:
+        kind = item.kind
         self._items[item.id] = item
         self._by_run.setdefault(item.run_id, {})[item.id] = None
         if kind in REQUEST_KINDS:

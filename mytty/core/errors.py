@@ -61,6 +61,8 @@ class ErrorCode(StrEnum):
     # -- shell integration ----------------------------------------------------------------
     INVALID_SHELL = "invalid-shell"
     SHELL_RC_UNRECOGNIZED = "shell-rc-unrecognized"
+    # -- agent jobs (appended) ------------------------------------------------------------
+    PROVIDER_BINARY_NOT_FOUND = "provider-binary-not-found"
 
 
 EVENT_SOCKET_CODES: frozenset[ErrorCode] = frozenset(

@@ -83,7 +83,8 @@ AGENT ORCHESTRATION API (preferred)
   agent wait JOB --until running|attention|completed [--timeout-seconds N]
       Waits for the run this job started (never an older run). Default timeout 120 s.
       completed = succeeded, failed, disconnected, launch-failed or lost. A worker that never
-      reports a run becomes launch-failed within 30 s. Runs are reported by the provider's hook
+      reports a run becomes launch-failed within 30 s (its message says why; a provider CLI
+      missing from PATH fails the spawn at once with provider-binary-not-found). Runs are reported by the provider's hook
       integration, so check `mytty-ctl integration list` first: without hooks a job can only
       end launch-failed (native run estimation is not in this version). attention (waiting for input or approval) needs
       the provider's hook integration and fails at once with

@@ -20,7 +20,10 @@ Rules of :func:`reconcile`, in order:
    baseline, state neither ``unknown`` nor ``idle`` (an ``idle`` run is the SessionStart marker,
    which must not capture the job). Ordering: earliest ``started_at`` (missing loses), then
    earliest ``updated_at`` (missing loses), then the smallest run id.
-5. Still unbound at the deadline (30 s after spawn or re-arm) → ``launch-failed``.
+5. Still unbound at the deadline (30 s after spawn or re-arm) → ``launch-failed``, with a
+   message naming the likely cause from what the controller saw in the pane
+   (:class:`LaunchClues`): the agent running but its hooks silent, codex events that could not
+   be placed, or no agent at all.
 
 Run state → job state: running / waiting-input / waiting-approval / succeeded / failed /
 disconnected map to the job state of the same name, and the job's ``message`` is the bound run's
@@ -148,11 +151,46 @@ def new_job(
     )
 
 
-def launch_failed_message(provider: WorkerProvider) -> str:
+@dataclass(frozen=True, slots=True)
+class LaunchClues:
+    """What the controller saw in the pane when a job's launch window closed without a run.
+
+    ``agent_running``: the provider's own process is in the pane's foreground, so the agent
+    visibly started and only its hooks stayed silent. ``unplaced_events``: codex hook events
+    mytty refused since the spawn because no pane's codex holds their session (their hooks ran
+    in a Codex background server started from another environment).
+    """
+
+    agent_running: bool = False
+    unplaced_events: int = 0
+
+
+def launch_failed_message(provider: WorkerProvider, clues: LaunchClues | None = None) -> str:
+    """Why a job ended ``launch-failed``, naming the likely cause from ``clues``."""
     agent = provider.agent_provider.value
+    head = f"No {provider.value} run was observed within the launch window after spawning"
+    if clues is not None and clues.unplaced_events:
+        return (
+            f"{head}, but mytty refused {clues.unplaced_events} codex hook event(s) it could "
+            "not place on any pane: those hooks ran in a Codex background server (app-server "
+            "daemon) started from another environment. Stop it with `codex app-server daemon "
+            "stop` and start codex with --no-daemon (mytty's workers already do)."
+        )
+    if clues is not None and clues.agent_running:
+        daemon = (
+            "; or a Codex background server started from another environment runs its hooks "
+            "(`codex app-server daemon stop`)"
+            if provider is WorkerProvider.CODEX
+            else ""
+        )
+        return (
+            f"{head}, although {provider.value} is running in the worker's pane: its hooks did "
+            f"not report to mytty. Check `mytty integrations list` ({agent} must be installed), "
+            "and that the pane's environment still has MYTTY_EVENT_SOCKET (a shell profile may "
+            f"unset it){daemon}."
+        )
     return (
-        f"No {provider.value} run was observed within the launch window after spawning "
-        f"(did the agent start, and is the {agent} hook integration installed? "
+        f"{head} (did the agent start, and is the {agent} hook integration installed? "
         f"see `mytty-ctl integration list`)."
     )
 
@@ -197,8 +235,23 @@ def _apply(job: AgentJob, run: AgentRun) -> AgentJob:
     return replace(job, state=_RUN_TO_JOB[run.state], session_id=session_id, message=run.message)
 
 
-def reconcile(job: AgentJob, runs: Sequence[AgentRun], pane_exists: bool, now: float) -> AgentJob:
-    """Bring ``job`` up to date with the runs of its pane and provider (see the module docstring)."""
+def needs_clues(job: AgentJob, now: float) -> bool:
+    """True when :func:`reconcile` at ``now`` may end the job ``launch-failed`` (so the caller
+    should look at the pane for :class:`LaunchClues`)."""
+    return job.state is _J.LAUNCHING and job.run_id is None and now >= job.deadline
+
+
+def reconcile(
+    job: AgentJob,
+    runs: Sequence[AgentRun],
+    pane_exists: bool,
+    now: float,
+    clues: LaunchClues | None = None,
+) -> AgentJob:
+    """Bring ``job`` up to date with the runs of its pane and provider (see the module docstring).
+
+    ``clues`` only shape the message of a job that ends ``launch-failed``.
+    """
     if is_terminal(job.state):
         return job
     if not pane_exists:
@@ -213,7 +266,8 @@ def reconcile(job: AgentJob, runs: Sequence[AgentRun], pane_exists: bool, now: f
         winner = min(eligible, key=bind_order)
         return _apply(replace(job, run_id=winner.id), winner)
     if now >= job.deadline:
-        return replace(job, state=_J.LAUNCH_FAILED, message=launch_failed_message(job.provider))
+        message = launch_failed_message(job.provider, clues)
+        return replace(job, state=_J.LAUNCH_FAILED, message=message)
     return job
 
 

@@ -225,6 +225,11 @@ class Controller:
     async def spawn_preflight(self, provider: WorkerProvider) -> None:
         await self.preflight.spawn_preflight(provider)
 
+    def binary_preflight(
+        self, provider: WorkerProvider, anchor: Pane | None, caller_pid: int
+    ) -> None:
+        self.preflight.binary_preflight(provider, anchor, caller_pid)
+
     async def resolve_worktree(self, base_dir: str, branch: str) -> str:
         return await resolve_worktree(base_dir, branch)
 

@@ -14,8 +14,11 @@ belong to native run estimation. No match, or more than one → ``unauthorized``
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import logging
 import os
+import time
 from typing import Any
 
 from mytty.core.events import AgentEvent, AgentProvider
@@ -23,6 +26,10 @@ from mytty.core.ids import SurfaceId
 from mytty.daemon import procfs
 
 _MAX_DESCENDANTS = 16
+#: Refusals remembered for launch-failed diagnostics (time of each refused event).
+_MAX_REMEMBERED_REFUSALS = 256
+
+log = logging.getLogger(__name__)
 
 
 def _process_tree(root: int, session: int | None) -> list[int]:
@@ -61,11 +68,35 @@ def _has_session_file_open(pid: int, session_id: str) -> bool:
 
 
 class CodexRouter:
+    provider = AgentProvider.CODEX
+
     def __init__(self, ctx: Any) -> None:
         self._ctx = ctx
         self._bindings: dict[str, tuple[SurfaceId, int]] = {}  # session → (surface, codex pid)
+        self._refused: collections.deque[float] = collections.deque(maxlen=_MAX_REMEMBERED_REFUSALS)
+        self._refused_sessions: set[str] = set()
+
+    def unplaced_since(self, since: float) -> int:
+        """How many codex events were refused as unplaceable at or after ``since``."""
+        return sum(1 for at in self._refused if at >= since)
 
     def route(self, event: AgentEvent) -> AgentEvent | None:
+        """The event placed on its pane, or None (refused, remembered and logged once)."""
+        routed = self._route(event)
+        if routed is None:
+            self._refused.append(time.time())
+            session = event.session_id or "?"
+            if session not in self._refused_sessions and len(self._refused_sessions) < 1024:
+                self._refused_sessions.add(session)
+                log.warning(
+                    "refused codex events of session %s: no pane's own codex process has that "
+                    "session open (its hooks run in a Codex background server, probably started "
+                    "from another environment; codex --no-daemon avoids it)",
+                    session,
+                )
+        return routed
+
+    def _route(self, event: AgentEvent) -> AgentEvent | None:
         session = event.session_id
         if not session or event.provider is not AgentProvider.CODEX:
             return None

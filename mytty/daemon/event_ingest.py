@@ -36,6 +36,7 @@ def _storable(event: AgentEvent) -> bool:
         event.hook_name,
         event.tool_use_id,
         event.tool_name,
+        event.last_assistant_message,
     ):
         if text is not None:
             try:
@@ -64,9 +65,10 @@ class EventIngest:
         if envelope.schema_version != SCHEMA_VERSION or event.schema_version != SCHEMA_VERSION:
             return encode_event_reply(error=ErrorCode.UNAUTHORIZED)
         if event.provider is AgentProvider.CODEX:
-            # Codex hooks run in a shared app-server process whose environment belongs to
-            # whichever pane started it, so codex events are routed by sessionID instead. That
-            # routing arrives with native run estimation; until then they cannot be placed.
+            # Codex hooks may run in a shared app-server process whose environment belongs to
+            # whichever pane started it, so a codex event's own surface proves nothing: it is
+            # placed by its sessionID (daemon.codex_routing), or refused when that can't be done
+            # exactly.
             routed = self._ctx.route_codex(event)
             if routed is None:
                 return encode_event_reply(error=ErrorCode.UNAUTHORIZED)

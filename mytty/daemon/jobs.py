@@ -7,16 +7,19 @@ answer ``job-not-found``; the panes and agents themselves are untouched.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import Any
 
 from mytty.core import jobs as core_jobs
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.ids import SurfaceId
-from mytty.core.jobs import AgentJob
+from mytty.core.jobs import AgentJob, AgentJobState, LaunchClues
 from mytty.core.runs import AgentRun
 from mytty.protocol import wire
 from mytty.protocol.replies import JobSnapshot
+
+log = logging.getLogger(__name__)
 
 
 class JobRegistry:
@@ -35,10 +38,28 @@ class JobRegistry:
         self._arm_deadline(job)
 
     def _arm_deadline(self, job: AgentJob) -> None:
-        # launch-failed needs no event to happen: wake the waiters when the window closes.
+        # launch-failed needs no event to happen: when the window closes, settle the job (so a
+        # launch failure reaches `mytty attention` even if nobody waits) and wake the waiters.
         loop = asyncio.get_running_loop()
         delay = max(0.0, job.deadline - time.time()) + 0.01
-        loop.call_later(delay, self._ctx.hub.bump)
+        loop.call_later(delay, self._deadline_reached, job.job_id)
+
+    def _deadline_reached(self, job_id: str) -> None:
+        if job_id in self._jobs:
+            self.current(job_id)
+        self._ctx.hub.bump()
+
+    def _clues(self, job: AgentJob) -> LaunchClues:
+        """What the pane shows when the job's window closed unbound (see core.jobs)."""
+        pane = self._ctx.panes.by_surface.get(job.surface_id)
+        provider = self._ctx.foreground_agent(pane)[0] if pane is not None else None
+        spawned = job.deadline - core_jobs.LAUNCH_WINDOW_SECONDS
+        return LaunchClues(
+            agent_running=provider is job.provider.agent_provider,
+            unplaced_events=self._ctx.codex_router.unplaced_since(spawned)
+            if job.provider.agent_provider is self._ctx.codex_router.provider
+            else 0,
+        )
 
     def current(self, job_id: str) -> AgentJob:
         """The job reconciled against the current runs (``job-not-found`` when unknown)."""
@@ -49,9 +70,29 @@ class JobRegistry:
                 f"no job {job_id!r} (jobs live in memory: a controller restart forgets them)",
             )
         exists = job.surface_id in self._ctx.panes.by_surface
-        updated = core_jobs.reconcile(job, self._runs(job), exists, time.time())
+        now = time.time()
+        clues = self._clues(job) if exists and core_jobs.needs_clues(job, now) else None
+        updated = core_jobs.reconcile(job, self._runs(job), exists, now, clues)
         self._jobs[job_id] = updated
+        if updated.state is AgentJobState.LAUNCH_FAILED and job.state is not updated.state:
+            self._launch_failed(updated, now)
         return updated
+
+    def _launch_failed(self, job: AgentJob, now: float) -> None:
+        """Never silently: the log says why, and `mytty attention` lists it."""
+        log.warning(
+            "job %s (%s, label %r, pane %s) is launch-failed: %s",
+            job.job_id,
+            job.provider.value,
+            job.label,
+            job.surface_id,
+            job.message,
+        )
+        item = self._ctx.hub.attention.add_launch_failure(
+            job.job_id, job.surface_id, job.provider.agent_provider, job.message or "", now
+        )
+        if item is not None:
+            self._ctx.hub.bump()
 
     def re_arm(self, job_id: str) -> AgentJob:
         job = self.current(job_id)

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 
 from mytty.core.access import FixedAccess, plan_access
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import WorkerProvider
 from mytty.core.jobs import AgentJob
+from mytty.core.launch import BINARIES
+from mytty.daemon import procfs
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.integration_service import IntegrationService
 from mytty.daemon.pane_service import PaneService
@@ -48,6 +51,39 @@ class AgentPreflight:
                 f"{provider.value} has no mytty hooks installed, so the job can never report that "
                 f"it needs attention; run `mytty integrations enable {provider.value}`",
             )
+
+    def binary_preflight(
+        self, provider: WorkerProvider, anchor: Pane | None, caller_pid: int
+    ) -> None:
+        """Fail at once when the worker's binary is on none of the PATHs it could run with.
+
+        The worker's shell builds its PATH from its login profile, which mytty can't run in
+        advance; so every PATH that shell could plausibly end up with counts: the caller's (the
+        lead agent or shell that ran mytty-ctl), the anchor pane's shell and foreground process,
+        and the environment mytty gives new panes. Only when the binary is in none of them is
+        the spawn refused, rather than ending launch-failed 30 s later.
+        """
+        binary = BINARIES[provider]
+        paths: list[str] = []
+        pids = [caller_pid]
+        if anchor is not None:
+            pids += [anchor.pid, procfs.foreground_pid(anchor.pid) or 0]
+        for pid in pids:
+            value = procfs.environ_value(pid, "PATH") if pid > 0 else None
+            if value is not None:
+                paths.append(value)
+        paths.append(os.environ.get("PATH", os.defpath))
+        searched: list[str] = []
+        for path in paths:
+            if shutil.which(binary, path=path) is not None:
+                return
+            searched += [d for d in path.split(os.pathsep) if d and d not in searched]
+        raise MyttyError(
+            ErrorCode.PROVIDER_BINARY_NOT_FOUND,
+            f"`{binary}` ({provider.value}) is not on the PATH the worker would run with "
+            f"(searched {len(searched)} directories: {os.pathsep.join(searched)[:300]}); "
+            f"install it or add its directory to PATH in your shell profile",
+        )
 
     async def spawn_preflight(self, provider: WorkerProvider) -> None:
         agent = provider.agent_provider

@@ -336,3 +336,21 @@ def test_attention_is_consistent_on_random_sequences(
     retired = {i.id for i in items if not i.actionable}
     assert set(feed.attention.prune(10.0**9)) == retired
     assert [i for i in feed.attention.items(10.0**9)] == [i for i in items if i.actionable]
+
+
+def test_a_launch_failed_job_is_an_item_keyed_by_the_job() -> None:
+    feed = Feed()
+    job = U("job")
+    item = feed.attention.add_launch_failure(job, PANE, CODEX, "No codex run was observed", 40.0)
+    assert item is not None
+    assert (item.id, item.run_id, item.surface_id, item.kind) == (job, job, PANE, A.LAUNCH_FAILURE)
+    assert item.message == "No codex run was observed" and item.actionable
+    assert feed.attention.add_launch_failure(job, PANE, CODEX, "again", 41.0) is None
+    assert [i.id for i in feed.attention.items(50.0)] == [job]
+    # Like a failure: resolved once a run starts on that pane.
+    feed(K.STARTED, run=U("retry"), pane=U("other pane"), at=60.0)
+    assert feed.attention.get(job).actionable  # type: ignore[union-attr]
+    feed(K.STARTED, run=U("retry here"), at=61.0)
+    assert feed.attention.get(job).resolved_at == 61.0  # type: ignore[union-attr]
+    assert feed.attention.acknowledge(job, 62.0)
+    assert feed.attention.prune(62.0 + DAY + 1) == [job]

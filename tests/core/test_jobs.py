@@ -22,8 +22,10 @@ from mytty.core.jobs import (
     TERMINAL_JOB_STATES,
     AgentJob,
     AgentJobState,
+    LaunchClues,
     bind_order,
     is_terminal,
+    needs_clues,
     new_job,
     prepare_for_follow_up,
     reconcile,
@@ -490,3 +492,55 @@ def test_tracker_invariants_through_the_real_reducer(
             before = j
             j = prepare_for_follow_up(j, [r.id for r in runs], now)
             _check_step(before, j, rearmed=j is not before)
+
+
+# --------------------------------------------------------------------------------------------
+# Why a launch failed
+# --------------------------------------------------------------------------------------------
+
+
+def test_needs_clues_only_for_an_unbound_launching_job_past_its_deadline() -> None:
+    j = job()
+    assert not needs_clues(j, T0 + LAUNCH_WINDOW_SECONDS - 1)
+    assert needs_clues(j, T0 + LAUNCH_WINDOW_SECONDS)
+    bound = reconcile(j, [run("A")], True, T0 + 1)
+    assert not needs_clues(bound, T0 + 100)
+    failed = reconcile(j, [], True, T0 + LAUNCH_WINDOW_SECONDS)
+    assert not needs_clues(failed, T0 + 100)
+
+
+def test_launch_failed_message_names_the_likely_cause() -> None:
+    late = T0 + LAUNCH_WINDOW_SECONDS
+    silent = reconcile(job(), [], True, late, LaunchClues(agent_running=True))
+    assert silent.state == J.LAUNCH_FAILED and silent.message is not None
+    assert silent.message.startswith("No claude run was observed within the launch window")
+    assert "claude is running in the worker's pane: its hooks did not report" in silent.message
+    assert "mytty integrations list" in silent.message and "MYTTY_EVENT_SOCKET" in silent.message
+    assert "background server" not in silent.message
+
+    codex = job(provider=WorkerProvider.CODEX)
+    silent_codex = reconcile(codex, [], True, late, LaunchClues(agent_running=True))
+    assert "codex app-server daemon stop" in (silent_codex.message or "")
+
+    refused = reconcile(codex, [], True, late, LaunchClues(agent_running=True, unplaced_events=3))
+    assert refused.message is not None
+    assert "refused 3 codex hook event(s)" in refused.message
+    assert "background server" in refused.message and "--no-daemon" in refused.message
+
+    absent = reconcile(job(), [], True, late, LaunchClues())
+    assert absent.message == reconcile(job(), [], True, late).message
+    assert "did the agent start" in (absent.message or "")
+
+
+@given(st.booleans(), st.integers(0, 5), st.sampled_from(list(WorkerProvider)))
+def test_clues_never_change_anything_but_a_launch_failure_message(
+    running: bool, unplaced: int, provider: WorkerProvider
+) -> None:
+    clues = LaunchClues(agent_running=running, unplaced_events=unplaced)
+    j = new_job(JOB_ID, PANE, provider, None, (), T0)
+    for runs, now in (([], T0 + 1), ([run("A", provider=provider.agent_provider)], T0 + 1)):
+        assert reconcile(j, runs, True, now, clues) == reconcile(j, runs, True, now)
+    failed = reconcile(j, [], True, T0 + LAUNCH_WINDOW_SECONDS, clues)
+    plain = reconcile(j, [], True, T0 + LAUNCH_WINDOW_SECONDS)
+    assert replace(failed, message=None) == replace(plain, message=None)
+    assert failed.message and failed.message.startswith(f"No {provider.value} run was observed")
