@@ -10,6 +10,7 @@ import os
 import select
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -58,6 +59,8 @@ def _options(
 
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 10.0
+#: After this long without a word from a starting controller, say that it is still starting.
+SLOW_START_S = 5.0
 
 
 def _die(message: str, code: int = 1) -> None:
@@ -204,6 +207,13 @@ def serve(
             ErrorCode.TMUX_UNAVAILABLE,
             f"could not attach a control client to the tmux server at {socket_path}",
         )
+    except sqlite3.DatabaseError as exc:  # only the event store uses sqlite
+        _log_traceback(home)
+        fail(
+            ErrorCode.INVALID_HOME,
+            f"the event store {home.store} cannot be read ({exc}); move it away and start "
+            "again (mytty starts a new, empty one)",
+        )
     except Exception as exc:  # noqa: BLE001 - one line here, the traceback in the log
         logged = _log_traceback(home)
         fail(
@@ -267,10 +277,16 @@ def _start(tmux_socket: str | None, *, announce: bool = False) -> bool:
     deadline = time.monotonic() + START_TIMEOUT_S
     with os.fdopen(read_fd, "rb") as pipe:
         # EOF on the pipe means the controller exited (nothing else holds its write end).
+        warn_at, warned = time.monotonic() + SLOW_START_S, False
         while b"\n" not in message and (left := deadline - time.monotonic()) > 0:
-            ready, _, _ = select.select([pipe], [], [], left)
+            wait = left if warned else max(0.0, min(left, warn_at - time.monotonic()))
+            ready, _, _ = select.select([pipe], [], [], wait)
             if not ready:
-                break
+                if warned:
+                    break
+                warned = True  # a slow start is said once, not left silent for 30 s
+                _say(f"the controller is still starting (log: {home.log_file})")
+                continue
             chunk = os.read(pipe.fileno(), 4096)
             if not chunk:
                 break

@@ -292,6 +292,42 @@ def test_serve_on_a_socket_it_cannot_create_is_one_line(bare_mytty: Mytty) -> No
     assert str(blocker) in line
 
 
+@pytest.mark.tmux
+@pytest.mark.parametrize("command", ["serve", "start"])
+def test_a_damaged_event_store_is_one_line_and_the_traceback_is_logged(
+    bare_mytty: Mytty, command: str
+) -> None:
+    m = bare_mytty
+    m.mytty_home.mkdir(mode=0o700)
+    store = m.mytty_home / "events.sqlite3"
+    store.write_bytes(b"this is not sqlite\n" * 300)
+    line = one_failure_line(run(m, command, "--tmux-socket", m.socket), "invalid-home")
+    assert str(store) in line and "move it away" in line
+    log = (m.mytty_home / "mytty.log").read_text()
+    assert "Traceback" in log and "DatabaseError" in log
+    assert not Path(m.control_socket).exists()
+
+
+@pytest.mark.tmux
+def test_a_slow_start_says_so_and_still_starts(bare_mytty: Mytty) -> None:
+    m = bare_mytty
+    # A tmux that takes a while to answer its first question (a loaded machine, a slow disk).
+    slow = m.root / "slow-bin"
+    slow.mkdir()
+    (slow / "tmux").write_text(f'#!/bin/sh\n[ "$1" = -V ] && sleep 6\nexec {TMUX} "$@"\n')
+    (slow / "tmux").chmod(0o755)
+    m.env["PATH"] = f"{slow}:{m.env['PATH']}"
+    try:
+        started = run(m, "start", "--tmux-socket", m.socket)
+        assert started.returncode == 0, started.stderr + m.log()
+        assert started.stderr.splitlines() == [
+            f"mytty: the controller is still starting (log: {m.mytty_home / 'mytty.log'})"
+        ]
+        assert started.stdout.startswith("mytty started")
+    finally:
+        run(m, "stop")
+
+
 # -- the tmux server died under a running controller -----------------------------------------------
 @pytest.mark.tmux
 def test_up_recovers_when_the_tmux_server_died_under_the_controller(fresh: Mytty) -> None:
