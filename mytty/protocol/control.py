@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from mytty.core.errors import ErrorCode, MyttyError
+from mytty.protocol import bounds
 from mytty.protocol.replies import Reply
 from mytty.protocol.wire import failure
 
@@ -25,10 +26,22 @@ def decode_request(body: bytes) -> dict[str, Any]:
     """
     try:
         obj = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
+    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        if bounds.too_many_digits(exc):
+            raise MyttyError(
+                ErrorCode.INVALID_REQUEST, "a number in the request has too many digits"
+            ) from None
         raise MyttyError(ErrorCode.INVALID_REQUEST, "the request is not UTF-8 JSON") from None
+    except RecursionError:
+        raise MyttyError(ErrorCode.INVALID_REQUEST, "the request is nested too deeply") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         raise MyttyError(ErrorCode.INVALID_REQUEST, "the request must be an object with a 'type'")
+    where = bounds.out_of_range(body, obj)
+    if where is not None:
+        raise MyttyError(
+            ErrorCode.INVALID_REQUEST,
+            f"field {where!r} holds an integer out of range (at most {bounds.MAX_INTEGER})",
+        )
     if _SURROGATE_ESCAPE.search(body) is not None and not _encodable(obj):
         raise MyttyError(
             ErrorCode.INVALID_REQUEST,

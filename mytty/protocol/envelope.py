@@ -15,6 +15,7 @@ from mytty.core.events import (
     parse_timestamp,
 )
 from mytty.core.ids import RunId, SurfaceId, normalize_uuid
+from mytty.protocol import bounds
 from mytty.protocol.wire import agent_event, event_accepted, event_rejected
 
 
@@ -97,6 +98,9 @@ def decode_envelope(body: bytes) -> Envelope:
         if capability is not None and not isinstance(capability, str):
             raise ValueError("capability must be a string")
         event = event_from_wire(obj.get("event"))
+        where = bounds.out_of_range(body, obj)
+        if where is not None:
+            raise ValueError(f"{where} holds an integer out of range")
     except (
         ValueError,
         UnicodeDecodeError,
