@@ -20,7 +20,9 @@ ALLOWED = {
     "protocol": {"core"},
     "tmux": {"core", "protocol"},
     "integrations": {"core", "protocol"},
-    "control": {"core", "protocol"},
+    # control sits above tmux (docs/explanation/architecture.md): its ports are typed against
+    # the TmuxPort Protocol and PaneRow, though no handler spells tmux syntax.
+    "control": {"core", "protocol", "tmux"},
     "hook": {"core", "protocol"},
     "daemon": {"core", "protocol", "tmux", "control", "integrations"},
     "cli": {"core", "protocol", "daemon", "integrations", "tmux"},

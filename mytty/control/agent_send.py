@@ -6,11 +6,11 @@ Re-arming (new baseline, unbound, ``launching``, a fresh 30 s window) makes the 
 
 from __future__ import annotations
 
-from typing import Any
-
 from mytty.control.base import Context, Params
+from mytty.control.ports import PaneDirectory, PaneView
 from mytty.control.send import deliver
 from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.jobs import AgentJob
 from mytty.protocol import wire
 from mytty.protocol.replies import OkReply
 
@@ -25,7 +25,7 @@ ERRORS = frozenset(
 )
 
 
-def job_pane(ctx: Context, job: Any) -> Any:
+def job_pane(ctx: PaneDirectory, job: AgentJob) -> PaneView:
     pane = ctx.panes.by_surface.get(job.surface_id)
     if pane is None:
         raise MyttyError(ErrorCode.JOB_LOST, f"the pane of job {job.job_id} is gone")

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
 
 from mytty.control.base import Context, Params
+from mytty.control.ports import PaneView
 from mytty.control.split import choose_target
 from mytty.core import jobs as core_jobs
 from mytty.core.errors import ErrorCode, MyttyError
@@ -55,7 +55,7 @@ def _check(problem: str | None, code: ErrorCode) -> None:
         raise MyttyError(code, problem)
 
 
-def _anchor_directory(anchor: Any) -> str | None:
+def _anchor_directory(anchor: PaneView) -> str | None:
     """The anchor pane's working directory.
 
     tmux knows none for a pane whose shell is still starting (its pty has no session yet), so

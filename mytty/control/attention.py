@@ -16,6 +16,7 @@ import time
 
 from mytty.control.base import Context, Params
 from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.ids import SurfaceId
 from mytty.protocol import wire
 from mytty.protocol.replies import AttentionReply
 
@@ -23,7 +24,7 @@ TYPE = "attention"
 ERRORS = frozenset({ErrorCode.INVALID_REQUEST, ErrorCode.RUN_NOT_FOUND, ErrorCode.INTERNAL_ERROR})
 
 
-def _whereabouts(ctx: Context, pane_id: str) -> tuple[str | None, str | None]:
+def _whereabouts(ctx: Context, pane_id: SurfaceId) -> tuple[str | None, str | None]:
     """The pane as tmux names it (``session:window.pane``) and the label of its job."""
     pane = ctx.panes.get(pane_id)
     row = pane.row if pane is not None else None

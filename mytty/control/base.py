@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import builtins
 import math
-from typing import Any, Protocol
+from collections.abc import Mapping
 
+# Handlers import their context from here; the ports themselves live in mytty.control.ports.
+from mytty.control.ports import Context
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.ids import normalize_uuid
-from mytty.protocol.replies import PaneEntry
+
+__all__ = ["Context", "Params"]
 
 
 class Params:
     """Typed access to a request object; every problem is ``invalid-request``."""
 
-    def __init__(self, obj: dict[str, Any], peer_pid: int = 0) -> None:
+    def __init__(self, obj: Mapping[str, object], peer_pid: int = 0) -> None:
         self._obj = obj
         self.peer_pid = peer_pid
 
@@ -81,40 +84,3 @@ class Params:
         if not isinstance(value, str):
             raise self._bad(key, 'must be {"rawValue": <UUID>}')
         return normalize_uuid(value) or value
-
-
-class Context(Protocol):
-    """The controller as control commands see it (implemented by mytty.daemon.app.Controller).
-
-    Pane and agent state live on the controller; handlers reach them only through this.
-    """
-
-    panes: Any
-    port: Any
-    hub: Any
-    jobs: Any
-    home: Any
-    integrations: Any
-    tmux_socket: str
-
-    def require_port(self) -> Any: ...
-    def require_pane(
-        self, pane_id: str | None, code: ErrorCode = ErrorCode.PANE_NOT_FOUND
-    ) -> Any: ...
-    def pane_lock(self, surface_id: str) -> Any: ...
-    def pane_info(self, pane: Any) -> PaneEntry: ...
-    def pane_environment(self, surface_id: str) -> dict[str, str]: ...
-    def caller_surface(self, peer_pid: int) -> str | None: ...
-    async def refresh_panes(self) -> Any: ...
-    async def create_pane(self, **kwargs: Any) -> Any: ...
-    async def close_pane(self, pane: Any) -> None: ...
-    async def preferred_session(self) -> str: ...
-    async def ensure_user_session(self) -> str: ...
-    async def attention_preflight(self, pane: Any) -> None: ...
-    async def job_attention_preflight(self, job: Any) -> None: ...
-    async def spawn_preflight(self, provider: Any) -> None: ...
-    def binary_preflight(self, provider: Any, anchor: Any, caller_pid: int) -> None: ...
-    async def resolve_worktree(self, base_dir: str, branch: str) -> str: ...
-    async def access_mode_flags(
-        self, worker: Any, access: str | None, anchor: Any
-    ) -> list[str]: ...

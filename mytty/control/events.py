@@ -7,10 +7,9 @@ cursor older than the retained window gets what is retained plus ``truncated: tr
 
 from __future__ import annotations
 
-from typing import Any
-
 from mytty.control.base import Context, Params
 from mytty.core.errors import ErrorCode
+from mytty.core.ledger import LedgerPage
 from mytty.protocol import wire
 from mytty.protocol.replies import EventsReply
 
@@ -27,7 +26,7 @@ async def handle(ctx: Context, params: Params) -> EventsReply:
     if after is None:
         return wire.events_reply(ledger.query(None), False)
 
-    def probe() -> Any:
+    def probe() -> LedgerPage | None:
         page = ledger.query(after)
         return page if page.records else None
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from mytty.control.base import Context, Params
-from mytty.core.errors import ErrorCode
+from mytty.control.ports import PaneView, TmuxAccess
+from mytty.core.errors import ErrorCode, MyttyError
 from mytty.protocol import wire
 from mytty.protocol.replies import OkReply
 
@@ -15,8 +14,11 @@ ERRORS = frozenset(
 )
 
 
-async def focus_pane(ctx: Context, pane: Any) -> None:
-    await ctx.require_port().focus(pane.tmux_id, pane.row.window_id, pane.row.session_name)
+async def focus_pane(ctx: TmuxAccess, pane: PaneView) -> None:
+    row = pane.row
+    if row is None:  # registered a moment ago and not listed by tmux yet
+        raise MyttyError(ErrorCode.PANE_NOT_FOUND, "tmux does not list the pane (yet)")
+    await ctx.require_port().focus(pane.tmux_id, row.window_id, row.session_name)
 
 
 async def handle(ctx: Context, params: Params) -> OkReply:

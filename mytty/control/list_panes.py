@@ -13,6 +13,10 @@ ERRORS = frozenset({ErrorCode.TMUX_UNAVAILABLE})
 
 async def handle(ctx: Context, params: Params) -> ListReply:
     await ctx.refresh_panes()
-    panes = [p for p in ctx.panes.panes() if p.row is not None]
-    panes.sort(key=lambda p: (p.row.session_name, p.row.window_index, p.row.pane_index))
-    return wire.list_reply(ctx.pane_info(p) for p in panes)
+    listed = [
+        (p.row.session_name, p.row.window_index, p.row.pane_index, p)
+        for p in ctx.panes.panes()
+        if p.row is not None
+    ]
+    listed.sort(key=lambda entry: entry[:3])
+    return wire.list_reply(ctx.pane_info(entry[3]) for entry in listed)

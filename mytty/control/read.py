@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from mytty.control.base import Context, Params
+from mytty.control.ports import PaneView, TmuxAccess
 from mytty.core.errors import ErrorCode
 from mytty.protocol import wire
 from mytty.protocol.replies import ContentReply, PaneContent
@@ -15,7 +14,7 @@ ERRORS = frozenset(
 )
 
 
-async def read_content(ctx: Context, pane: Any, echo_id: str) -> PaneContent:
+async def read_content(ctx: TmuxAccess, pane: PaneView, echo_id: str) -> PaneContent:
     capture = await ctx.require_port().capture(pane.tmux_id)
     return wire.pane_content(echo_id, capture.text, capture.cursor_row, capture.cursor_column)
 

@@ -8,9 +8,9 @@ that arrives in one burst as a paste, where Enter inserts a newline instead of s
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from mytty.control.base import Context, Params
+from mytty.control.ports import PaneView, TmuxAccess
 from mytty.core.errors import ErrorCode
 from mytty.protocol import wire
 from mytty.protocol.replies import OkReply
@@ -22,7 +22,7 @@ ERRORS = frozenset(
 ENTER_DELAY_S = 0.05
 
 
-async def deliver(ctx: Context, pane: Any, text: str, press_enter: bool) -> None:
+async def deliver(ctx: TmuxAccess, pane: PaneView, text: str, press_enter: bool) -> None:
     async with ctx.pane_lock(pane.surface_id):
         await ctx.require_port().send_text(pane.tmux_id, text)
         if press_enter:

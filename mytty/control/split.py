@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from mytty.control.base import Context, Params
 from mytty.control.pane_args import initial_command, working_directory
+from mytty.control.ports import PaneDirectory, PaneView
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.layout import PaneGeom, balanced_split
 from mytty.protocol import wire
@@ -25,21 +24,21 @@ ERRORS = frozenset(
 DIRECTIONS = ("left", "right", "up", "down", "auto")
 
 
-def choose_target(ctx: Context, pane: Any, direction: str) -> tuple[Any, str]:
+def choose_target(ctx: PaneDirectory, pane: PaneView, direction: str) -> tuple[PaneView, str]:
     """Resolve ``auto`` into a concrete (pane, direction) within the pane's tab."""
-    if direction != "auto":
-        return pane, direction
     row = pane.row
-    siblings = [
-        p for p in ctx.panes.panes() if p.row is not None and p.row.window_id == row.window_id
-    ]
-    geoms = [
-        PaneGeom(p.surface_id, p.row.left, p.row.top, p.row.width, p.row.height) for p in siblings
-    ]
+    if direction != "auto" or row is None:
+        return pane, direction
+    siblings: dict[str, PaneView] = {}
+    geoms: list[PaneGeom] = []
+    for p in ctx.panes.panes():
+        if p.row is not None and p.row.window_id == row.window_id:
+            siblings[p.surface_id] = p
+            geoms.append(PaneGeom(p.surface_id, p.row.left, p.row.top, p.row.width, p.row.height))
     target_id, side = balanced_split(
         geoms, row.window_width, row.window_height, prefer=pane.surface_id
     )
-    return ctx.panes.by_surface[target_id], side
+    return siblings[target_id], side
 
 
 async def handle(ctx: Context, params: Params) -> PaneReply:
@@ -57,7 +56,7 @@ async def handle(ctx: Context, params: Params) -> PaneReply:
     created = await ctx.create_pane(
         split_from=target,
         direction=side,
-        cwd=cwd or target.row.current_path or None,
+        cwd=cwd or (target.row.current_path if target.row is not None else "") or None,
         command=command,
     )
     return wire.pane_reply(created.surface_id)

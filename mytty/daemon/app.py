@@ -19,8 +19,10 @@ import logging
 import time
 from collections.abc import Callable
 
+from mytty.control.ports import PaneView
 from mytty.core.errors import ErrorCode
 from mytty.core.events import AgentEvent, AgentProvider, WorkerProvider
+from mytty.core.ids import SurfaceId
 from mytty.core.jobs import AgentJob
 from mytty.daemon.agents import AgentHub, settle_heap
 from mytty.daemon.codex_routing import CodexRouter
@@ -65,17 +67,28 @@ class Controller:
         self.pane_service = PaneService(
             home=home, ctl_bin=ctl_bin, panes=self.panes, hub=self.hub, link=self.link
         )
-        self.jobs = JobRegistry(self)
+        self.codex_router = CodexRouter(
+            panes=self.panes, foreground_agent=self.pane_service.foreground_agent
+        )
+        self.jobs = JobRegistry(
+            hub=self.hub,
+            panes=self.panes,
+            foreground_agent=self.pane_service.foreground_agent,
+            codex_router=self.codex_router,
+        )
         self._stop = asyncio.Event()
         self._servers: list[OneShotServer] = []
         self.cursor_approval = CursorApprovalEstimator(self.hub)
         self.router = ControlRouter(self)
-        self.integrations = IntegrationService(self)
+        self.integrations = IntegrationService(
+            require_port=self.link.require_port, tmux_socket=tmux_socket
+        )
         self.preflight = AgentPreflight(
             panes=self.pane_service, integrations=self.integrations, hub=self.hub
         )
-        self.codex_router = CodexRouter(self)
-        self.ingest = EventIngest(self)
+        self.ingest = EventIngest(
+            hub=self.hub, panes=self.panes, route_codex=self.codex_router.route
+        )
 
     # ----------------------------------------------------------------------------------------
     # lifecycle
@@ -173,16 +186,16 @@ class Controller:
     def pane_lock(self, surface_id: str) -> asyncio.Lock:
         return self.pane_service.pane_lock(surface_id)
 
-    def foreground_agent(self, pane: Pane) -> tuple[AgentProvider | None, int | None]:
+    def foreground_agent(self, pane: PaneView) -> tuple[AgentProvider | None, int | None]:
         return self.pane_service.foreground_agent(pane)
 
-    def pane_info(self, pane: Pane) -> PaneEntry:
+    def pane_info(self, pane: PaneView) -> PaneEntry:
         return self.pane_service.pane_info(pane)
 
     def pane_environment(self, surface_id: str) -> dict[str, str]:
         return self.pane_service.pane_environment(surface_id)
 
-    def caller_surface(self, peer_pid: int) -> str | None:
+    def caller_surface(self, peer_pid: int) -> SurfaceId | None:
         return self.pane_service.caller_surface(peer_pid)
 
     async def refresh_panes(self) -> list[PaneRow]:
@@ -191,7 +204,7 @@ class Controller:
     async def create_pane(
         self,
         *,
-        split_from: Pane | None = None,
+        split_from: PaneView | None = None,
         direction: str = "right",
         session: str | None = None,
         cwd: str | None,
@@ -210,13 +223,13 @@ class Controller:
     async def ensure_user_session(self) -> str:
         return await self.pane_service.ensure_user_session()
 
-    async def close_pane(self, pane: Pane) -> None:
+    async def close_pane(self, pane: PaneView) -> None:
         await self.pane_service.close_pane(pane)
 
     async def preferred_session(self) -> str:
         return await self.pane_service.preferred_session()
 
-    async def attention_preflight(self, pane: Pane) -> None:
+    async def attention_preflight(self, pane: PaneView) -> None:
         await self.preflight.attention_preflight(pane)
 
     async def job_attention_preflight(self, job: AgentJob) -> None:
@@ -226,7 +239,7 @@ class Controller:
         await self.preflight.spawn_preflight(provider)
 
     def binary_preflight(
-        self, provider: WorkerProvider, anchor: Pane | None, caller_pid: int
+        self, provider: WorkerProvider, anchor: PaneView | None, caller_pid: int
     ) -> None:
         self.preflight.binary_preflight(provider, anchor, caller_pid)
 
@@ -234,7 +247,7 @@ class Controller:
         return await resolve_worktree(base_dir, branch)
 
     async def access_mode_flags(
-        self, worker: WorkerProvider, access: str | None, anchor: Pane | None
+        self, worker: WorkerProvider, access: str | None, anchor: PaneView | None
     ) -> list[str]:
         return await self.preflight.access_mode_flags(worker, access, anchor)
 

@@ -19,11 +19,12 @@ import dataclasses
 import logging
 import os
 import time
-from typing import Any
+from collections.abc import Callable
 
 from mytty.core.events import AgentEvent, AgentProvider
 from mytty.core.ids import SurfaceId
 from mytty.daemon import procfs
+from mytty.daemon.panes import Pane, PaneRegistry
 
 _MAX_DESCENDANTS = 16
 #: Refusals remembered for launch-failed diagnostics (time of each refused event).
@@ -70,8 +71,14 @@ def _has_session_file_open(pid: int, session_id: str) -> bool:
 class CodexRouter:
     provider = AgentProvider.CODEX
 
-    def __init__(self, ctx: Any) -> None:
-        self._ctx = ctx
+    def __init__(
+        self,
+        *,
+        panes: PaneRegistry,
+        foreground_agent: Callable[[Pane], tuple[AgentProvider | None, int | None]],
+    ) -> None:
+        self._panes = panes
+        self._foreground_agent = foreground_agent
         self._bindings: dict[str, tuple[SurfaceId, int]] = {}  # session → (surface, codex pid)
         self._refused: collections.deque[float] = collections.deque(maxlen=_MAX_REMEMBERED_REFUSALS)
         self._refused_sessions: set[str] = set()
@@ -101,8 +108,8 @@ class CodexRouter:
         if not session or event.provider is not AgentProvider.CODEX:
             return None
         candidates: list[tuple[SurfaceId, int]] = []
-        for pane in self._ctx.panes.panes():
-            provider, fg = self._ctx.foreground_agent(pane)
+        for pane in self._panes.panes():
+            provider, fg = self._foreground_agent(pane)
             if provider is not AgentProvider.CODEX or fg is None:
                 continue
             tree = _process_tree(fg, procfs.session_id(pane.pid))
@@ -115,8 +122,8 @@ class CodexRouter:
             if bound is None:
                 return None
             surface, pid = bound
-            pane = self._ctx.panes.by_surface.get(surface)
-            if pane is None or self._ctx.foreground_agent(pane)[1] != pid:
+            bound_pane = self._panes.by_surface.get(surface)
+            if bound_pane is None or self._foreground_agent(bound_pane)[1] != pid:
                 self._bindings.pop(session, None)
                 return None
             candidates = [bound]

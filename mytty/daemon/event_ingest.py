@@ -6,7 +6,7 @@ Replies never contain the capability. ``inserted: true`` is sent only after the 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Callable
 
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import (
@@ -16,6 +16,8 @@ from mytty.core.events import (
     format_timestamp,
     parse_timestamp,
 )
+from mytty.daemon.agents import AgentHub
+from mytty.daemon.panes import PaneRegistry
 from mytty.daemon.servers import Peer
 from mytty.daemon.store import StoreError
 from mytty.protocol.envelope import decode_envelope, encode_event_reply
@@ -51,8 +53,16 @@ def _storable(event: AgentEvent) -> bool:
 
 
 class EventIngest:
-    def __init__(self, ctx: Any) -> None:
-        self._ctx = ctx
+    def __init__(
+        self,
+        *,
+        hub: AgentHub,
+        panes: PaneRegistry,
+        route_codex: Callable[[AgentEvent], AgentEvent | None],
+    ) -> None:
+        self._hub = hub
+        self._panes = panes
+        self._route_codex = route_codex
 
     async def handle(self, body: bytes, peer: Peer) -> bytes:
         try:
@@ -69,14 +79,14 @@ class EventIngest:
             # whichever pane started it, so a codex event's own surface proves nothing: it is
             # placed by its sessionID (daemon.codex_routing), or refused when that can't be done
             # exactly.
-            routed = self._ctx.route_codex(event)
+            routed = self._route_codex(event)
             if routed is None:
                 return encode_event_reply(error=ErrorCode.UNAUTHORIZED)
             event = routed
-        elif not self._ctx.panes.authorize(event.surface_id, envelope.capability):
+        elif not self._panes.authorize(event.surface_id, envelope.capability):
             return encode_event_reply(error=ErrorCode.UNAUTHORIZED)
         try:
-            inserted = await self._ctx.hub.ingest(event)
+            inserted = await self._hub.ingest(event)
         except StoreError as exc:
             log.error("could not store event: %s", exc)
             return encode_event_reply(error=ErrorCode.INTERNAL_ERROR)

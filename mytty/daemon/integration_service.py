@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from collections.abc import Callable
 
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import PROVIDER_ORDER, AgentProvider
 from mytty.integrations import api
 from mytty.protocol.replies import IntegrationStatusesReply
 from mytty.tmux import ask, bootstrap
+from mytty.tmux.port import TmuxPort
 
 log = logging.getLogger(__name__)
 
@@ -18,8 +19,9 @@ CONSENT_TIMEOUT_S = 180.0
 
 
 class IntegrationService:
-    def __init__(self, ctx: Any) -> None:
-        self._ctx = ctx
+    def __init__(self, *, require_port: Callable[[], TmuxPort], tmux_socket: str) -> None:
+        self._require_port = require_port
+        self._tmux_socket = tmux_socket
         self._consent_lock = asyncio.Lock()
 
     async def status(self, provider: AgentProvider) -> str:
@@ -54,7 +56,7 @@ class IntegrationService:
         names = ", ".join(p.value for p in todo)
         verb = "repair" if repair else "enable"
         hint = f"run `mytty integrations {verb} {todo[0].value}` yourself"
-        clients = await self._ctx.require_port().human_clients()
+        clients = await self._require_port().human_clients()
         if not clients:
             raise MyttyError(
                 ErrorCode.INTEGRATION_DECLINED,
@@ -68,7 +70,7 @@ class IntegrationService:
         async with self._consent_lock:
             approved = await asyncio.to_thread(
                 ask.ask_yes_no,
-                bootstrap.tmux_argv(self._ctx.tmux_socket),
+                bootstrap.tmux_argv(self._tmux_socket),
                 clients[0][0],
                 " mytty: allow hook install? ",
                 body,

@@ -9,13 +9,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any
+from collections.abc import Callable
 
 from mytty.core import jobs as core_jobs
 from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.events import AgentProvider
 from mytty.core.ids import SurfaceId
 from mytty.core.jobs import AgentJob, AgentJobState, LaunchClues
 from mytty.core.runs import AgentRun
+from mytty.daemon.agents import AgentHub
+from mytty.daemon.codex_routing import CodexRouter
+from mytty.daemon.panes import Pane, PaneRegistry
 from mytty.protocol import wire
 from mytty.protocol.replies import JobSnapshot
 
@@ -23,14 +27,22 @@ log = logging.getLogger(__name__)
 
 
 class JobRegistry:
-    def __init__(self, ctx: Any) -> None:
-        self._ctx = ctx
+    def __init__(
+        self,
+        *,
+        hub: AgentHub,
+        panes: PaneRegistry,
+        foreground_agent: Callable[[Pane], tuple[AgentProvider | None, int | None]],
+        codex_router: CodexRouter,
+    ) -> None:
+        self._hub = hub
+        self._panes = panes
+        self._foreground_agent = foreground_agent
+        self._codex_router = codex_router
         self._jobs: dict[str, AgentJob] = {}
 
     def _runs(self, job: AgentJob) -> list[AgentRun]:
-        runs: list[AgentRun] = self._ctx.hub.book.runs_for(
-            job.surface_id, job.provider.agent_provider
-        )
+        runs: list[AgentRun] = self._hub.book.runs_for(job.surface_id, job.provider.agent_provider)
         return runs
 
     def add(self, job: AgentJob) -> None:
@@ -47,17 +59,17 @@ class JobRegistry:
     def _deadline_reached(self, job_id: str) -> None:
         if job_id in self._jobs:
             self.current(job_id)
-        self._ctx.hub.bump()
+        self._hub.bump()
 
     def _clues(self, job: AgentJob) -> LaunchClues:
         """What the pane shows when the job's window closed unbound (see core.jobs)."""
-        pane = self._ctx.panes.by_surface.get(job.surface_id)
-        provider = self._ctx.foreground_agent(pane)[0] if pane is not None else None
+        pane = self._panes.by_surface.get(job.surface_id)
+        provider = self._foreground_agent(pane)[0] if pane is not None else None
         spawned = job.deadline - core_jobs.LAUNCH_WINDOW_SECONDS
         return LaunchClues(
             agent_running=provider is job.provider.agent_provider,
-            unplaced_events=self._ctx.codex_router.unplaced_since(spawned)
-            if job.provider.agent_provider is self._ctx.codex_router.provider
+            unplaced_events=self._codex_router.unplaced_since(spawned)
+            if job.provider.agent_provider is self._codex_router.provider
             else 0,
         )
 
@@ -69,7 +81,7 @@ class JobRegistry:
                 ErrorCode.JOB_NOT_FOUND,
                 f"no job {job_id!r} (jobs live in memory: a controller restart forgets them)",
             )
-        exists = job.surface_id in self._ctx.panes.by_surface
+        exists = job.surface_id in self._panes.by_surface
         now = time.time()
         clues = self._clues(job) if exists and core_jobs.needs_clues(job, now) else None
         updated = core_jobs.reconcile(job, self._runs(job), exists, now, clues)
@@ -88,11 +100,11 @@ class JobRegistry:
             job.surface_id,
             job.message,
         )
-        item = self._ctx.hub.attention.add_launch_failure(
+        item = self._hub.attention.add_launch_failure(
             job.job_id, job.surface_id, job.provider.agent_provider, job.message or "", now
         )
         if item is not None:
-            self._ctx.hub.bump()
+            self._hub.bump()
 
     def re_arm(self, job_id: str) -> AgentJob:
         job = self.current(job_id)
@@ -111,4 +123,4 @@ class JobRegistry:
         return None
 
     def snapshot(self, job: AgentJob) -> JobSnapshot:
-        return wire.job_snapshot(job, self._ctx.hub.notes.get(job.surface_id))
+        return wire.job_snapshot(job, self._hub.notes.get(job.surface_id))

@@ -14,9 +14,11 @@ import os
 import shlex
 from pathlib import Path
 
+from mytty.control.ports import PaneView
 from mytty.core import agents_detect
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentProvider
+from mytty.core.ids import SurfaceId
 from mytty.daemon import procfs
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.home import Home
@@ -116,7 +118,7 @@ class PaneService:
         return lock
 
     # -- facts about one pane -------------------------------------------------------------------
-    def foreground_agent(self, pane: Pane) -> tuple[AgentProvider | None, int | None]:
+    def foreground_agent(self, pane: PaneView) -> tuple[AgentProvider | None, int | None]:
         """The agent in the pane's foreground (provider, pid), found from /proc."""
         fg = procfs.foreground_pid(pane.pid)
         if fg is None:
@@ -127,7 +129,7 @@ class PaneService:
             provider = agents_detect.parse_agent_hint(procfs.environ_value(fg, "MYTTY_AGENT"))
         return provider, fg
 
-    def pane_info(self, pane: Pane) -> PaneEntry:
+    def pane_info(self, pane: PaneView) -> PaneEntry:
         row = pane.row
         assert row is not None
         provider, fg = self.foreground_agent(pane)
@@ -155,7 +157,7 @@ class PaneService:
             "PATH": path,
         }
 
-    def caller_surface(self, peer_pid: int) -> str | None:
+    def caller_surface(self, peer_pid: int) -> SurfaceId | None:
         return procfs.find_ancestor(peer_pid, self.panes.pid_map())
 
     # -- creating and closing panes -------------------------------------------------------------
@@ -169,7 +171,7 @@ class PaneService:
     async def create_pane(
         self,
         *,
-        split_from: Pane | None = None,
+        split_from: PaneView | None = None,
         direction: str = "right",
         session: str | None = None,
         cwd: str | None,
@@ -252,7 +254,7 @@ class PaneService:
         await self.refresh_panes()
         return bootstrap.USER_SESSION
 
-    async def close_pane(self, pane: Pane) -> None:
+    async def close_pane(self, pane: PaneView) -> None:
         port = self._link.require_port()
         await port.kill_pane(pane.tmux_id)
         await self.refresh_panes()

@@ -11,6 +11,7 @@ import asyncio
 import os
 import shutil
 
+from mytty.control.ports import PaneView
 from mytty.core.access import FixedAccess, plan_access
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import WorkerProvider
@@ -20,7 +21,6 @@ from mytty.daemon import procfs
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.integration_service import IntegrationService
 from mytty.daemon.pane_service import PaneService
-from mytty.daemon.panes import Pane
 
 
 class AgentPreflight:
@@ -31,7 +31,7 @@ class AgentPreflight:
         self._integrations = integrations
         self._hub = hub
 
-    async def attention_preflight(self, pane: Pane) -> None:
+    async def attention_preflight(self, pane: PaneView) -> None:
         """Fail at once when an attention wait can never resolve (agent without hooks)."""
         provider, _pid = self._panes.foreground_agent(pane)
         if provider is None:
@@ -53,7 +53,7 @@ class AgentPreflight:
             )
 
     def binary_preflight(
-        self, provider: WorkerProvider, anchor: Pane | None, caller_pid: int
+        self, provider: WorkerProvider, anchor: PaneView | None, caller_pid: int
     ) -> None:
         """Fail at once when the worker's binary is on none of the PATHs it could run with.
 
@@ -95,7 +95,7 @@ class AgentPreflight:
             )
 
     async def access_mode_flags(
-        self, worker: WorkerProvider, access: str | None, anchor: Pane | None
+        self, worker: WorkerProvider, access: str | None, anchor: PaneView | None
     ) -> list[str]:
         from mytty.daemon.inherit import inherited_mode_flags_for
 

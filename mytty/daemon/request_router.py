@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from mytty.control.base import Params
+from mytty.control.ports import Context
 from mytty.control.registry import COMMANDS
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.protocol.control import decode_request, failure
@@ -15,7 +15,7 @@ log = logging.getLogger(__name__)
 
 
 class ControlRouter:
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: Context) -> None:
         self._ctx = ctx
 
     async def dispatch(self, body: bytes, peer_pid: int) -> Reply:

@@ -1,0 +1,217 @@
+"""The seam between control handlers and the controller: small Protocols, one per concern.
+
+A handler's ``ctx`` parameter names only the ports it uses (usually an intersection declared
+next to the handler, e.g. ``class SendContext(PaneDirectory, TmuxAccess, Protocol)``), so a
+reader sees at a glance what a command can touch and a test can hand it small fakes
+(``tests/control``). :class:`Context` is all of them together: what the daemon's
+``Controller`` provides, checked by mypy where the router receives it.
+
+Everything is typed against core and :mod:`mytty.tmux.port`; nothing here is daemon code.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+from mytty.core.errors import ErrorCode
+
+if TYPE_CHECKING:  # types only: importing the ports loads none of these
+    from collections.abc import Callable, Collection, Mapping, Sequence
+    from contextlib import AbstractAsyncContextManager
+
+    from mytty.core.attention import AttentionBook
+    from mytty.core.events import AgentProvider, WorkerProvider
+    from mytty.core.ids import SurfaceId
+    from mytty.core.jobs import AgentJob
+    from mytty.core.ledger import EventLedger
+    from mytty.core.notes import StatusNotes
+    from mytty.core.runs import RunBook
+    from mytty.protocol.replies import IntegrationStatusesReply, JobSnapshot, PaneEntry
+    from mytty.tmux.port import PaneRow, TmuxPort
+
+T = TypeVar("T")
+
+# -- panes --------------------------------------------------------------------------------------
+
+
+class PaneView(Protocol):
+    """One pane as handlers see it (``daemon.panes.Pane`` is the real one)."""
+
+    @property
+    def surface_id(self) -> SurfaceId: ...
+    @property
+    def tmux_id(self) -> str:
+        """tmux's ``%N``: only ever handed back to the tmux port."""
+        ...
+
+    @property
+    def pid(self) -> int: ...
+    @property
+    def row(self) -> PaneRow | None:
+        """The pane's last ``list-panes`` row; None until tmux has listed it."""
+        ...
+
+
+class PaneLookup(Protocol):
+    """The live pane set, by surface id."""
+
+    @property
+    def by_surface(self) -> Mapping[SurfaceId, PaneView]: ...
+    def get(self, surface_id: str | None) -> PaneView | None:
+        """The pane whose surface id ``surface_id`` spells (any case), or None."""
+        ...
+
+    def panes(self) -> Sequence[PaneView]: ...
+
+
+class PaneDirectory(Protocol):
+    """Finding panes. ``require_pane`` is ``tmux-unavailable`` first, then ``code``."""
+
+    @property
+    def panes(self) -> PaneLookup: ...
+    def require_pane(
+        self, pane_id: str | None, code: ErrorCode = ErrorCode.PANE_NOT_FOUND
+    ) -> PaneView: ...
+    async def refresh_panes(self) -> Sequence[PaneRow]:
+        """List tmux's panes again (tmux announces no ``cd`` and no new foreground process)."""
+        ...
+
+
+class PaneFacts(Protocol):
+    """What the controller knows about a pane beyond tmux's row."""
+
+    def pane_info(self, pane: PaneView) -> PaneEntry: ...
+    def pane_environment(self, surface_id: SurfaceId) -> dict[str, str]: ...
+    def caller_surface(self, peer_pid: int) -> SurfaceId | None:
+        """The pane whose shell is an ancestor of ``peer_pid``, if any."""
+        ...
+
+
+class PaneFactory(Protocol):
+    """Making and closing panes and sessions."""
+
+    @property
+    def tmux_socket(self) -> str: ...
+    async def create_pane(
+        self,
+        *,
+        split_from: PaneView | None = None,
+        direction: str = "right",
+        session: str | None = None,
+        cwd: str | None,
+        command: str | None,
+        extra_env: dict[str, str] | None = None,
+    ) -> PaneView: ...
+    async def close_pane(self, pane: PaneView) -> None: ...
+    async def preferred_session(self) -> str: ...
+    async def ensure_user_session(self) -> str: ...
+
+
+class TmuxAccess(Protocol):
+    """The tmux port (``tmux-unavailable`` while it is down) and per-pane input order."""
+
+    def require_port(self) -> TmuxPort: ...
+    def pane_lock(self, surface_id: SurfaceId) -> AbstractAsyncContextManager[object]: ...
+
+
+# -- agent state --------------------------------------------------------------------------------
+
+
+class AgentState(Protocol):
+    """The pure books behind the controller's events, the change signal and its waiters."""
+
+    @property
+    def book(self) -> RunBook: ...
+    @property
+    def attention(self) -> AttentionBook: ...
+    @property
+    def ledger(self) -> EventLedger: ...
+    @property
+    def notes(self) -> StatusNotes: ...
+    async def acknowledge(self, item_ids: Collection[str], now: float) -> None:
+        """Acknowledge attention items, stored before applied (``internal-error`` if not)."""
+        ...
+
+    def bump(self) -> None:
+        """Wake every waiter (something they may be waiting for changed)."""
+        ...
+
+    async def wait_until(
+        self, probe: Callable[[], T | None], timeout: float, *, surface_id: str | None = None
+    ) -> tuple[T | None, bool]:
+        """Re-run ``probe`` on every change until it returns non-None: (value, timed_out).
+
+        ``surface_id``: only that pane's changes can alter the answer (None: any change).
+        """
+        ...
+
+
+class RunWaiter(Protocol):
+    """The agent state, for commands that read runs or wait on them."""
+
+    @property
+    def hub(self) -> AgentState: ...
+
+
+class JobBook(Protocol):
+    def add(self, job: AgentJob) -> None: ...
+    def current(self, job_id: str) -> AgentJob:
+        """The job reconciled against the runs now (``job-not-found`` when unknown)."""
+        ...
+
+    def re_arm(self, job_id: str) -> AgentJob: ...
+    def snapshot(self, job: AgentJob) -> JobSnapshot: ...
+    def label_for_pane(self, surface_id: SurfaceId) -> str | None: ...
+
+
+class JobStore(Protocol):
+    @property
+    def jobs(self) -> JobBook: ...
+
+
+# -- integrations and agent checks ------------------------------------------------------------
+
+
+class Integrations(Protocol):
+    async def status(self, provider: AgentProvider) -> str: ...
+    async def wire(self) -> IntegrationStatusesReply: ...
+    async def enable_with_consent(
+        self, providers: list[AgentProvider], *, repair: bool
+    ) -> IntegrationStatusesReply: ...
+    async def repair_with_consent(
+        self, provider: AgentProvider | None
+    ) -> IntegrationStatusesReply: ...
+
+
+class IntegrationStatus(Protocol):
+    @property
+    def integrations(self) -> Integrations: ...
+
+
+class AgentChecks(Protocol):
+    """Checks and choices of the agent commands that need /proc, git or integration files."""
+
+    async def attention_preflight(self, pane: PaneView) -> None: ...
+    async def job_attention_preflight(self, job: AgentJob) -> None: ...
+    async def spawn_preflight(self, provider: WorkerProvider) -> None: ...
+    def binary_preflight(
+        self, provider: WorkerProvider, anchor: PaneView | None, caller_pid: int
+    ) -> None: ...
+    async def resolve_worktree(self, base_dir: str, branch: str) -> str: ...
+    async def access_mode_flags(
+        self, worker: WorkerProvider, access: str | None, anchor: PaneView | None
+    ) -> list[str]: ...
+
+
+class Context(
+    PaneDirectory,
+    PaneFacts,
+    PaneFactory,
+    TmuxAccess,
+    RunWaiter,
+    JobStore,
+    IntegrationStatus,
+    AgentChecks,
+    Protocol,
+):
+    """Every port: the controller as the router hands it to any handler."""
