@@ -75,8 +75,10 @@ def ctl_bin() -> str:
     found = shutil.which("mytty-ctl")
     if found:
         return os.path.abspath(found)
-    _die("the mytty-ctl executable was not found next to Python or on PATH; reinstall mytty")
-    raise AssertionError
+    raise MyttyError(
+        ErrorCode.INTERNAL_ERROR,
+        "the mytty-ctl executable was not found next to Python or on PATH; reinstall mytty",
+    )
 
 
 def _home() -> Any:
@@ -99,8 +101,6 @@ def _request(obj: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
 
 
 def _code(text: str) -> Any:
-    from mytty.core.errors import ErrorCode
-
     try:
         return ErrorCode(text)
     except ValueError:
@@ -343,7 +343,9 @@ def _stop() -> bool:
     finally:
         os.close(fd)
     if pid <= 0:
-        _die("the controller's lock is held but its pid is unknown")
+        _die(
+            f"{ErrorCode.INTERNAL_ERROR.value}: the controller's lock is held but its pid is unknown"
+        )
     try:
         pidfd = os.pidfd_open(pid)
     except ProcessLookupError:
@@ -353,7 +355,10 @@ def _stop() -> bool:
     poller.register(pidfd, select.POLLIN)
     if not poller.poll(STOP_TIMEOUT_S * 1000):
         os.close(pidfd)
-        _die(f"the controller (pid {pid}) did not stop within {STOP_TIMEOUT_S:.0f} s")
+        _die(
+            f"{ErrorCode.TIMEOUT.value}: the controller (pid {pid}) did not stop within "
+            f"{STOP_TIMEOUT_S:.0f} s"
+        )
     os.close(pidfd)
     return True
 
