@@ -21,6 +21,9 @@ LOCK_FILE = "controller.lock"
 SECRET_FILE = "capability.key"
 GUIDE_FILE = "mytty-ctl.md"
 LAUNCH_DIR = "launch"
+#: Per-pane event files of shell integration. The shells find it as the directory of
+#: ``MYTTY_EVENT_SOCKET`` + ``/shell`` (they have no other path to the home).
+SHELL_EVENTS_DIR = "shell"
 #: The tmux socket the running controller bound to (what `mytty up` restarts it onto).
 TMUX_SOCKET_RECORD = "tmux-socket"
 

@@ -37,6 +37,7 @@ from mytty.daemon.panes import Pane, PaneRegistry
 from mytty.daemon.preflight import AgentPreflight, resolve_worktree
 from mytty.daemon.request_router import ControlRouter
 from mytty.daemon.servers import OneShotServer, Peer
+from mytty.daemon.shell_events import ShellEventWatcher
 from mytty.daemon.store import EventStore
 from mytty.daemon.sweep import startup_sweep
 from mytty.daemon.tmux_link import TmuxLink
@@ -64,8 +65,18 @@ class Controller:
                 "MYTTY_CONTROL_SOCKET": str(home.control_socket),
             },
         )
+        self.shell_events = ShellEventWatcher(
+            home.shell_events_dir,
+            authorize=self.panes.authorize,
+            is_live=lambda surface: surface in self.panes.by_surface,
+        )
         self.pane_service = PaneService(
-            home=home, ctl_bin=ctl_bin, panes=self.panes, hub=self.hub, link=self.link
+            home=home,
+            ctl_bin=ctl_bin,
+            panes=self.panes,
+            hub=self.hub,
+            link=self.link,
+            shell_events=self.shell_events,
         )
         self.codex_router = CodexRouter(
             panes=self.panes, foreground_agent=self.pane_service.foreground_agent
@@ -111,6 +122,7 @@ class Controller:
         try:
             await self.link.connect(self.pane_service, first=True)
             await startup_sweep(self.hub, self.panes, time.time())
+            self.shell_events.start(loop)  # every pane has its identity by now
             await self.hub.prune()
             write_guide(self.home)
             self._servers = [
@@ -162,6 +174,7 @@ class Controller:
         for server in self._servers:
             await server.close()
         self.cursor_approval.cancel_all()
+        self.shell_events.close()
         await self.link.close()
         self.store.close()
         if self._servers:

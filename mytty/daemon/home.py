@@ -56,6 +56,10 @@ class Home:
         return self.root / paths.LAUNCH_DIR
 
     @property
+    def shell_events_dir(self) -> Path:
+        return self.root / paths.SHELL_EVENTS_DIR
+
+    @property
     def tmux_socket_record(self) -> Path:
         return self.root / paths.TMUX_SOCKET_RECORD
 

@@ -23,21 +23,15 @@ from mytty.daemon import procfs
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.home import Home
 from mytty.daemon.panes import Pane, PaneRegistry
+from mytty.daemon.shell_events import ShellEventWatcher
 from mytty.daemon.tmux_link import TmuxLink
+from mytty.integrations.shell_files import integration_dir
 from mytty.protocol import wire
 from mytty.protocol.replies import PaneEntry
 from mytty.tmux import bootstrap
 from mytty.tmux.port import SURFACE_OPTION, PaneRow
 
 log = logging.getLogger(__name__)
-
-
-def shell_integration_dir() -> Path:
-    here = Path(__file__).resolve().parent.parent  # mytty/
-    for candidate in (here.parent / "shell-integration", here / "shell_integration"):
-        if (candidate / "mytty-shell").exists():
-            return candidate
-    raise MyttyError(ErrorCode.INTERNAL_ERROR, "mytty's shell-integration files are missing")
 
 
 class PaneService:
@@ -49,15 +43,17 @@ class PaneService:
         panes: PaneRegistry,
         hub: AgentHub,
         link: TmuxLink,
+        shell_events: ShellEventWatcher | None = None,
     ) -> None:
         self._home = home
         self._ctl_bin = ctl_bin
         self.panes = panes
         self._hub = hub
         self._link = link
+        self.shell_events = shell_events
         self._refresh_lock = asyncio.Lock()
         self._pane_locks: dict[str, asyncio.Lock] = {}
-        self._launcher = shell_integration_dir() / "mytty-shell"
+        self._launcher = integration_dir() / "mytty-shell"
 
     # -- the tmux connection's listener ---------------------------------------------------------
     def tmux_server_replaced(self) -> None:
@@ -101,6 +97,8 @@ class PaneService:
             return rows
 
     def _forget_pane(self, pane: Pane) -> None:
+        if self.shell_events is not None:
+            self.shell_events.forget(pane.surface_id)
         self._hub.notes.forget_pane(pane.surface_id)
         self._pane_locks.pop(pane.surface_id, None)
 
@@ -141,7 +139,8 @@ class PaneService:
             command = row.current_command
         run = self._hub.book.most_relevant(pane.surface_id)
         note = self._hub.notes.get(pane.surface_id)
-        return wire.pane_entry(pane.surface_id, row, command, run, note)
+        shell = self.shell_events.state(pane.surface_id) if self.shell_events else None
+        return wire.pane_entry(pane.surface_id, row, command, run, note, shell)
 
     def pane_environment(self, surface_id: str) -> dict[str, str]:
         bindir = os.path.dirname(self._ctl_bin)

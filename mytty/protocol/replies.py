@@ -24,6 +24,16 @@ class RawValue(TypedDict):
 # -- control socket: shared parts ------------------------------------------------------------
 
 
+class ShellInfo(TypedDict):
+    """A pane's shell as its shell integration reported it (an addition to the seed's shape)."""
+
+    lastExitStatus: int | None
+    lastExitAt: str | None
+    cwd: str | None
+    commandCount: int
+    reportedAt: str | None
+
+
 class PaneEntry(TypedDict):
     """One pane of the ``list`` reply (``provider``/``agentState`` only once it had an event)."""
 
@@ -37,6 +47,7 @@ class PaneEntry(TypedDict):
     provider: NotRequired[str]
     agentState: NotRequired[str]
     statusNote: NotRequired[str]
+    shell: NotRequired[ShellInfo]
 
 
 class PaneContent(TypedDict):

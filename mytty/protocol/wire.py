@@ -35,6 +35,7 @@ from mytty.protocol.replies import (
     PaneReply,
     RawValue,
     SessionReply,
+    ShellInfo,
     WaitResultReply,
 )
 
@@ -46,6 +47,7 @@ if TYPE_CHECKING:  # only their attributes are read: the human CLI needn't load 
     from mytty.core.jobs import AgentJob
     from mytty.core.ledger import LedgerPage, LedgerRecord
     from mytty.core.runs import AgentRun
+    from mytty.core.shell_events import ShellState
 
 
 # Optional keys that sit between required ones: unpacked into the literal to keep wire order.
@@ -114,8 +116,12 @@ def pane_entry(
     command: str,
     run: AgentRun | None,
     status_note: str | None,
+    shell: ShellState | None = None,
 ) -> PaneEntry:
-    """One ``list`` entry. A tmux session is the seed's window and a tmux window its tab."""
+    """One ``list`` entry. A tmux session is the seed's window and a tmux window its tab.
+
+    ``shell`` (mytty's addition) is there once the pane's shell integration reported.
+    """
     entry: PaneEntry = {
         "paneID": surface_id,
         "windowID": row.session_id,
@@ -130,7 +136,22 @@ def pane_entry(
         entry["agentState"] = run.state.value
     if status_note is not None:
         entry["statusNote"] = status_note
+    if shell is not None:
+        entry["shell"] = shell_info(shell)
     return entry
+
+
+def shell_info(state: ShellState) -> ShellInfo:
+    def stamp(t: float | None) -> str | None:
+        return None if t is None else format_timestamp(t, fractional=True)
+
+    return {
+        "lastExitStatus": state.last_exit_status,
+        "lastExitAt": stamp(state.last_exit_at),
+        "cwd": state.cwd,
+        "commandCount": state.command_count,
+        "reportedAt": stamp(state.reported_at),
+    }
 
 
 def list_reply(entries: Iterable[PaneEntry]) -> ListReply:
