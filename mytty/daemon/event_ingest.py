@@ -6,6 +6,7 @@ Replies never contain the capability. ``inserted: true`` is sent only after the 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 
 from mytty.core.errors import ErrorCode, MyttyError
@@ -23,6 +24,9 @@ from mytty.daemon.store import StoreError
 from mytty.protocol.envelope import decode_envelope, encode_event_reply
 
 log = logging.getLogger(__name__)
+
+#: A failing store fails every event: the same reason is logged at most once per this long.
+STORE_FAILURE_LOG_INTERVAL_S = 60.0
 
 
 def _storable(event: AgentEvent) -> bool:
@@ -60,9 +64,17 @@ class EventIngest:
         panes: PaneRegistry,
         route_codex: Callable[[AgentEvent], AgentEvent | None],
     ) -> None:
+        self._last_store_failure: tuple[str, float] = ("", float("-inf"))
         self._hub = hub
         self._panes = panes
         self._route_codex = route_codex
+
+    def _log_store_failure(self, reason: str) -> None:
+        last, at = self._last_store_failure
+        now = time.monotonic()
+        if reason != last or now - at >= STORE_FAILURE_LOG_INTERVAL_S:
+            self._last_store_failure = (reason, now)
+            log.error("could not store event: %s", reason)
 
     async def handle(self, body: bytes, peer: Peer) -> bytes:
         try:
@@ -88,7 +100,7 @@ class EventIngest:
         try:
             inserted = await self._hub.ingest(event)
         except StoreError as exc:
-            log.error("could not store event: %s", exc)
+            self._log_store_failure(str(exc))
             return encode_event_reply(error=ErrorCode.INTERNAL_ERROR)
         except Exception:
             log.exception("event ingestion failed")

@@ -96,6 +96,10 @@ class EventStore:
         self._stopping = False
         self._rows_since_checkpoint = 0
         self._wal_too_long = False
+        #: (st_dev, st_ino) of the database file as opened: a different answer later means it
+        #: was deleted or replaced, and SQLite would go on writing into the unlinked file.
+        self._identity: tuple[int, int] | None = None
+        self._gone = False
 
     # -- lifecycle ----------------------------------------------------------------------------
     def open(self) -> None:
@@ -110,6 +114,8 @@ class EventStore:
         finally:
             os.umask(old)
         self._tighten()
+        st = os.stat(self.path)
+        self._identity = (st.st_dev, st.st_ino)
 
     def _tighten(self) -> None:
         """Make the database and its -wal/-shm files 0600 (those that exist)."""
@@ -208,15 +214,45 @@ class EventStore:
         finally:
             conn.close()
 
+    def _file_problem(self) -> str | None:
+        """Why committed rows would not be in the store's file any more (None: they are)."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            pass
+        except OSError:  # cannot tell: claim nothing
+            return None
+        else:
+            if (st.st_dev, st.st_ino) == self._identity:
+                return None
+        return (
+            f"the event store {self.path} was deleted or replaced while mytty ran; nothing "
+            "more is stored until the controller restarts (mytty stop, then mytty start)"
+        )
+
     def _run_batch(
         self, conn: sqlite3.Connection, batch: list[tuple[str, object, asyncio.Future[object]]]
     ) -> None:
+        if self._gone:
+            gone = StoreError("the event store file is gone (see the first error in the log)")
+            for _op, _arg, fut in batch:
+                self._settle(fut, None, gone)
+            return
         results: list[object] = []
         try:
             conn.execute("BEGIN IMMEDIATE")
             for op, arg, _fut in batch:
                 results.append(self._apply(conn, op, arg))
             conn.execute("COMMIT")
+            # Checked after the commit: a commit into a deleted file must not be acknowledged.
+            problem = self._file_problem() if self._identity is not None else None
+            if problem is not None:
+                self._gone = True
+                log.error("%s", problem)
+                error = StoreError(problem)
+                for _op, _arg, fut in batch:
+                    self._settle(fut, None, error)
+                return
         except Exception as exc:  # not just sqlite3.Error: a dead writer would hang every insert
             try:
                 conn.execute("ROLLBACK")

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from tests.e2e.events_support import K, control, open_agent_pane, store_path
+from tests.e2e.events_support import INSERTED, K, control, open_agent_pane, send_event, store_path
 from tests.support.harness import Mytty, wait_until
 
 pytestmark = pytest.mark.tmux
@@ -55,3 +55,30 @@ def test_a_failed_acknowledgement_changes_nothing(mytty: Mytty) -> None:
     mytty.start()
     wait_until(lambda: open_items(mytty) == [], timeout=10, message="the ack to survive")
     assert "Traceback" not in mytty.log()
+
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_a_store_deleted_under_the_controller_acknowledges_nothing(
+    mytty: Mytty, how: str
+) -> None:
+    # Issue 15 defect 9: SQLite keeps writing into the unlinked file, so every event was
+    # answered `inserted: true` and lost at the next restart.
+    agent = open_agent_pane(mytty)
+    assert send_event(mytty, agent.event(K.STARTED), agent.capability) == INSERTED
+    db = store_path(mytty)
+    for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+        path.unlink(missing_ok=True)
+    if how == "replaced":
+        sqlite3.connect(str(db)).close()  # someone put an empty database in its place
+
+    reply = send_event(mytty, agent.event(K.RUNNING), agent.capability)
+    assert reply == {"ok": False, "error": "internal-error"}, reply
+    ack = control(mytty, {"type": "attention", "acknowledgeAll": True})
+    assert ack["type"] in ("attention", "failure"), ack  # nothing to ack: may still answer
+    log = mytty.log()
+    assert "was deleted or replaced" in log, log[-2000:]
+    assert log.count("was deleted or replaced") <= 2, "said once, not per event"
+    # Still refusing, and still saying why only in the log it already wrote.
+    for _ in range(5):
+        assert send_event(mytty, agent.event(K.RUNNING), agent.capability)["ok"] is False
+    assert mytty.log().count("was deleted or replaced") <= 2
