@@ -13,12 +13,13 @@ import time
 
 from mytty.control.base import Context, Params
 from mytty.control.ports import PaneView
-from mytty.control.split import choose_target
+from mytty.control.split import place_worker_from
 from mytty.core import jobs as core_jobs
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import WorkerProvider
-from mytty.core.ids import JobId, format_uuid_bytes
+from mytty.core.ids import JobId, SurfaceId, format_uuid_bytes
 from mytty.core.launch import build_launch_argv, launch_command
+from mytty.core.layout import WORKERS_WINDOW
 from mytty.core.validation import (
     validate_label,
     validate_model,
@@ -131,14 +132,33 @@ async def handle(ctx: Context, params: Params) -> AgentJobReply:
     argv = build_launch_argv(provider, model=model, mode_flags=mode_flags, task=task)
     launch_text = launch_command(argv)
 
+    note: str | None = None  # where the worker went, when not next to the lead
     try:
         if anchor is not None:
             await ctx.refresh_panes()
             anchor = ctx.require_pane(anchor.surface_id)
-            target, side = choose_target(ctx, anchor, direction)
-            pane = await ctx.create_pane(
-                split_from=target, direction=side, cwd=cwd, command=launch_text
-            )
+            if direction == "auto":
+                placement = place_worker_from(ctx, anchor)
+                if placement.split is not None and placement.direction is not None:
+                    pane = await ctx.create_pane(
+                        split_from=ctx.panes.by_surface[SurfaceId(placement.split)],
+                        direction=placement.direction,
+                        cwd=cwd,
+                        command=launch_text,
+                    )
+                else:
+                    pane = await ctx.create_pane(
+                        after_window=placement.after,
+                        window_name=WORKERS_WINDOW,
+                        cwd=cwd,
+                        command=launch_text,
+                    )
+                if not placement.next_to_lead:
+                    note = f"in window {WORKERS_WINDOW!r}: {placement.reason}"
+            else:
+                pane = await ctx.create_pane(
+                    split_from=anchor, direction=direction, cwd=cwd, command=launch_text
+                )
         else:
             session = await ctx.ensure_user_session()
             pane = await ctx.create_pane(session=session, cwd=cwd, command=launch_text)
@@ -159,4 +179,4 @@ async def handle(ctx: Context, params: Params) -> AgentJobReply:
         time.time(),
     )
     ctx.jobs.add(job)
-    return wire.agent_job_reply(ctx.jobs.snapshot(job))
+    return wire.agent_job_reply(ctx.jobs.snapshot(job), placement=note)

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mytty.control.base import Context, Params
 from mytty.control.pane_args import initial_command, working_directory
 from mytty.control.ports import PaneDirectory, PaneView
 from mytty.core.errors import ErrorCode, MyttyError
-from mytty.core.layout import PaneGeom, balanced_split
+from mytty.core.layout import PaneGeom, WindowGeom, WorkerPlacement, balanced_split, place_worker
 from mytty.protocol import wire
 from mytty.protocol.replies import PaneReply
+
+if TYPE_CHECKING:
+    from mytty.core.ids import SurfaceId
+    from mytty.tmux.port import PaneRow
 
 TYPE = "split"
 ERRORS = frozenset(
@@ -22,6 +28,32 @@ ERRORS = frozenset(
     }
 )
 DIRECTIONS = ("left", "right", "up", "down", "auto")
+
+
+def place_worker_from(ctx: PaneDirectory, anchor: PaneView) -> WorkerPlacement:
+    """Where an ``auto`` worker spawned from ``anchor`` goes (:func:`core.layout.place_worker`)."""
+    home = anchor.row
+    if home is None:
+        raise MyttyError(ErrorCode.PANE_NOT_FOUND, "tmux has not listed the anchor pane yet")
+    windows: dict[str, list[PaneRow]] = {}
+    ids: dict[str, SurfaceId] = {}
+    for p in ctx.panes.panes():
+        if p.row is not None and p.row.session_id == home.session_id:
+            windows.setdefault(p.row.window_id, []).append(p.row)
+            ids[p.row.pane_id] = p.surface_id
+    geoms = [
+        WindowGeom(
+            id=window_id,
+            index=rows[0].window_index,
+            name=rows[0].window_name,
+            width=rows[0].window_width,
+            height=rows[0].window_height,
+            zoomed=rows[0].window_zoomed,
+            panes=tuple(PaneGeom(ids[r.pane_id], r.left, r.top, r.width, r.height) for r in rows),
+        )
+        for window_id, rows in windows.items()
+    ]
+    return place_worker(anchor.surface_id, geoms)
 
 
 def choose_target(ctx: PaneDirectory, pane: PaneView, direction: str) -> tuple[PaneView, str]:

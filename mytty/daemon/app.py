@@ -223,6 +223,8 @@ class Controller:
         cwd: str | None,
         command: str | None,
         extra_env: dict[str, str] | None = None,
+        after_window: str | None = None,
+        window_name: str | None = None,
     ) -> Pane:
         return await self.pane_service.create_pane(
             split_from=split_from,
@@ -231,6 +233,8 @@ class Controller:
             cwd=cwd,
             command=command,
             extra_env=extra_env,
+            after_window=after_window,
+            window_name=window_name,
         )
 
     async def ensure_user_session(self) -> str:

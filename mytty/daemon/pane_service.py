@@ -176,8 +176,11 @@ class PaneService:
         cwd: str | None,
         command: str | None,
         extra_env: dict[str, str] | None = None,
+        after_window: str | None = None,
+        window_name: str | None = None,
     ) -> Pane:
-        """Split ``split_from`` (or open a window in ``session``) with the pane environment.
+        """Split ``split_from`` (or open a window in ``session``, or right after the window
+        ``after_window``, named ``window_name``) with the pane environment.
 
         ``command`` (shell text) runs once the pane's shell is fully started; nothing is typed.
         """
@@ -212,6 +215,8 @@ class PaneService:
                     env=env,
                     command=launcher,
                     on_created=register,
+                    after=after_window,
+                    name=window_name,
                 )
         except BaseException:
             if launch_path is not None:

@@ -162,6 +162,8 @@ class AttentionReply(TypedDict):
 class AgentJobReply(TypedDict):
     type: Literal["agentJob"]
     job: JobSnapshot
+    #: Where an ``auto`` worker went when not next to its lead (a mytty addition).
+    placement: NotRequired[str]
 
 
 class AgentWaitResultReply(TypedDict):

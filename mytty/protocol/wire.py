@@ -210,8 +210,11 @@ def job_snapshot(job: AgentJob, status_note: str | None = None) -> JobSnapshot:
     }
 
 
-def agent_job_reply(snapshot: JobSnapshot) -> AgentJobReply:
-    return {"type": "agentJob", "job": snapshot}
+def agent_job_reply(snapshot: JobSnapshot, placement: str | None = None) -> AgentJobReply:
+    reply: AgentJobReply = {"type": "agentJob", "job": snapshot}
+    if placement is not None:
+        reply["placement"] = placement
+    return reply
 
 
 def agent_wait_result(snapshot: JobSnapshot, timed_out: bool) -> AgentWaitResultReply:

@@ -47,6 +47,7 @@ _FIELDS = (
     "pane_current_command",
     "pane_current_path",
     "window_name",
+    "window_zoomed_flag",
 )
 LIST_FORMAT = SEP.join("#{" + f + "}" for f in _FIELDS)
 
@@ -76,6 +77,7 @@ class PaneRow:
     current_command: str
     current_path: str
     window_name: str
+    window_zoomed: bool = False
 
 
 def _int(text: str) -> int:
@@ -111,6 +113,7 @@ def parse_pane_row(line: str) -> PaneRow | None:
         cmd,
         path,
         wname,
+        zoomed,
     ) = parts
     return PaneRow(
         pane_id=pid_,
@@ -134,6 +137,7 @@ def parse_pane_row(line: str) -> PaneRow | None:
         current_command=cmd,
         current_path=path,
         window_name=wname,
+        window_zoomed=zoomed == "1",
     )
 
 
@@ -278,10 +282,15 @@ class TmuxPort:
         env: Mapping[str, str],
         command: str,
         on_created: Callable[[str, int], None],
+        after: str | None = None,
+        name: str | None = None,
     ) -> tuple[str, int]:
+        """A new window in ``session`` (or right after window ``after``), optionally named."""
         cwd_flag = f"-c {quote(cwd)} " if cwd else ""
+        name_flag = f"-n {quote(name)} " if name else ""
+        target = quote(after) if after else quote(session + ":")
         line = (
-            f"new-window -d -a -t {quote(session + ':')} {cwd_flag}{_env_flags(env)} "
+            f"new-window -d -a -t {target} {name_flag}{cwd_flag}{_env_flags(env)} "
             f"-P -F '#{{pane_id}} #{{pane_pid}}' {quote(command)}"
         )
         return await self._create(line, on_created, ErrorCode.NEW_TAB_FAILED)

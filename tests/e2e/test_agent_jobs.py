@@ -570,8 +570,12 @@ def test_spawn_failed_when_the_anchor_cannot_be_split(shared_team: Mytty) -> Non
     m.tmux("resize-window", "-t", window, "-x", "1", "-y", "1")
     assert tmux_format(m, anchor, "#{pane_width}x#{pane_height}") == "1x1"
     before = len(m.panes())
+    # An explicit side (auto would open a `workers` window instead, see test_worker_layout).
     assert (
-        spawn_code(m, "--provider", "claude", "--task", "x", "--anchor", anchor) == "spawn-failed"
+        spawn_code(
+            m, "--provider", "claude", "--task", "x", "--anchor", anchor, "--direction", "right"
+        )
+        == "spawn-failed"
     )
     assert len(m.panes()) == before
 
