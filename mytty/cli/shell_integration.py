@@ -15,6 +15,7 @@ from pathlib import Path
 
 import typer
 
+from mytty.cli.integrations import _run as run_reporting_errors
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.shell_rc import Shell, with_line, without_line
 from mytty.integrations.common import atomic_write
@@ -61,7 +62,7 @@ def _read(path: Path) -> bytes:
 
 
 def _change(shell_name: str | None, edit: Callable[[Shell, bytes, Path], bytes]) -> None:
-    try:
+    def change() -> None:
         shell = _shell(shell_name)
         path = rc_file(shell)
         old = _read(path)
@@ -71,12 +72,8 @@ def _change(shell_name: str | None, edit: Callable[[Shell, bytes, Path], bytes])
             return
         atomic_write(path, new, default_mode=0o644)
         typer.echo(f"{path}: changed")
-    except MyttyError as exc:
-        typer.echo(f"mytty: {exc.code.value}: {exc.message}", err=True)
-        raise typer.Exit(1) from None
-    except OSError as exc:
-        typer.echo(f"mytty: internal-error: {exc}", err=True)
-        raise typer.Exit(1) from None
+
+    run_reporting_errors(change)  # one `mytty: <code>: <message>` line and exit 1 on failure
 
 
 def _add(shell: Shell, text: bytes, path: Path) -> bytes:

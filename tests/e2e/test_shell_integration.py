@@ -372,3 +372,18 @@ def test_no_controller_is_silent(bare_mytty: Mytty, shell: str) -> None:
         text = screen(m, target)
         assert not ERRORS.search(text) and "mytty" not in text.replace(source_line(shell), ""), text
     assert not gone.exists()
+
+
+def test_what_finished_while_the_controller_was_down_is_read_on_restart() -> None:
+    with started("bash", "") as m:
+        pane, tmux_id = new_pane(m)
+        wait_for_first_prompt(m, pane)
+        run_and_wait(m, pane, tmux_id, "false", 1)
+        m.stop()
+        type_line(m, tmux_id, "sh -c 'exit 5'")  # reported to the file while nobody reads it
+        events = m.mytty_home / "shell" / f"{pane}.ev"
+        wait_until(lambda: events.read_text().splitlines()[-1].startswith("D 5 "), 10)
+        m.start()
+        info = wait_until(lambda: shell_info(m, pane), 20, message="the report read back")
+        assert info["lastExitStatus"] == 5
+        run_and_wait(m, pane, tmux_id, "true", 0)  # and it follows the file from there
