@@ -57,8 +57,11 @@ class JobRegistry:
         loop.call_later(delay, self._deadline_reached, job.job_id)
 
     def _deadline_reached(self, job_id: str) -> None:
-        if job_id in self._jobs:
-            self.current(job_id)
+        try:
+            if job_id in self._jobs:
+                self.current(job_id)
+        except Exception:  # a timer callback: log it, and still wake the waiters
+            log.exception("could not settle job %s at its launch deadline", job_id)
         self._hub.bump()
 
     def _clues(self, job: AgentJob) -> LaunchClues:
