@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import (
@@ -17,6 +18,7 @@ from mytty.core.events import (
     format_timestamp,
     parse_timestamp,
 )
+from mytty.core.ids import stable_uuid
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.panes import PaneRegistry
 from mytty.daemon.servers import Peer
@@ -54,6 +56,17 @@ def _storable(event: AgentEvent) -> bool:
     except (ValueError, OverflowError, OSError):
         return False
     return True
+
+
+def scoped_event_id(event: AgentEvent) -> str:
+    """The id an event is stored and de-duplicated under: its own, scoped to pane and provider.
+
+    A hook's ``event.id`` only has to stay the same across its retries; it is no secret, and
+    another pane could send it first. Scoped to the (authorized, or for codex routed) pane and
+    the provider, a retry is still ``inserted: false``, but no other pane can make this one's
+    events drop as duplicates. Surface ids are never reissued, so the scope never repeats.
+    """
+    return stable_uuid("event", "hook", event.surface_id, event.provider.value, event.id)
 
 
 class EventIngest:
@@ -97,6 +110,7 @@ class EventIngest:
             event = routed
         elif not self._panes.authorize(event.surface_id, envelope.capability):
             return encode_event_reply(error=ErrorCode.UNAUTHORIZED)
+        event = replace(event, id=scoped_event_id(event))
         try:
             inserted = await self._hub.ingest(event)
         except StoreError as exc:
