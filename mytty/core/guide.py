@@ -66,9 +66,12 @@ CODEX SANDBOX NOTE
 
 AGENT ORCHESTRATION API (preferred)
   agent spawn --provider claude|codex|cursor --task "..." [--label NAME]
-      Opens a new pane next to yours (--direction auto keeps the tab an even grid) and starts
-      the worker with the task as its prompt. Prints {"type":"agentJob","job":{...}}; keep
-      job.jobID.rawValue. A short worker contract is appended to every task.
+      Opens a new pane next to yours and starts the worker with the task as its prompt. With
+      --direction auto (the default) your pane keeps at least half its tab; once the tab has
+      no room for another 80x15 pane (or yours is zoomed, which stays so), workers open in a
+      "workers" window after yours and the reply says so in "placement". Prints
+      {"type":"agentJob","job":{...}}; keep job.jobID.rawValue. A short worker contract is
+      appended to every task.
       --access: leave it out when the worker is the same provider as you, so the worker
         inherits your own permission mode (your flags, or for Claude Code your current mode).
         review = read-only/plan mode. workspace-write = may edit files (Claude workers then use
