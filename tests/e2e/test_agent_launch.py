@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from tests.e2e.jobs_support import (
     standin_in,
     team,
 )
-from tests.support.harness import Mytty, wait_until
+from tests.support.harness import MYTTY, Mytty, wait_until
 
 pytestmark = pytest.mark.tmux
 
@@ -140,6 +141,11 @@ def test_a_started_worker_whose_hooks_never_report_names_the_cause(silent_mytty:
         "quiet",
     )
     assert item["message"] == message and item["resolvedAt"] is None
+    shown = subprocess.run(
+        [MYTTY, "attention"], env=m.env, capture_output=True, text=True, timeout=30, check=False
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "not started" in shown.stdout and "quiet" in shown.stdout, shown.stdout
     # Acknowledged like any item, by the id the listing shows as its run.
     assert m.request({"type": "attention", "acknowledge": [job_id(quiet)]})["type"] == "attention"
     assert {i["runID"] for i in attention_items(m) if i["resolvedAt"] is None} == {job_id(absent)}

@@ -58,9 +58,7 @@ def test_a_failed_acknowledgement_changes_nothing(mytty: Mytty) -> None:
 
 
 @pytest.mark.parametrize("how", ["deleted", "replaced"])
-def test_a_store_deleted_under_the_controller_acknowledges_nothing(
-    mytty: Mytty, how: str
-) -> None:
+def test_a_store_deleted_under_the_controller_acknowledges_nothing(mytty: Mytty, how: str) -> None:
     # Issue 15 defect 9: SQLite keeps writing into the unlinked file, so every event was
     # answered `inserted: true` and lost at the next restart.
     agent = open_agent_pane(mytty)
