@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
-from mytty.core.ids import stable_uuid
+from mytty.core.ids import RunId, SurfaceId, stable_uuid
 
 CLAUDE = AgentProvider.CLAUDE_CODE
 CODEX = AgentProvider.CODEX
@@ -16,8 +16,18 @@ def U(name: str) -> str:
     return stable_uuid("test", name)
 
 
-RUN = U("run")
-PANE = U("pane")
+def R(name: str) -> RunId:
+    """A run id for ``name``."""
+    return RunId(U(name))
+
+
+def P(name: str) -> SurfaceId:
+    """A pane (surface) id for ``name``."""
+    return SurfaceId(U(name))
+
+
+RUN = R("run")
+PANE = P("pane")
 _ids = itertools.count()
 
 
@@ -36,8 +46,8 @@ def ev(
 ) -> AgentEvent:
     return AgentEvent(
         id=eid if eid is not None else U(f"event-{next(_ids)}"),
-        run_id=run,
-        surface_id=pane,
+        run_id=RunId(run),
+        surface_id=SurfaceId(pane),
         provider=provider,
         kind=kind,
         occurred_at=at,

@@ -13,6 +13,7 @@ from mytty.core.attention import (
     AttentionKind,
 )
 from mytty.core.events import AgentEvent, AgentEventKind, AgentRunState
+from mytty.core.ids import JobId, RunId
 from mytty.core.runs import RunBook, startup_sweep_events
 from tests.core.builders import CLAUDE, CODEX, DAY, PANE, RUN, U, ev
 
@@ -340,10 +341,15 @@ def test_attention_is_consistent_on_random_sequences(
 
 def test_a_launch_failed_job_is_an_item_keyed_by_the_job() -> None:
     feed = Feed()
-    job = U("job")
+    job = JobId(U("job"))
     item = feed.attention.add_launch_failure(job, PANE, CODEX, "No codex run was observed", 40.0)
     assert item is not None
-    assert (item.id, item.run_id, item.surface_id, item.kind) == (job, job, PANE, A.LAUNCH_FAILURE)
+    assert (item.id, item.run_id, item.surface_id, item.kind) == (
+        job,
+        RunId(job),
+        PANE,
+        A.LAUNCH_FAILURE,
+    )
     assert item.message == "No codex run was observed" and item.actionable
     assert feed.attention.add_launch_failure(job, PANE, CODEX, "again", 41.0) is None
     assert [i.id for i in feed.attention.items(50.0)] == [job]

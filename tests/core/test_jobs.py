@@ -15,7 +15,7 @@ from mytty.core.events import (
     AgentRunState,
     WorkerProvider,
 )
-from mytty.core.ids import stable_uuid
+from mytty.core.ids import JobId, RunId, SurfaceId, stable_uuid
 from mytty.core.jobs import (
     INTERRUPTED_MESSAGE,
     LAUNCH_WINDOW_SECONDS,
@@ -36,9 +36,9 @@ from tests.core.builders import ev
 
 J = AgentJobState
 R = AgentRunState
-PANE = stable_uuid("pane", "1")
-OTHER_PANE = stable_uuid("pane", "2")
-JOB_ID = stable_uuid("job", "1")
+PANE = SurfaceId(stable_uuid("pane", "1"))
+OTHER_PANE = SurfaceId(stable_uuid("pane", "2"))
+JOB_ID = JobId(stable_uuid("job", "1"))
 T0 = 1_000_000.0
 
 
@@ -54,8 +54,8 @@ def run(
     message: str | None = None,
 ) -> AgentRun:
     return AgentRun(
-        id=rid,
-        surface_id=pane,
+        id=RunId(rid),
+        surface_id=SurfaceId(pane),
         provider=provider,
         session_id=session,
         state=state,
@@ -69,7 +69,11 @@ def run(
 def job(
     baseline: tuple[str, ...] = (), provider: WorkerProvider = WorkerProvider.CLAUDE
 ) -> AgentJob:
-    return new_job(JOB_ID, PANE, provider, "worker-a", baseline, T0)
+    return new_job(JOB_ID, PANE, provider, "worker-a", run_ids(*baseline), T0)
+
+
+def run_ids(*names: str) -> list[RunId]:
+    return [RunId(name) for name in names]
 
 
 # --------------------------------------------------------------------------------------------
@@ -84,7 +88,12 @@ def test_new_job() -> None:
     assert j.baseline == frozenset({"OLD"})
     assert j.deadline == T0 + LAUNCH_WINDOW_SECONDS == T0 + 30
     assert not j.bound_completed_by_idle
-    assert new_job("J", "P", WorkerProvider.CODEX, None, [], 5.0, window=2.0).deadline == 7.0
+    assert (
+        new_job(
+            JobId("J"), SurfaceId("P"), WorkerProvider.CODEX, None, [], 5.0, window=2.0
+        ).deadline
+        == 7.0
+    )
 
 
 def test_binds_to_a_new_started_run() -> None:
@@ -264,7 +273,7 @@ def test_idle_ended_job_does_not_follow_the_run_that_replaces_it() -> None:
     ended = reconcile(j, [run("A", R.IDLE), run("B", started=T0 + 2)], True, T0 + 3)
     assert ended.run_id == "A" and ended.state == J.DISCONNECTED
     # … but a follow-up re-arms it, and the next run is then picked up
-    rearmed = prepare_for_follow_up(ended, ["A", "B"], T0 + 4)
+    rearmed = prepare_for_follow_up(ended, run_ids("A", "B"), T0 + 4)
     assert rearmed.state == J.LAUNCHING and not rearmed.bound_completed_by_idle
     nxt = reconcile(rearmed, [run("A", R.IDLE), run("B"), run("C", started=T0 + 5)], True, T0 + 6)
     assert nxt.run_id == "C"
@@ -279,7 +288,7 @@ def test_idle_ended_job_does_not_follow_the_run_that_replaces_it() -> None:
 def test_follow_up_rearms_a_finished_job(final: AgentRunState) -> None:
     j = reconcile(job(("OLD",)), [run("A", session="s1")], True, T0 + 1)
     done = reconcile(j, [run("A", final, message="finished")], True, T0 + 2)
-    rearmed = prepare_for_follow_up(done, ["A", "X"], T0 + 50)
+    rearmed = prepare_for_follow_up(done, run_ids("A", "X"), T0 + 50)
     assert rearmed.state == J.LAUNCHING
     assert rearmed.run_id is None
     assert rearmed.baseline == {"OLD", "A", "X"}
@@ -304,8 +313,8 @@ def test_follow_up_keeps_the_old_run_in_the_baseline_even_if_not_listed() -> Non
     "state", [J.LAUNCHING, J.RUNNING, J.WAITING_INPUT, J.WAITING_APPROVAL, J.LOST, J.LAUNCH_FAILED]
 )
 def test_follow_up_leaves_other_states_alone(state: AgentJobState) -> None:
-    j = replace(job(), state=state, run_id="A" if state != J.LAUNCHING else None)
-    assert prepare_for_follow_up(j, ["A", "B"], T0 + 99) == j
+    j = replace(job(), state=state, run_id=RunId("A") if state != J.LAUNCHING else None)
+    assert prepare_for_follow_up(j, run_ids("A", "B"), T0 + 99) == j
 
 
 # --------------------------------------------------------------------------------------------
@@ -407,10 +416,10 @@ def _check_step(before: AgentJob, after: AgentJob, *, rearmed: bool) -> None:
 @settings(max_examples=300)
 @given(st.sets(st.sampled_from(RUN_IDS), max_size=2), st.lists(steps, max_size=30))
 def test_tracker_invariants(baseline: set[str], history: list[tuple[str, object]]) -> None:
-    runs: dict[str, AgentRun] = {}
+    runs: dict[RunId, AgentRun] = {}
     pane_exists = True
     now = T0
-    j = new_job(JOB_ID, PANE, WorkerProvider.CLAUDE, "w", baseline, now)
+    j = new_job(JOB_ID, PANE, WorkerProvider.CLAUDE, "w", run_ids(*baseline), now)
     for kind, arg in history:
         rearmed = False
         before = j
@@ -424,7 +433,7 @@ def test_tracker_invariants(baseline: set[str], history: list[tuple[str, object]
             pane_exists = False
         elif kind == "prune":
             assert isinstance(arg, str)
-            runs.pop(arg, None)
+            runs.pop(RunId(arg), None)
         else:
             j = prepare_for_follow_up(j, runs.keys(), now)
             rearmed = j is not before
@@ -465,14 +474,14 @@ def test_tracker_invariants_through_the_real_reducer(
 ) -> None:
     """Feed random hook events through RunBook, reconciling after each one."""
     book = RunBook()
-    j = new_job(JOB_ID, PANE, WorkerProvider.CLAUDE, None, baseline, T0)
+    j = new_job(JOB_ID, PANE, WorkerProvider.CLAUDE, None, run_ids(*baseline), T0)
     for n, (rid, kind, pane, follow_up, message) in enumerate(events):
         now = T0 + n
         book.apply(
             AgentEvent(
                 id=stable_uuid("e", str(n)),
-                run_id=rid,
-                surface_id=pane,
+                run_id=RunId(rid),
+                surface_id=SurfaceId(pane),
                 provider=AgentProvider.CLAUDE_CODE,
                 kind=kind,
                 occurred_at=now,

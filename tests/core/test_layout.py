@@ -114,7 +114,7 @@ geoms = st.lists(
 
 
 @given(geoms, st.randoms(use_true_random=False))
-def test_balanced_split_is_deterministic_and_order_independent(panes: list[PaneGeom], rnd) -> None:  # type: ignore[no-untyped-def]
+def test_balanced_split_is_deterministic_and_order_independent(panes: list[PaneGeom], rnd) -> None:
     first = balanced_split(panes, 300, 100)
     shuffled = list(panes)
     rnd.shuffle(shuffled)

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
-from mytty.core.ids import stable_uuid
+from mytty.core.ids import RunId, SurfaceId, stable_uuid
 from mytty.core.ledger import (
     LEDGER_CAPACITY,
     LEDGER_PAGE_SIZE,
@@ -16,8 +16,8 @@ from mytty.core.ledger import (
     LedgerRecord,
 )
 
-PANE = stable_uuid("test", "pane")
-RUN = stable_uuid("test", "run")
+PANE = SurfaceId(stable_uuid("test", "pane"))
+RUN = RunId(stable_uuid("test", "run"))
 
 
 def event(

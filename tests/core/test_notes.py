@@ -9,11 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
-from mytty.core.ids import stable_uuid
+from mytty.core.ids import RunId, SurfaceId, stable_uuid
 from mytty.core.notes import CLEARING_KINDS, StatusNotes, validate_status
 
-PANE = stable_uuid("test", "pane")
-OTHER_PANE = stable_uuid("test", "other-pane")
+PANE = SurfaceId(stable_uuid("test", "pane"))
+OTHER_PANE = SurfaceId(stable_uuid("test", "other-pane"))
 
 
 def event(
@@ -21,8 +21,8 @@ def event(
 ) -> AgentEvent:
     return AgentEvent(
         id=stable_uuid("notes", kind, pane),
-        run_id=stable_uuid("test", "run"),
-        surface_id=pane,
+        run_id=RunId(stable_uuid("test", "run")),
+        surface_id=SurfaceId(pane),
         provider=provider,
         kind=kind,
         occurred_at=0.0,

@@ -17,7 +17,7 @@ from mytty.core.events import (
     AgentProvider,
     AgentRunState,
 )
-from mytty.core.ids import stable_uuid
+from mytty.core.ids import RunId, stable_uuid
 from mytty.core.runs import (
     STARTUP_SWEEP_HOOK_NAME,
     SUPERSEDED_HOOK_NAME,
@@ -31,7 +31,7 @@ from mytty.core.runs import (
     superseded_events,
     transition,
 )
-from tests.core.builders import CLAUDE, CODEX, DAY, PANE, RUN, U, ev
+from tests.core.builders import CLAUDE, CODEX, DAY, PANE, RUN, P, R, U, ev
 
 S = AgentRunState
 K = AgentEventKind
@@ -93,7 +93,7 @@ def book_in(
     book = book if book is not None else RunBook()
     for i, kind in enumerate(PATHS[state]):
         book.apply(ev(kind, run=run, pane=pane, provider=provider, at=at + i, message="prep"))
-    got = book.get(run)
+    got = book.get(RunId(run))
     assert got is not None and got.state == state
     return book
 
@@ -203,7 +203,7 @@ def test_conflicting_event_is_dropped(changes: dict[str, object]) -> None:
     assert result.previous_state == S.RUNNING and result.run == before
     assert book.get(RUN) == before
     assert book.seen(conflicting.id)
-    assert book.runs_for_surface(U("other-pane")) == []
+    assert book.runs_for_surface(P("other-pane")) == []
 
 
 def test_missing_session_on_either_side_is_not_a_conflict() -> None:
@@ -261,7 +261,7 @@ def test_listings_follow_creation_order() -> None:
     assert [r.id for r in book.runs_for_surface(PANE)] == [b, a, c]
     assert [r.id for r in book.runs_for(PANE, CLAUDE)] == [b, c]
     assert [r.id for r in book.runs_for(PANE, CODEX)] == [a]
-    assert book.runs_for_surface(U("nowhere")) == []
+    assert book.runs_for_surface(P("nowhere")) == []
     assert len(book) == 4
 
 
@@ -274,7 +274,7 @@ def test_forget_run_forgets_its_event_ids() -> None:
         book.apply(event)
     assert book.event_ids_for_run(RUN) == [started.id, finished.id]
     book.forget_run(RUN, ["extra-id"])
-    assert book.get(RUN) is None and book.runs_for_surface(PANE) == [book.get(U("other"))]
+    assert book.get(RUN) is None and book.runs_for_surface(PANE) == [book.get(R("other"))]
     assert not book.seen(started.id) and not book.seen(finished.id)
     assert book.seen(other.id)
     assert book.apply(started).applied  # re-delivery inserts again, as in the original
@@ -283,7 +283,7 @@ def test_forget_run_forgets_its_event_ids() -> None:
 def test_forget_run_accepts_extra_event_ids() -> None:
     book = RunBook()
     book.apply(ev(K.STARTED, eid=U("extra")))
-    book.forget_run(U("no-such-run"), [U("extra")])
+    book.forget_run(R("no-such-run"), [U("extra")])
     assert not book.seen(U("extra"))
 
 
@@ -294,7 +294,7 @@ def _set_state(
     book: RunBook, run: str, state: AgentRunState, at: float, provider: AgentProvider = CLAUDE
 ) -> None:
     book_in(state, run=run, provider=provider, at=at - len(PATHS[state]) + 1, book=book)
-    got = book.get(run)
+    got = book.get(RunId(run))
     assert got is not None
     if state != S.UNKNOWN:
         assert got.updated_at == at
@@ -489,10 +489,10 @@ def test_startup_sweep_disconnects_dead_active_runs_only() -> None:
     for event in sweep:
         assert book.apply(event).applied
     # Only the run that was alive last time is left to sweep.
-    assert startup_sweep_events(book, 600.0, lambda run: True) == sweep_for(book, U("alive"), 600.0)
+    assert startup_sweep_events(book, 600.0, lambda run: True) == sweep_for(book, R("alive"), 600.0)
 
 
-def sweep_for(book: RunBook, run_id: str, now: float) -> list[AgentEvent]:
+def sweep_for(book: RunBook, run_id: RunId, now: float) -> list[AgentEvent]:
     run = book.get(run_id)
     assert run is not None
     return [
@@ -532,7 +532,7 @@ def _observed(book: RunBook, attention: AttentionBook, event: AgentEvent) -> Non
 def test_prunable_runs_rules() -> None:
     book, attention = RunBook(), AttentionBook()
     old, recent, active, flagged, acked = (
-        U(n) for n in ("old", "recent", "active", "flagged", "acked")
+        R(n) for n in ("old", "recent", "active", "flagged", "acked")
     )
     # One pane per run: a run starting on a pane would resolve the pane's failure items.
     for run in (old, flagged, acked):
@@ -560,8 +560,8 @@ def test_prunable_runs_rules() -> None:
 
 # --- properties -------------------------------------------------------------------------------
 
-RUN_POOL = [U(f"prop-run-{i}") for i in range(4)]
-PANE_POOL = [U(f"prop-pane-{i}") for i in range(2)]
+RUN_POOL = [R(f"prop-run-{i}") for i in range(4)]
+PANE_POOL = [P(f"prop-pane-{i}") for i in range(2)]
 ID_POOL = [U(f"prop-event-{i}") for i in range(40)]
 PROVIDERS = [CLAUDE, CODEX, AgentProvider.CURSOR]
 

@@ -36,7 +36,7 @@ CLAUDE_EXE = "/home/dev/.npm/lib/node_modules/@anthropic-ai/claude-code/bin/clau
 
 
 @pytest.fixture
-def sleeper(tmp_path: Path):  # type: ignore[no-untyped-def]
+def sleeper(tmp_path: Path):
     argv = [sys.executable, "-c", "import time; time.sleep(60)", "héllo wörld", "", "--flag=x"]
     proc = subprocess.Popen(argv, cwd=tmp_path, stdin=subprocess.DEVNULL)
     try:
@@ -47,7 +47,7 @@ def sleeper(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
-def test_reads_a_live_process(sleeper, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_reads_a_live_process(sleeper, tmp_path: Path) -> None:
     proc, argv = sleeper
     # Right after fork the child may not have exec'd yet (it still shows our own argv).
     deadline = time.monotonic() + 10

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
+from mytty.core.ids import RunId, SurfaceId
 from mytty.daemon.store import EventStore
 
 
@@ -47,8 +48,8 @@ def store_some_events(db: Path) -> dict[str, int]:
                 await store.insert(
                     AgentEvent(
                         id=str(uuid.uuid4()).upper(),
-                        run_id=str(uuid.uuid4()).upper(),
-                        surface_id=str(uuid.uuid4()).upper(),
+                        run_id=RunId(str(uuid.uuid4()).upper()),
+                        surface_id=SurfaceId(str(uuid.uuid4()).upper()),
                         provider=AgentProvider.CLAUDE_CODE,
                         kind=AgentEventKind.STARTED,
                         occurred_at=time.time(),

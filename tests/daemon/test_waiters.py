@@ -17,18 +17,19 @@ from typing import Any
 import pytest
 
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
+from mytty.core.ids import RunId, SurfaceId
 from mytty.daemon import agents
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.store import EventStore
 
-PANE_A = str(uuid.UUID(int=0xA)).upper()
-PANE_B = str(uuid.UUID(int=0xB)).upper()
+PANE_A = SurfaceId(str(uuid.UUID(int=0xA)).upper())
+PANE_B = SurfaceId(str(uuid.UUID(int=0xB)).upper())
 
 
-def event(surface: str, kind: AgentEventKind = AgentEventKind.STARTED) -> AgentEvent:
+def event(surface: SurfaceId, kind: AgentEventKind = AgentEventKind.STARTED) -> AgentEvent:
     return AgentEvent(
         id=str(uuid.uuid4()).upper(),
-        run_id=str(uuid.uuid4()).upper(),
+        run_id=RunId(str(uuid.uuid4()).upper()),
         surface_id=surface,
         provider=AgentProvider.CLAUDE_CODE,
         kind=kind,
@@ -52,7 +53,7 @@ def with_hub(tmp_path: Path, scenario: Callable[[AgentHub], Coroutine[Any, Any, 
 class CountingProbe:
     """A probe that counts its calls and is satisfied once its pane has a run."""
 
-    def __init__(self, hub: AgentHub, surface: str) -> None:
+    def __init__(self, hub: AgentHub, surface: SurfaceId) -> None:
         self.hub = hub
         self.surface = surface
         self.calls = 0

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
+from mytty.core.ids import RunId, SurfaceId
 from mytty.protocol.envelope import encode_envelope
 from mytty.protocol.wire import agent_event
 from tests.support.harness import Mytty, wait_until
@@ -48,8 +49,8 @@ def make_event(
 ) -> AgentEvent:
     return AgentEvent(
         id=event_id or new_id(),
-        run_id=run_id or new_id(),
-        surface_id=surface_id,
+        run_id=RunId(run_id or new_id()),
+        surface_id=SurfaceId(surface_id),
         provider=provider,
         kind=AgentEventKind(kind),
         occurred_at=time.time() if occurred_at is None else occurred_at,

@@ -261,9 +261,7 @@ def test_shell_integration_gives_a_hand_made_pane_its_identity(
         message="the hand-made pane to be adopted",
     )
     lines = wait_until(
-        lambda: (
-            out.exists() and len(out.read_text().splitlines()) == 2 and out.read_text().splitlines()
-        ),
+        lambda: lines if out.exists() and len(lines := out.read_text().splitlines()) == 2 else None,
         20,
         message=f"{shell} to report",
     )

@@ -14,6 +14,7 @@ import stat
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -52,14 +53,14 @@ def one_failure_line(ran: subprocess.CompletedProcess[str], code: str) -> str:
 
 
 @pytest.fixture
-def fresh() -> Mytty:
+def fresh() -> Iterator[Mytty]:
     """No tmux server, no $TMUX, a private HOME, and an empty TMUX_TMPDIR of its own."""
     m = Mytty(start_tmux=False)
     tmpdir = m.root / "tt"
     tmpdir.mkdir()
     m.env["TMUX_TMPDIR"] = str(tmpdir)
     assert "TMUX" not in m.env
-    yield m  # type: ignore[misc]
+    yield m
     subprocess.run([MYTTY, "stop"], env=m.env, capture_output=True, timeout=30, check=False)
     default = tmpdir / f"tmux-{UID}" / "default"
     subprocess.run([TMUX, "-S", str(default), "kill-server"], capture_output=True, check=False)
@@ -375,7 +376,9 @@ def test_stop_removes_the_global_environment_it_set(mytty: Mytty) -> None:
     # A pane opened now has no stale control socket to talk to.
     made = mytty.tmux("new-window", "-d", "-P", "-F", "#{pane_pid}").strip()
     environ = wait_until(
-        lambda: (e := Path(f"/proc/{made}/environ").read_bytes()).count(b"TMUX_PANE=") and e,
+        lambda: (
+            e if (e := Path(f"/proc/{made}/environ").read_bytes()).count(b"TMUX_PANE=") else None
+        ),
         10,
         message="the new pane's shell to exec",
     )

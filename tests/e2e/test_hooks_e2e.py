@@ -157,7 +157,7 @@ def assert_hooks_clean(log: list[dict[str, Any]]) -> None:
 
 def all_records(m: Mytty) -> list[dict[str, Any]]:
     """Every ledger record, with the documented ``events --after`` cursor loop."""
-    cursor, out = 0, []
+    cursor, out = 0, list[dict[str, Any]]()
     while True:
         page = m.ctl("events", "--after", str(cursor), "--timeout", "0").json
         if not page["records"]:

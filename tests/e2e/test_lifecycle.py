@@ -187,7 +187,7 @@ def test_new_tmux_server_never_inherits_old_surface_ids(mytty: Mytty, controller
         mytty.start()
 
     new_ids = wait_until(
-        lambda: (ids := listed_ids(mytty)) and len(ids) == 4 and ids,
+        lambda: ids if len(ids := listed_ids(mytty) or set()) == 4 else None,
         20,
         message="the new server's panes",
     )
@@ -329,7 +329,7 @@ def test_not_running_names_mytty_start(bare_mytty: Mytty) -> None:
     ran = bare_mytty.ctl("list")
     assert ran.code == "not-running"
     assert "mytty start" in ran.stderr
-    ran = subprocess.run(
+    proc = subprocess.run(
         [MYTTY_CTL, "read", "X"],
         env=bare_mytty.env,
         capture_output=True,
@@ -337,7 +337,7 @@ def test_not_running_names_mytty_start(bare_mytty: Mytty) -> None:
         timeout=30,
         check=False,
     )
-    assert ran.returncode == 1 and ran.stderr.startswith("mytty-ctl: not-running: ")
+    assert proc.returncode == 1 and proc.stderr.startswith("mytty-ctl: not-running: ")
 
 
 @pytest.mark.parametrize("command", ["serve", "start"])

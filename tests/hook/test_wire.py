@@ -14,7 +14,7 @@ from mytty.core.events import (
     AgentProvider,
     format_timestamp,
 )
-from mytty.core.ids import stable_uuid
+from mytty.core.ids import RunId, SurfaceId, stable_uuid
 from mytty.hook import mapping
 from mytty.hook.wire import encode_event_line, format_occurred_at
 from mytty.protocol.envelope import decode_envelope, encode_envelope
@@ -59,7 +59,7 @@ def test_encoder_matches_encode_envelope(
     tool_name: str | None,
     answer: str | None,
 ) -> None:
-    fields = {
+    fields: dict[str, str | None] = {
         "session_id": session_id,
         "message": message,
         "hook_name": hook_name,
@@ -75,12 +75,17 @@ def test_encoder_matches_encode_envelope(
         return  # the hook sanitises these away before encoding
     event = AgentEvent(
         id=event_id,
-        run_id=run_id,
-        surface_id=surface_id,
+        run_id=RunId(run_id),
+        surface_id=SurfaceId(surface_id),
         provider=provider,
         kind=kind,
         occurred_at=float(seconds),
-        **fields,
+        session_id=session_id,
+        message=message,
+        hook_name=hook_name,
+        tool_use_id=tool_use_id,
+        tool_name=tool_name,
+        last_assistant_message=answer,
     )
     ours = encode_event_line(
         event_id=event_id,

@@ -11,7 +11,7 @@ from mytty.integrations import api
 from mytty.integrations.common import Locations
 
 
-def _run(env: dict[str, str], *args: str):  # type: ignore[no-untyped-def]
+def _run(env: dict[str, str], *args: str):
     return CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
 
 

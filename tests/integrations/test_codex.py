@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from mytty.core.events import AgentProvider
 from mytty.integrations import api, codex_toml
 from mytty.integrations.codex import EVENTS as codex_events
 from mytty.integrations.codex import snake_case
@@ -55,9 +56,7 @@ def test_trust_is_recorded_and_removed_without_touching_the_rest(
     assert sorted(k.split(":")[-3] for k in ours) == sorted(snake_case(e) for e in codex_events)
     # What we recorded is exactly what Codex reports, so Codex now sees them as trusted.
     assert all(h.trust_status == "trusted" for h in fake_codex.list_hooks(env, loc.home))
-    assert api.status_of("codex", env) == api.IntegrationStatus(
-        api.AgentProvider.CODEX, "installed"
-    )
+    assert api.status_of("codex", env) == api.IntegrationStatus(AgentProvider.CODEX, "installed")
     api.disable("codex", env)
     if original:
         assert loc.codex_config.read_text() == original

@@ -15,7 +15,7 @@ scalars = st.one_of(
     st.none(),
     st.booleans(),
     st.integers(-(10**6), 10**6),
-    st.text(st.characters(blacklist_categories=("Cs",)), max_size=8),
+    st.text(st.characters(blacklist_categories=["Cs"]), max_size=8),
 )
 values = st.recursive(
     scalars,

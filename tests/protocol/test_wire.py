@@ -21,7 +21,7 @@ from mytty.core.events import (
     AgentRunState,
     WorkerProvider,
 )
-from mytty.core.ids import stable_uuid
+from mytty.core.ids import JobId, RunId, SurfaceId, stable_uuid
 from mytty.core.jobs import AgentJobState, new_job
 from mytty.core.ledger import EventLedger, LedgerPage, LedgerRecord
 from mytty.core.runs import AgentRun
@@ -35,9 +35,9 @@ from mytty.protocol.envelope import (
 )
 from mytty.tmux.port import PaneRow
 
-PANE = stable_uuid("wire", "pane")
-RUN = stable_uuid("wire", "run")
-JOB = stable_uuid("wire", "job")
+PANE = SurfaceId(stable_uuid("wire", "pane"))
+RUN = RunId(stable_uuid("wire", "run"))
+JOB = JobId(stable_uuid("wire", "job"))
 EVENT = stable_uuid("wire", "event")
 T = 1_784_185_200.25  # 2026-07-16T07:00:00.250Z
 

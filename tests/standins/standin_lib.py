@@ -674,7 +674,8 @@ def serve_codex_app_server(codex_home: Path) -> int:
         elif not initialized:
             send({"id": rid, "error": {"code": _INVALID_REQUEST, "message": "Not initialized"}})
         elif method == "hooks/list":
-            params = message.get("params") if isinstance(message.get("params"), dict) else {}
+            given = message.get("params")
+            params = given if isinstance(given, dict) else {}
             cwds = params.get("cwds") or [os.getcwd()]
             hooks = codex_list_hooks(codex_home)
             send(

@@ -31,7 +31,7 @@ TMUX = shutil.which("tmux") or "tmux"
 
 
 def wait_until(
-    predicate: Callable[[], T],
+    predicate: Callable[[], T | None],
     timeout: float = 10.0,
     interval: float = 0.02,
     message: str = "condition",
@@ -331,7 +331,7 @@ class Mytty:
             "show-options", "-pv", "-t", tmux_id, "@mytty_surface"
         ).strip() == pane_id and self._created_by_controller(tmux_id):
             return wait_until(
-                lambda: (env := read()).get("MYTTY_SURFACE_ID") and env,
+                lambda: env if (env := read()).get("MYTTY_SURFACE_ID") else None,
                 10,
                 message=f"pane {pane_id}'s process to exec",
             )
