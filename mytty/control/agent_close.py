@@ -6,7 +6,10 @@ Always answers ``ok`` for a known job.
 
 from __future__ import annotations
 
-from mytty.control.base import Context, Params
+from typing import Protocol
+
+from mytty.control.base import Params
+from mytty.control.ports import JobStore, PaneDirectory, PaneFactory
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.protocol import wire
 from mytty.protocol.replies import OkReply
@@ -15,7 +18,11 @@ TYPE = "closeAgent"
 ERRORS = frozenset({ErrorCode.JOB_NOT_FOUND, ErrorCode.INVALID_REQUEST})
 
 
-async def handle(ctx: Context, params: Params) -> OkReply:
+class AgentCloseContext(JobStore, PaneDirectory, PaneFactory, Protocol):
+    """What ``agent_close`` uses of the controller."""
+
+
+async def handle(ctx: AgentCloseContext, params: Params) -> OkReply:
     job_id = params.raw_id("jobID")
     job = ctx.jobs.current(job_id)
     pane = ctx.panes.by_surface.get(job.surface_id)

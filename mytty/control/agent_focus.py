@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from mytty.control.agent_send import job_pane
-from mytty.control.base import Context, Params
+from mytty.control.base import Params
 from mytty.control.focus import focus_pane
+from mytty.control.ports import JobStore, PaneDirectory, TmuxAccess
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.protocol import wire
 from mytty.protocol.replies import OkReply
@@ -20,7 +23,11 @@ ERRORS = frozenset(
 )
 
 
-async def handle(ctx: Context, params: Params) -> OkReply:
+class AgentFocusContext(JobStore, PaneDirectory, TmuxAccess, Protocol):
+    """What ``agent_focus`` uses of the controller."""
+
+
+async def handle(ctx: AgentFocusContext, params: Params) -> OkReply:
     job = ctx.jobs.current(params.raw_id("jobID"))
     pane = job_pane(ctx, job)
     try:

@@ -9,7 +9,10 @@ none (Cursor, OpenCode, Antigravity).
 
 from __future__ import annotations
 
-from mytty.control.base import Context, Params
+from typing import Protocol
+
+from mytty.control.base import Params
+from mytty.control.ports import JobStore, PaneDirectory, RunWaiter, TmuxAccess
 from mytty.control.read import read_content
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.jobs import AgentJobState
@@ -20,7 +23,11 @@ TYPE = "agentResult"
 ERRORS = frozenset({ErrorCode.JOB_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST})
 
 
-async def handle(ctx: Context, params: Params) -> AgentResultReply:
+class AgentResultContext(JobStore, PaneDirectory, TmuxAccess, RunWaiter, Protocol):
+    """What ``agent_result`` uses of the controller."""
+
+
+async def handle(ctx: AgentResultContext, params: Params) -> AgentResultReply:
     job = ctx.jobs.current(params.raw_id("jobID"))
     pane = ctx.panes.by_surface.get(job.surface_id)
     content = wire.pane_content(job.surface_id, "", None, None)

@@ -6,8 +6,10 @@ Re-arming (new baseline, unbound, ``launching``, a fresh 30 s window) makes the 
 
 from __future__ import annotations
 
-from mytty.control.base import Context, Params
-from mytty.control.ports import PaneDirectory, PaneView
+from typing import Protocol
+
+from mytty.control.base import Params
+from mytty.control.ports import JobStore, PaneDirectory, PaneView, TmuxAccess
 from mytty.control.send import deliver
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.jobs import AgentJob
@@ -32,7 +34,11 @@ def job_pane(ctx: PaneDirectory, job: AgentJob) -> PaneView:
     return pane
 
 
-async def handle(ctx: Context, params: Params) -> OkReply:
+class AgentSendContext(JobStore, PaneDirectory, TmuxAccess, Protocol):
+    """What ``agent_send`` uses of the controller."""
+
+
+async def handle(ctx: AgentSendContext, params: Params) -> OkReply:
     job_id = params.raw_id("jobID")
     text = params.str("text")
     press_enter = params.bool("pressEnter", False)

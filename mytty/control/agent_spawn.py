@@ -10,9 +10,17 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Protocol
 
-from mytty.control.base import Context, Params
-from mytty.control.ports import PaneView
+from mytty.control.base import Params
+from mytty.control.ports import (
+    AgentChecks,
+    JobStore,
+    PaneDirectory,
+    PaneFactory,
+    PaneView,
+    RunWaiter,
+)
 from mytty.control.split import place_worker_from
 from mytty.core import jobs as core_jobs
 from mytty.core.errors import ErrorCode, MyttyError
@@ -72,7 +80,11 @@ def _anchor_directory(anchor: PaneView) -> str | None:
     return None
 
 
-async def handle(ctx: Context, params: Params) -> AgentJobReply:
+class SpawnContext(PaneDirectory, PaneFactory, RunWaiter, JobStore, AgentChecks, Protocol):
+    """What ``agent_spawn`` uses of the controller."""
+
+
+async def handle(ctx: SpawnContext, params: Params) -> AgentJobReply:
     try:
         provider = WorkerProvider(params.str("provider"))
     except ValueError:

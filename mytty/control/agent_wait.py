@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from mytty.control.base import Context, Params
+from typing import Protocol
+
+from mytty.control.base import Params
+from mytty.control.ports import AgentChecks, JobStore, RunWaiter
 from mytty.core import jobs as core_jobs
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.jobs import AgentJob
@@ -26,7 +29,11 @@ _CONDITIONS: dict[str, core_jobs.WaitCondition] = {
 }
 
 
-async def handle(ctx: Context, params: Params) -> AgentWaitResultReply:
+class AgentWaitContext(JobStore, RunWaiter, AgentChecks, Protocol):
+    """What ``agent_wait`` uses of the controller."""
+
+
+async def handle(ctx: AgentWaitContext, params: Params) -> AgentWaitResultReply:
     job_id = params.raw_id("jobID")
     until = _CONDITIONS.get(params.str("until"))
     if until is None:

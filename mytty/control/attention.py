@@ -13,8 +13,10 @@ running in that pane, or null) so a human can find the pane.
 from __future__ import annotations
 
 import time
+from typing import Protocol
 
-from mytty.control.base import Context, Params
+from mytty.control.base import Params
+from mytty.control.ports import JobStore, PaneDirectory, RunWaiter
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.ids import SurfaceId
 from mytty.protocol import wire
@@ -24,7 +26,7 @@ TYPE = "attention"
 ERRORS = frozenset({ErrorCode.INVALID_REQUEST, ErrorCode.RUN_NOT_FOUND, ErrorCode.INTERNAL_ERROR})
 
 
-def _whereabouts(ctx: Context, pane_id: SurfaceId) -> tuple[str | None, str | None]:
+def _whereabouts(ctx: AttentionContext, pane_id: SurfaceId) -> tuple[str | None, str | None]:
     """The pane as tmux names it (``session:window.pane``) and the label of its job."""
     pane = ctx.panes.get(pane_id)
     row = pane.row if pane is not None else None
@@ -32,7 +34,11 @@ def _whereabouts(ctx: Context, pane_id: SurfaceId) -> tuple[str | None, str | No
     return location, ctx.jobs.label_for_pane(pane_id)
 
 
-async def handle(ctx: Context, params: Params) -> AttentionReply:
+class AttentionContext(RunWaiter, PaneDirectory, JobStore, Protocol):
+    """What ``attention`` uses of the controller."""
+
+
+async def handle(ctx: AttentionContext, params: Params) -> AttentionReply:
     now = time.time()
     runs = {run.upper() for run in params.str_list("acknowledge")}
     everything = params.bool("acknowledgeAll", False)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from mytty.control.base import Context, Params
+from typing import Protocol
+
+from mytty.control.base import Params
+from mytty.control.ports import PaneDirectory, PaneFactory
 from mytty.core.errors import ErrorCode
 from mytty.protocol import wire
 from mytty.protocol.replies import OkReply
@@ -13,7 +16,11 @@ ERRORS = frozenset(
 )
 
 
-async def handle(ctx: Context, params: Params) -> OkReply:
+class ClosePaneContext(PaneDirectory, PaneFactory, Protocol):
+    """What ``close_pane`` uses of the controller."""
+
+
+async def handle(ctx: ClosePaneContext, params: Params) -> OkReply:
     pane = ctx.require_pane(params.str("paneID"))
     await ctx.close_pane(pane)
     return wire.ok()

@@ -7,7 +7,10 @@ capability.
 
 from __future__ import annotations
 
-from mytty.control.base import Context, Params
+from typing import Protocol
+
+from mytty.control.base import Params
+from mytty.control.ports import PaneDirectory, PaneFacts
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.protocol import wire
 from mytty.protocol.replies import EnvReply
@@ -16,7 +19,11 @@ TYPE = "env"
 ERRORS = frozenset({ErrorCode.NOT_IN_PANE, ErrorCode.TMUX_UNAVAILABLE})
 
 
-async def handle(ctx: Context, params: Params) -> EnvReply:
+class EnvContext(PaneDirectory, PaneFacts, Protocol):
+    """What ``env`` uses of the controller."""
+
+
+async def handle(ctx: EnvContext, params: Params) -> EnvReply:
     surface = ctx.caller_surface(params.peer_pid)
     if surface is None:
         await ctx.refresh_panes()  # the caller's pane may be seconds old

@@ -7,7 +7,10 @@ cursor older than the retained window gets what is retained plus ``truncated: tr
 
 from __future__ import annotations
 
-from mytty.control.base import Context, Params
+from typing import Protocol
+
+from mytty.control.base import Params
+from mytty.control.ports import RunWaiter
 from mytty.core.errors import ErrorCode
 from mytty.core.ledger import LedgerPage
 from mytty.protocol import wire
@@ -19,7 +22,11 @@ DEFAULT_TIMEOUT_S = 30.0
 MAX_TIMEOUT_S = 600.0
 
 
-async def handle(ctx: Context, params: Params) -> EventsReply:
+class EventsContext(RunWaiter, Protocol):
+    """What ``events`` uses of the controller."""
+
+
+async def handle(ctx: EventsContext, params: Params) -> EventsReply:
     after = params.opt_int("afterSequence")
     timeout = min(MAX_TIMEOUT_S, max(0.0, params.number("timeoutSeconds", DEFAULT_TIMEOUT_S)))
     ledger = ctx.hub.ledger

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from mytty.control.base import Context, Params
-from mytty.control.ports import PaneView, TmuxAccess
+from typing import Protocol
+
+from mytty.control.base import Params
+from mytty.control.ports import PaneDirectory, PaneView, TmuxAccess
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.protocol import wire
 from mytty.protocol.replies import OkReply
@@ -21,7 +23,11 @@ async def focus_pane(ctx: TmuxAccess, pane: PaneView) -> None:
     await ctx.require_port().focus(pane.tmux_id, row.window_id, row.session_name)
 
 
-async def handle(ctx: Context, params: Params) -> OkReply:
+class FocusContext(PaneDirectory, TmuxAccess, Protocol):
+    """What ``focus`` uses of the controller."""
+
+
+async def handle(ctx: FocusContext, params: Params) -> OkReply:
     pane = ctx.require_pane(params.str("paneID"))
     await focus_pane(ctx, pane)
     return wire.ok()

@@ -7,7 +7,10 @@ to skip the question; an AI orchestrator can ask for an install but never approv
 
 from __future__ import annotations
 
-from mytty.control.base import Context, Params
+from typing import Protocol
+
+from mytty.control.base import Params
+from mytty.control.ports import IntegrationStatus
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentProvider
 from mytty.protocol.replies import IntegrationStatusesReply
@@ -36,7 +39,11 @@ def _provider(text: str | None) -> AgentProvider | None:
         ) from None
 
 
-async def handle(ctx: Context, params: Params) -> IntegrationStatusesReply:
+class IntegrationContext(IntegrationStatus, Protocol):
+    """What ``integration`` uses of the controller."""
+
+
+async def handle(ctx: IntegrationContext, params: Params) -> IntegrationStatusesReply:
     kind = params.str("type")
     reply: IntegrationStatusesReply
     if kind == "integrationList":

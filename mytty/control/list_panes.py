@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from mytty.control.base import Context, Params
+from typing import Protocol
+
+from mytty.control.base import Params
+from mytty.control.ports import PaneDirectory, PaneFacts
 from mytty.core.errors import ErrorCode
 from mytty.protocol import wire
 from mytty.protocol.replies import ListReply
@@ -11,7 +14,11 @@ TYPE = "list"
 ERRORS = frozenset({ErrorCode.TMUX_UNAVAILABLE})
 
 
-async def handle(ctx: Context, params: Params) -> ListReply:
+class ListContext(PaneDirectory, PaneFacts, Protocol):
+    """What ``list_panes`` uses of the controller."""
+
+
+async def handle(ctx: ListContext, params: Params) -> ListReply:
     await ctx.refresh_panes()
     listed = [
         (p.row.session_name, p.row.window_index, p.row.pane_index, p)

@@ -8,8 +8,11 @@ cannot be garbled by a slow rc file and never lands in shell history).
 
 from __future__ import annotations
 
-from mytty.control.base import Context, Params
+from typing import Protocol
+
+from mytty.control.base import Params
 from mytty.control.pane_args import initial_command, working_directory
+from mytty.control.ports import PaneDirectory, PaneFactory
 from mytty.core.errors import ErrorCode
 from mytty.protocol import wire
 from mytty.protocol.replies import PaneReply
@@ -26,7 +29,7 @@ ERRORS = frozenset(
 )
 
 
-def _active_directory(ctx: Context, session: str) -> str | None:
+def _active_directory(ctx: PaneDirectory, session: str) -> str | None:
     """The current directory of the session's active pane (what a new tab inherits)."""
     for pane in ctx.panes.panes():
         row = pane.row
@@ -40,7 +43,11 @@ def _active_directory(ctx: Context, session: str) -> str | None:
     return None
 
 
-async def handle(ctx: Context, params: Params) -> PaneReply:
+class NewTabContext(PaneDirectory, PaneFactory, Protocol):
+    """What ``new_tab`` uses of the controller."""
+
+
+async def handle(ctx: NewTabContext, params: Params) -> PaneReply:
     cwd = working_directory(params)
     command = initial_command(params)
     session = await ctx.preferred_session()

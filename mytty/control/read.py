@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from mytty.control.base import Context, Params
-from mytty.control.ports import PaneView, TmuxAccess
+from typing import Protocol
+
+from mytty.control.base import Params
+from mytty.control.ports import PaneDirectory, PaneView, TmuxAccess
 from mytty.core.errors import ErrorCode
 from mytty.protocol import wire
 from mytty.protocol.replies import ContentReply, PaneContent
@@ -19,7 +21,11 @@ async def read_content(ctx: TmuxAccess, pane: PaneView, echo_id: str) -> PaneCon
     return wire.pane_content(echo_id, capture.text, capture.cursor_row, capture.cursor_column)
 
 
-async def handle(ctx: Context, params: Params) -> ContentReply:
+class ReadContext(PaneDirectory, TmuxAccess, Protocol):
+    """What ``read`` uses of the controller."""
+
+
+async def handle(ctx: ReadContext, params: Params) -> ContentReply:
     pane_id = params.str("paneID")
     pane = ctx.require_pane(pane_id)
     return wire.content_reply(await read_content(ctx, pane, pane_id))

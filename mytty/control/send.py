@@ -8,9 +8,10 @@ that arrives in one burst as a paste, where Enter inserts a newline instead of s
 from __future__ import annotations
 
 import asyncio
+from typing import Protocol
 
-from mytty.control.base import Context, Params
-from mytty.control.ports import PaneView, TmuxAccess
+from mytty.control.base import Params
+from mytty.control.ports import PaneDirectory, PaneView, TmuxAccess
 from mytty.core.errors import ErrorCode
 from mytty.protocol import wire
 from mytty.protocol.replies import OkReply
@@ -30,7 +31,11 @@ async def deliver(ctx: TmuxAccess, pane: PaneView, text: str, press_enter: bool)
             await ctx.require_port().send_key(pane.tmux_id, "Enter")
 
 
-async def handle(ctx: Context, params: Params) -> OkReply:
+class SendContext(PaneDirectory, TmuxAccess, Protocol):
+    """What ``send`` uses of the controller."""
+
+
+async def handle(ctx: SendContext, params: Params) -> OkReply:
     pane = ctx.require_pane(params.str("paneID"))
     text = params.str("text")
     press_enter = params.bool("pressEnter", False)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from mytty.control.base import Context, Params
+from typing import Protocol
+
+from mytty.control.base import Params
+from mytty.control.ports import PaneDirectory, TmuxAccess
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.keys import KeyError_, tmux_key
 from mytty.protocol import wire
@@ -19,7 +22,11 @@ ERRORS = frozenset(
 )
 
 
-async def handle(ctx: Context, params: Params) -> OkReply:
+class SendKeyContext(PaneDirectory, TmuxAccess, Protocol):
+    """What ``send_key`` uses of the controller."""
+
+
+async def handle(ctx: SendKeyContext, params: Params) -> OkReply:
     key = params.str("key")
     modifiers = params.str_list("modifiers")
     try:

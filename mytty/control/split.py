@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from mytty.control.base import Context, Params
+from mytty.control.base import Params
 from mytty.control.pane_args import initial_command, working_directory
-from mytty.control.ports import PaneDirectory, PaneView
+from mytty.control.ports import PaneDirectory, PaneFactory, PaneView
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.layout import PaneGeom, WindowGeom, WorkerPlacement, balanced_split, place_worker
 from mytty.protocol import wire
@@ -73,7 +73,11 @@ def choose_target(ctx: PaneDirectory, pane: PaneView, direction: str) -> tuple[P
     return siblings[target_id], side
 
 
-async def handle(ctx: Context, params: Params) -> PaneReply:
+class SplitContext(PaneDirectory, PaneFactory, Protocol):
+    """What ``split`` uses of the controller."""
+
+
+async def handle(ctx: SplitContext, params: Params) -> PaneReply:
     pane = ctx.require_pane(params.str("paneID"))
     direction = params.opt_str("direction") or "auto"
     if direction not in DIRECTIONS:

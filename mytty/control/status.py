@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from mytty.control.base import Context, Params
+from typing import Protocol
+
+from mytty.control.base import Params
+from mytty.control.ports import PaneDirectory, RunWaiter
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.notes import validate_status
 from mytty.protocol import wire
@@ -19,7 +22,11 @@ ERRORS = frozenset(
 )
 
 
-async def handle(ctx: Context, params: Params) -> OkReply:
+class StatusContext(PaneDirectory, RunWaiter, Protocol):
+    """What ``status`` uses of the controller."""
+
+
+async def handle(ctx: StatusContext, params: Params) -> OkReply:
     status = params.opt_str("status")
     if status is not None:
         problem = validate_status(status)

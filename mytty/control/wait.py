@@ -6,7 +6,10 @@ never had an event never satisfies ``idle`` (there is no "nothing yet = idle" de
 
 from __future__ import annotations
 
-from mytty.control.base import Context, Params
+from typing import Protocol
+
+from mytty.control.base import Params
+from mytty.control.ports import AgentChecks, PaneDirectory, RunWaiter
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentRunState
 from mytty.protocol import wire
@@ -36,7 +39,11 @@ SATISFIES = {
 }
 
 
-async def handle(ctx: Context, params: Params) -> WaitResultReply:
+class WaitContext(PaneDirectory, RunWaiter, AgentChecks, Protocol):
+    """What ``wait`` uses of the controller."""
+
+
+async def handle(ctx: WaitContext, params: Params) -> WaitResultReply:
     pane_id = params.str("paneID")
     until = params.str("until")
     if until not in SATISFIES:
