@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 from mytty.daemon.shell_events import RESUME_TAIL, ShellEventWatcher
 
@@ -40,7 +41,7 @@ async def until(predicate: Callable[[], object], timeout: float = 5.0) -> None:
         await asyncio.sleep(0.005)  # only yields: the watcher is woken by inotify
 
 
-def run(body: Callable[[], Awaitable[None]]) -> None:
+def run(body: Callable[[], Coroutine[Any, Any, None]]) -> None:
     asyncio.run(body())
 
 

@@ -368,7 +368,11 @@ def test_no_controller_is_silent(bare_mytty: Mytty, shell: str) -> None:
             "echo done-$((1+1))" if shell != "fish" else "echo done-(math 1+1)",
         ):
             type_line(m, target, text)
-        wait_until(lambda t=target: "done-2" in screen(m, t), 15)
+
+        def shown(t: str = target) -> bool:
+            return "done-2" in screen(m, t)
+
+        wait_until(shown, 15)
         text = screen(m, target)
         assert not ERRORS.search(text) and "mytty" not in text.replace(source_line(shell), ""), text
     assert not gone.exists()
