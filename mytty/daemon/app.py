@@ -115,6 +115,7 @@ class Controller:
         loop = asyncio.get_running_loop()
         self.panes.set_secret(self.home.read_or_create_secret())
         self.store.open()
+        self.panes.load_bindings(self.store.load_surface_bindings())
         self.hub.load(self.store.load_events(), self.store.load_acknowledgements())
         settle_heap()  # everything alive now lives as long as the process
         self.store.start_writer(loop)

@@ -24,6 +24,7 @@ from mytty.daemon.agents import AgentHub
 from mytty.daemon.home import Home
 from mytty.daemon.panes import Pane, PaneRegistry
 from mytty.daemon.shell_events import ShellEventWatcher
+from mytty.daemon.store import StoreError
 from mytty.daemon.tmux_link import TmuxLink
 from mytty.integrations.shell_files import integration_dir
 from mytty.protocol import wire
@@ -61,6 +62,8 @@ class PaneService:
             self._forget_pane(pane)
 
     async def tmux_connected(self, *, had_user_session: bool) -> None:
+        # Surface ids are bound to this server's panes (see daemon.panes).
+        self.panes.server = await self._link.require_port().server_identity()
         if not had_user_session:
             await self.ensure_user_session()
         await self.refresh_panes()
@@ -92,9 +95,18 @@ class PaneService:
                         pane.option_written = True
                     except MyttyError:
                         pass
+            await self._save_bindings()
             if result.added or result.removed:
                 self._hub.bump()
             return rows
+
+    async def _save_bindings(self) -> None:
+        unsaved = self.panes.take_unsaved_bindings()
+        if unsaved:
+            try:
+                await self._hub.store.bind_surfaces(unsaved)
+            except StoreError as exc:  # still bound in memory; only a restart could forget
+                log.warning("could not store %d surface bindings: %s", len(unsaved), exc)
 
     def _forget_pane(self, pane: Pane) -> None:
         if self.shell_events is not None:

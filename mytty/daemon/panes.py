@@ -4,6 +4,12 @@ A surface id is a UUID kept in the pane user option ``@mytty_surface`` so it sur
 controller restart. Capabilities are derived as HMAC(secret, surface id): random-looking,
 per pane, never stored in tmux, still valid after a controller restart (the pane keeps its
 environment), and revoked the moment the pane is gone because only live surfaces are checked.
+
+A surface id is never issued twice. Each id is bound, in the store, to the one tmux pane it
+was issued for (server identity + ``%N``); a pane that claims an id bound to another pane
+(through the option or the environment, which any same-user process can set) gets a new one,
+so a closed pane's capability never works again. An id with no binding (a store from before
+bindings existed) is accepted once and bound.
 """
 
 from __future__ import annotations
@@ -47,6 +53,11 @@ class PaneRegistry:
         #: Bumped whenever the controller registers a pane it just created. A listing taken
         #: before that cannot know the pane, so reconcile must not drop it as gone.
         self.generation = 0
+        #: The identity of the tmux server the panes belong to (``TmuxPort.server_identity``).
+        self.server = ""
+        #: surface id → (tmux server, tmux pane) it was issued for; every id ever issued.
+        self._bindings: dict[str, tuple[str, str]] = {}
+        self._unsaved: list[tuple[str, str, str]] = []
 
     # -- capabilities -----------------------------------------------------------------------
     def set_secret(self, secret: bytes) -> None:
@@ -74,6 +85,24 @@ class PaneRegistry:
     def pid_map(self) -> dict[int, SurfaceId]:
         return {p.pid: p.surface_id for p in self.by_surface.values() if p.pid > 0}
 
+    # -- bindings -------------------------------------------------------------------------------
+    def load_bindings(self, bindings: dict[str, tuple[str, str]]) -> None:
+        self._bindings = dict(bindings)
+
+    def take_unsaved_bindings(self) -> list[tuple[str, str, str]]:
+        """The bindings made since the last call, as (surface, server, pane), for the store."""
+        out, self._unsaved = self._unsaved, []
+        return out
+
+    def _may_hold(self, surface: SurfaceId, tmux_id: str) -> bool:
+        bound = self._bindings.get(surface)
+        return bound is None or bound == (self.server, tmux_id)
+
+    def _bind(self, surface: SurfaceId, tmux_id: str) -> None:
+        if surface not in self._bindings and self.server:
+            self._bindings[surface] = (self.server, tmux_id)
+            self._unsaved.append((surface, self.server, tmux_id))
+
     # -- changes --------------------------------------------------------------------------------
     @staticmethod
     def new_surface_id() -> SurfaceId:
@@ -90,6 +119,7 @@ class PaneRegistry:
         )
         self.by_surface[surface_id] = pane
         self.by_tmux[tmux_id] = pane
+        self._bind(surface_id, tmux_id)
         return pane
 
     def reset(self) -> list[Pane]:
@@ -141,17 +171,27 @@ class PaneRegistry:
 
     def _adopt(self, row: PaneRow, inherited: str | None) -> Pane:
         surface = parse_surface_id(row.surface)
-        if surface is None or surface in self.by_surface:
+        if (
+            surface is None
+            or surface in self.by_surface
+            or not self._may_hold(surface, row.pane_id)
+        ):
             # A pane we created whose option was never written (e.g. a crash in between)
             # still carries its id in the environment tmux gave its first process.
             from_env = parse_surface_id(procfs.environ_value(row.pane_pid, "MYTTY_SURFACE_ID"))
-            usable = from_env and from_env != inherited and from_env not in self.by_surface
+            usable = (
+                from_env
+                and from_env != inherited
+                and from_env not in self.by_surface
+                and self._may_hold(from_env, row.pane_id)
+            )
             surface = from_env if usable else None
         if surface is None:
             surface = self.new_surface_id()
         pane = Pane(surface_id=surface, tmux_id=row.pane_id, pid=row.pane_pid, row=row)
         self.by_surface[surface] = pane
         self.by_tmux[row.pane_id] = pane
+        self._bind(surface, row.pane_id)
         return pane
 
     def _drop(self, pane: Pane) -> None:

@@ -32,6 +32,11 @@ CREATE TABLE IF NOT EXISTS agent_event (
     payload TEXT NOT NULL
 ) STRICT;
 CREATE INDEX IF NOT EXISTS agent_event_run ON agent_event(run_id);
+CREATE TABLE IF NOT EXISTS surface_binding (
+    surface_id TEXT PRIMARY KEY,
+    tmux_server TEXT NOT NULL,
+    tmux_pane TEXT NOT NULL
+) STRICT;
 CREATE TABLE IF NOT EXISTS attention_acknowledgement (
     item_id TEXT PRIMARY KEY,
     acknowledged_at REAL NOT NULL
@@ -168,6 +173,12 @@ class EventStore:
             self._conn.execute("SELECT item_id, acknowledged_at FROM attention_acknowledgement")
         )
 
+    def load_surface_bindings(self) -> dict[str, tuple[str, str]]:
+        """Every surface id ever issued → (tmux server identity, tmux pane id) it belongs to."""
+        assert self._conn is not None
+        rows = self._conn.execute("SELECT surface_id, tmux_server, tmux_pane FROM surface_binding")
+        return {surface: (server, pane) for surface, server, pane in rows}
+
     # -- writes (through the writer thread) ------------------------------------------------------
     async def insert(self, event: AgentEvent) -> bool:
         """Insert one event; True when new, False for a duplicate id. Raises StoreError."""
@@ -179,6 +190,10 @@ class EventStore:
     async def acknowledge(self, item_ids: Iterable[str], at: float) -> None:
         """Store acknowledgements of attention items, all in one transaction. Raises StoreError."""
         await self._submit("ack", (list(item_ids), at))
+
+    async def bind_surfaces(self, bindings: Iterable[tuple[str, str, str]]) -> None:
+        """Record (surface id, tmux server, tmux pane) bindings; the first one of an id stays."""
+        await self._submit("bind", list(bindings))
 
     async def _submit(self, op: str, arg: object) -> object:
         loop = asyncio.get_running_loop()
@@ -306,6 +321,14 @@ class EventStore:
                 chunk = ids[i : i + 500]
                 marks = ",".join("?" * len(chunk))
                 conn.execute(f"DELETE FROM agent_event WHERE run_id IN ({marks})", chunk)
+            return None
+        if op == "bind":
+            assert isinstance(arg, list)
+            conn.executemany(
+                "INSERT OR IGNORE INTO surface_binding(surface_id, tmux_server, tmux_pane) "
+                "VALUES (?, ?, ?)",
+                arg,
+            )
             return None
         if op == "ack":
             assert isinstance(arg, tuple)

@@ -230,6 +230,11 @@ class TmuxPort:
             )
         return lines[0]
 
+    async def server_identity(self) -> str:
+        """``<pid>@<start time>``: unlike the pid alone, never the same for two servers."""
+        lines = await self.run("display-message -p '#{pid}@#{start_time}'")
+        return lines[0] if lines else ""
+
     async def server_pid(self) -> int:
         lines = await self.run("display-message -p '#{pid}'")
         return _int(lines[0]) if lines else 0
