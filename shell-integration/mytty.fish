@@ -69,7 +69,14 @@ if not set -q __mytty_fish_loaded
         end
         if not set -q __mytty_started[1]
             set -g __mytty_started 1
-            __mytty_report P -   # the shell's first prompt: the controller learns the directory
+            if string match -qr '^[0-9]{1,3}$' -- "$MYTTY_LAUNCH_STATUS"
+                # The pane's initial command, run by mytty-shell before this shell started.
+                set -q __mytty_osc[1]; and printf '\e]133;D;%s\a' $MYTTY_LAUNCH_STATUS
+                __mytty_report D $MYTTY_LAUNCH_STATUS
+            else
+                __mytty_report P -   # the first prompt: the controller learns the directory
+            end
+            set -e MYTTY_LAUNCH_STATUS
             # config.fish has run by now: wrap the user's prompt to mark where input starts.
             if set -q __mytty_osc[1]; and functions -q fish_prompt; and not functions -q __mytty_user_prompt
                 functions -c fish_prompt __mytty_user_prompt

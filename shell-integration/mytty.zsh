@@ -81,10 +81,16 @@ if [[ -z ${__mytty_zsh_loaded-} ]]; then
       __mytty_ran=
       [[ -n $__mytty_osc ]] && print -rn -- $'\e]133;D;'$st$'\a'
       __mytty_report D $st
+    elif [[ -z $__mytty_started && ${MYTTY_LAUNCH_STATUS-x} != *[^0-9]* \
+            && ${#MYTTY_LAUNCH_STATUS} -le 3 ]]; then
+      # The pane's initial command, run by mytty-shell before this shell started.
+      [[ -n $__mytty_osc ]] && print -rn -- $'\e]133;D;'$MYTTY_LAUNCH_STATUS$'\a'
+      __mytty_report D $MYTTY_LAUNCH_STATUS
     elif [[ -z $__mytty_started ]]; then
       __mytty_report P -   # the shell's first prompt: the controller learns the directory
     fi
     __mytty_started=1
+    unset MYTTY_LAUNCH_STATUS
     print -rn -- $'\e]7;file://'${HOST-}$__mytty_pwd_enc$'\a'
     [[ -n $__mytty_osc ]] && print -rn -- $'\e]133;A\a'
     return $st

@@ -162,11 +162,13 @@ def test_marks_exit_codes_and_cwd_reach_the_controller(shell_mytty: tuple[str, M
     assert not ERRORS.search(text), text
 
 
-def test_the_initial_command_of_a_bash_pane_reports_its_exit() -> None:
-    with started("bash", "sleep 1\n") as m:
-        pane, _tmux_id = new_pane(m, "--command", "sh -c 'exit 3'")
+@pytest.mark.parametrize("shell", SHELLS)
+def test_the_initial_command_of_a_pane_reports_its_exit(shell: str) -> None:
+    with started(shell, "sleep 1\n") as m:  # slow rc: the command still runs once, after it
+        pane, tmux_id = new_pane(m, "--command", "sh -c 'exit 3'")
         info = wait_until(lambda: (s := shell_info(m, pane)) and s["commandCount"] == 1 and s, 30)
         assert info["lastExitStatus"] == 3
+        run_and_wait(m, pane, tmux_id, "false", 1)  # then the shell's own prompts follow
 
 
 # -- other prompt tools -----------------------------------------------------------------------
