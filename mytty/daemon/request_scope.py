@@ -17,8 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-class ClientGone(Exception):
-    """The client of this request hung up; nobody is left to answer."""
+class ClientGone(asyncio.CancelledError):
+    """The client of this request hung up; nobody is left to answer.
+
+    A cancellation, not an error: nothing on the way up logs it as a failure.
+    """
 
 
 @dataclass(slots=True)

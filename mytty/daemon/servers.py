@@ -270,10 +270,13 @@ class OneShotServer:
 
     def _refuse(self, conn: socket.socket, why: str) -> None:
         conn.close()
-        self._refusing = True
+        self._note_refusal(why)
+
+    def _note_refusal(self, why: str) -> None:
         now = time.monotonic()
         if now - self._last_refusal_log >= REFUSAL_LOG_INTERVAL_S:
             self._last_refusal_log = now
+            self._refusing = True  # so the recovery is logged once too, and no more often
             log.warning(
                 "%s: refusing new connections: %s (limit %d; descriptor limit %d)",
                 self._name,
@@ -297,8 +300,8 @@ class OneShotServer:
                 self._spare_fd = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
             except OSError:
                 self._spare_fd = None
-        else:
-            self._refusing = True
+        else:  # no spare left: the client waits in the queue until a descriptor frees up
+            self._note_refusal("the process is out of file descriptors")
         # Level-triggered readiness would call straight back: wait a little for descriptors.
         loop = asyncio.get_running_loop()
         loop.remove_reader(sock.fileno())
@@ -377,8 +380,9 @@ class OneShotServer:
             return await self._handler(body, peer)
         except asyncio.CancelledError:
             task = asyncio.current_task()
-            if scope.gone and task is not None and task.cancelling() == 1:
-                task.uncancel()  # our own cancel (the hang-up), not a shutdown's
+            if scope.gone and task is not None and task.cancelling() <= 1:
+                if task.cancelling():
+                    task.uncancel()  # our own cancel (the hang-up), not a shutdown's
                 return None
             raise
         finally:

@@ -1,0 +1,124 @@
+"""OneShotServer against real Unix sockets: hang-ups end waits, and only waits.
+
+The end-to-end tests (tests/e2e/test_abandoned_clients.py) count the controller's descriptors;
+these check the server's own decisions with a handler that records what happened to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import socket
+import tempfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from mytty.daemon.request_scope import abandonable
+from mytty.daemon.servers import OneShotServer, Peer
+
+Handler = Callable[[bytes, Peer], Awaitable[bytes]]
+
+
+def serve(handler: Handler, scenario: Callable[[str], Awaitable[None]]) -> None:
+    async def main() -> None:
+        path = Path(tempfile.mkdtemp(prefix="mtsrv", dir="/tmp")) / "s.sock"
+        server = OneShotServer(
+            path,
+            handler,
+            too_large_reply=b"big\n",
+            foreign_peer_reply=b"foreign\n",
+            name="test",
+            watch_hangups=True,
+        )
+        await server.start()
+        try:
+            await asyncio.wait_for(scenario(str(path)), 20)
+        finally:
+            await server.close()
+
+    asyncio.run(main())
+
+
+async def connect(path: str, *, half_close: bool = True) -> socket.socket:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(s, path)
+    await asyncio.get_running_loop().sock_sendall(s, b'{"type":"x"}\n')
+    if half_close:
+        s.shutdown(socket.SHUT_WR)
+    return s
+
+
+def test_a_hang_up_ends_a_waiting_request_without_an_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    entered = asyncio.Event()
+    outcome: list[str] = []
+
+    async def handler(body: bytes, peer: Peer) -> bytes:
+        try:
+            with abandonable():
+                entered.set()
+                await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            outcome.append("cancelled")
+            raise
+        return b"late\n"
+
+    async def scenario(path: str) -> None:
+        s = await connect(path)
+        await entered.wait()
+        s.close()
+        while not outcome:
+            await asyncio.sleep(0.01)
+
+    with caplog.at_level(logging.DEBUG):
+        serve(handler, scenario)
+    assert outcome == ["cancelled"]
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
+
+
+def test_a_half_close_is_no_hang_up() -> None:
+    async def handler(body: bytes, peer: Peer) -> bytes:
+        with abandonable():
+            await asyncio.sleep(0.2)
+        return b'{"answered":true}\n'
+
+    async def scenario(path: str) -> None:
+        s = await connect(path, half_close=True)
+        data = await asyncio.get_running_loop().sock_recv(s, 100)
+        s.close()
+        assert json.loads(data) == {"answered": True}
+
+    serve(handler, scenario)
+
+
+def test_work_that_is_not_a_wait_runs_to_its_end() -> None:
+    finished = asyncio.Event()
+    gone_then_wait: list[str] = []
+
+    async def handler(body: bytes, peer: Peer) -> bytes:
+        await asyncio.sleep(0.3)  # a send or a spawn: not abandonable
+        finished.set()
+        try:
+            with abandonable():  # the client left meanwhile: this wait never starts
+                gone_then_wait.append("waited")
+                await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            gone_then_wait.append("refused")
+            raise
+        return b"x\n"
+
+    async def scenario(path: str) -> None:
+        s = await connect(path)
+        await asyncio.sleep(0.05)
+        s.close()
+        await finished.wait()
+        while not gone_then_wait:
+            await asyncio.sleep(0.01)
+
+    serve(handler, scenario)
+    assert gone_then_wait == ["refused"]
