@@ -10,6 +10,7 @@ import re
 import shlex
 import shutil
 import socket
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.harness import MYTTY_CTL, Mytty, wait_until
+from tests.support.harness import MYTTY, MYTTY_CTL, Mytty, wait_until
 
 pytestmark = pytest.mark.tmux
 
@@ -393,3 +394,27 @@ def test_what_finished_while_the_controller_was_down_is_read_on_restart() -> Non
         info = wait_until(lambda: shell_info(m, pane), 20, message="the report read back")
         assert info["lastExitStatus"] == 5
         run_and_wait(m, pane, tmux_id, "true", 0)  # and it follows the file from there
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_a_pane_opened_by_hand_reports_through_the_installed_line(shell: str) -> None:
+    with started(shell, SIMPLE_PROMPT[shell] + "\n") as m:
+        installed = subprocess.run(
+            [MYTTY, "shell-integration", "install", shell],
+            env=m.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert installed.returncode == 0, installed.stderr
+        # Plain tmux, an interactive shell that reads the rc file the line went to.
+        tmux_id = m.tmux(
+            "split-window", "-d", "-t", "base:", "-P", "-F", "#{pane_id}", f"{shell_path(shell)} -i"
+        ).strip()
+        pane = wait_until(
+            lambda: m.tmux("display-message", "-p", "-t", tmux_id, "#{@mytty_surface}").strip(),
+            10,
+            message="the hand-made pane to be adopted",
+        )
+        wait_for_first_prompt(m, pane)
+        run_and_wait(m, pane, tmux_id, "sh -c 'exit 9'", 9)
