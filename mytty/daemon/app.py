@@ -123,7 +123,10 @@ class Controller:
         try:
             await self.link.connect(self.pane_service, first=True)
             await startup_sweep(self.hub, self.panes, time.time())
-            self.shell_events.start(loop)  # every pane has its identity by now
+            try:
+                self.shell_events.start(loop)  # every pane has its identity by now
+            except OSError as exc:  # no inotify, an unusable directory: run without it
+                log.warning("shell integration events are off: %s", exc)
             await self.hub.prune()
             write_guide(self.home)
             self._servers = [
