@@ -1,8 +1,11 @@
 """``mytty-ctl``: the machine CLI. Exactly one JSON line on stdout and exit 0, or one line
 ``mytty-ctl: <code>: <explanation>`` on stderr and exit 1.
 
-Agents call this in loops, so it imports only the stdlib (and lazily): never libtmux, typer
-or the controller's modules.
+Every command's arguments, help and request come from its declaration (``COMMAND`` in
+``mytty/control/<command>.py``, see :mod:`mytty.control.spec`); this module only interprets
+declarations. Agents call it in loops, so it imports the stdlib, the light declaration modules
+and, lazily, only the one command module it runs: never libtmux, typer, the controller, the
+handlers' dependencies or the ``ErrorCode`` enum (``tests/cli/test_ctl_imports.py``).
 """
 
 from __future__ import annotations
@@ -12,12 +15,17 @@ import math
 import os
 import socket
 import sys
+from types import ModuleType
 from typing import Any, NoReturn
 
-MAX_REQUEST = 64 * 1024
-MAX_RESPONSE = 1024 * 1024
-DEFAULT_TIMEOUT = 5.0
-CONSENT_TIMEOUT = 185.0
+from mytty.control import spec
+from mytty.protocol.limits import MAX_CTL_RESPONSE_BYTES, MAX_REQUEST_BYTES
+
+CONNECT_TIMEOUT = 5.0
+#: The extra seconds a wait's reply may take beyond the wait itself.
+WAIT_GRACE = 5.0
+#: ``int()`` refuses more digits than this (and a sequence number never has them).
+MAX_COUNT_DIGITS = 19
 
 
 class CtlError(Exception):
@@ -31,360 +39,181 @@ def _fail(code: str, message: str) -> NoReturn:
     raise CtlError(code, message)
 
 
+class HelpRequested(Exception):
+    """``--help`` among a command's arguments: print its help instead of running it."""
+
+
 # --------------------------------------------------------------------------------------------
-# argument parsing: options may sit anywhere; a value flag takes the next token as is
+# finding the command
 # --------------------------------------------------------------------------------------------
-class Args:
-    def __init__(self, tokens: list[str], value_flags: set[str], bool_flags: set[str], usage: str):
-        self.positionals: list[str] = []
-        self.values: dict[str, str] = {}
-        self.flags: set[str] = set()
-        self.usage = usage
-        i = 0
-        while i < len(tokens):
-            tok = tokens[i]
-            name, eq, inline = tok.partition("=")
-            if tok.startswith("--") and eq and name in value_flags:
-                self.values[name] = inline
-            elif tok in value_flags:
-                if i + 1 >= len(tokens):
-                    _fail("usage", f"{tok} requires a value (usage: {usage})")
-                self.values[tok] = tokens[i + 1]
-                i += 1
-            elif tok in bool_flags:
-                self.flags.add(tok)
-            elif tok.startswith("--") and len(tok) > 2:
-                _fail("usage", f"unknown option {tok} (usage: {usage})")
+def find_command(argv: list[str]) -> tuple[ModuleType, list[str]]:
+    """The command module named by the first word(s) of ``argv``, and the rest of ``argv``."""
+    from mytty.control import registry
+
+    word = argv[0]
+    if word in registry.GROUPS:
+        subs = registry.subcommands(word)
+        if len(argv) < 2 or argv[1] in ("-h", "--help"):
+            if len(argv) >= 2:
+                raise HelpRequested(word)
+            _fail("usage", f"mytty-ctl {word} {'|'.join(subs)} ...")
+        module = registry.module_for(f"{word} {argv[1]}")
+        if module is None:
+            _fail("usage", f"unknown {word} command {argv[1]!r}; use {_one_of(tuple(subs))}")
+        return module, argv[2:]
+    module = registry.module_for(word)
+    if module is None:
+        _fail("usage", f"unknown command {word!r}; run mytty-ctl --help")
+    return module, argv[1:]
+
+
+def _one_of(words: tuple[str, ...]) -> str:
+    from mytty.core.vocab import one_of
+
+    return one_of(words)
+
+
+# --------------------------------------------------------------------------------------------
+# argument parsing: options may sit anywhere; a value option takes the next word as is;
+# ``--`` ends the options
+# --------------------------------------------------------------------------------------------
+def parse_args(command: spec.Command, tokens: list[str]) -> spec.Values:
+    usage = f"usage: mytty-ctl {command.synopsis()}"
+
+    def fail(code: str, message: str) -> NoReturn:
+        _fail(code, f"{message} ({usage})" if code == "usage" else message)
+
+    positionals: list[str] = []
+    options: dict[str, str] = {}
+    flags: set[str] = set()
+    i, only_positionals = 0, False
+    while i < len(tokens):
+        tok = tokens[i]
+        if only_positionals or not tok.startswith("--") or len(tok) == 2:
+            if tok == "--" and not only_positionals:
+                only_positionals = True
+            elif tok == "-h" and i == 0 and not only_positionals:
+                raise HelpRequested(command.name)
             else:
-                self.positionals.append(tok)
+                positionals.append(tok)
             i += 1
-
-    def count(self, low: int, high: int | None = None) -> list[str]:
-        n = len(self.positionals)
-        if n < low or (high is not None and n > high):
-            _fail("usage", self.usage)
-        return self.positionals
-
-    def get(self, name: str) -> str | None:
-        return self.values.get(name)
-
-
-def _timeout_value(text: str | None, default: float) -> float:
-    if text is None:
-        return default
-    try:
-        value = float(text)
-    except ValueError:
-        _fail("usage", f"--timeout-seconds needs a number, got {text!r}")
-    if not math.isfinite(value):
-        _fail("usage", f"--timeout-seconds needs a finite number, got {text!r}")
-    return max(0.0, value)
-
-
-def _abs_dir(path: str | None) -> str | None:
-    return None if path is None else os.path.abspath(os.path.expanduser(path))
-
-
-def _own_pane() -> str | None:
-    value = os.environ.get("MYTTY_SURFACE_ID", "")
-    return value or None
+            continue
+        name, eq, inline = tok.partition("=")
+        if name == "--help":
+            raise HelpRequested(command.name)
+        opt = command.option(name)
+        if opt is None:
+            fail("usage", f"unknown option {name}")
+        if opt.takes_value:
+            if eq:
+                options[opt.flag] = inline
+            elif i + 1 < len(tokens):
+                i += 1
+                options[opt.flag] = tokens[i]
+            else:
+                fail("usage", f"{name} requires a value")
+        elif eq:
+            fail("usage", f"{name} takes no value")
+        else:
+            flags.add(opt.flag)
+        i += 1
+    required = sum(1 for a in command.args if not a.optional)
+    if not required <= len(positionals) <= len(command.args):
+        _fail("usage", usage.removeprefix("usage: "))
+    return spec.Values(positionals, options, flags, fail)
 
 
-def _check_status(text: str) -> None:
-    import unicodedata
-
-    problem = None
-    if not text:
-        problem = "a status must not be empty (use --clear to remove it)"
-    elif len(text) > 100:
-        problem = "a status is at most 100 characters"
-    elif any(unicodedata.category(c) in ("Cc", "Cf", "Cs") for c in text):
-        problem = "a status must be one line without control characters"
-    if problem:
-        _fail("invalid-status", problem)
-
-
-def _job(text: str) -> dict[str, str]:
-    return {"rawValue": text}
-
-
-def build_request(argv: list[str]) -> tuple[dict[str, Any], float]:
-    """Turn the command line into (request, receive timeout)."""
-    cmd, rest = argv[0], argv[1:]
-    if cmd == "list":
-        return {"type": "list"}, DEFAULT_TIMEOUT
-    if cmd == "new-tab":
-        a = Args(
-            rest, {"--cwd", "--command"}, set(), "mytty-ctl new-tab [--cwd DIR] [--command TEXT]"
-        )
-        a.count(0, 0)
-        req: dict[str, Any] = {"type": "newTab"}
-        _pane_creation_options(a, req)
-        return req, DEFAULT_TIMEOUT
-    if cmd == "split":
-        a = Args(
-            rest,
-            {"--cwd", "--command"},
-            set(),
-            "mytty-ctl split PANE [left|right|up|down|auto] [--cwd DIR] [--command TEXT]",
-        )
-        pos = a.count(1, 2)
-        direction = pos[1] if len(pos) > 1 else "auto"
-        if direction not in ("left", "right", "up", "down", "auto"):
-            _fail("usage", f"direction must be left, right, up, down or auto, got {direction!r}")
-        req = {"type": "split", "paneID": pos[0], "direction": direction}
-        _pane_creation_options(a, req)
-        return req, DEFAULT_TIMEOUT
-    if cmd == "send":
-        a = Args(rest, set(), {"--enter"}, "mytty-ctl send PANE TEXT [--enter]")
-        pos = a.count(2, 2)
-        return {
-            "type": "send",
-            "paneID": pos[0],
-            "text": pos[1],
-            "pressEnter": "--enter" in a.flags,
-        }, DEFAULT_TIMEOUT
-    if cmd == "send-key":
-        a = Args(rest, {"--modifiers"}, set(), "mytty-ctl send-key PANE KEY [--modifiers a,b]")
-        pos = a.count(2, 2)
-        mods = [m for m in (a.get("--modifiers") or "").split(",") if m]
-        return {
-            "type": "sendKey",
-            "paneID": pos[0],
-            "key": pos[1],
-            "modifiers": mods,
-        }, DEFAULT_TIMEOUT
-    if cmd in ("read", "focus", "close-pane"):
-        a = Args(rest, set(), set(), f"mytty-ctl {cmd} PANE")
-        pos = a.count(1, 1)
-        kind = {"read": "read", "focus": "focus", "close-pane": "closePane"}[cmd]
-        return {"type": kind, "paneID": pos[0]}, DEFAULT_TIMEOUT
-    if cmd == "status":
-        a = Args(
-            rest, {"--pane"}, {"--clear"}, "mytty-ctl status TEXT [--pane PANE] | status --clear"
-        )
-        pane = a.get("--pane") or _own_pane()
-        if not pane:
-            _fail("usage", "status needs --pane or MYTTY_SURFACE_ID")
-        if "--clear" in a.flags:
-            a.count(0, 0)
-            return {"type": "setPaneStatus", "paneID": pane}, DEFAULT_TIMEOUT
-        text = a.count(1, 1)[0]
-        _check_status(text)
-        return {"type": "setPaneStatus", "paneID": pane, "status": text}, DEFAULT_TIMEOUT
-    if cmd == "wait":
-        a = Args(
-            rest,
-            {"--until", "--timeout-seconds"},
-            set(),
-            "mytty-ctl wait PANE --until idle|attention [--timeout-seconds N]",
-        )
-        pos = a.count(1, 1)
-        until = a.get("--until")
-        if until not in ("idle", "attention"):
-            _fail("usage", "wait needs --until idle or --until attention")
-        t = _timeout_value(a.get("--timeout-seconds"), 120.0)
-        return (
-            {"type": "wait", "paneID": pos[0], "until": until, "timeoutSeconds": t},
-            math.ceil(t) + 5,
-        )
-    if cmd == "events":
-        a = Args(
-            rest, {"--after", "--timeout"}, set(), "mytty-ctl events [--after SEQ] [--timeout N]"
-        )
-        a.count(0, 0)
-        req = {"type": "events"}
-        after = a.get("--after")
-        if after is not None:
-            if not after.isdigit():
-                _fail("usage", f"--after needs a non-negative integer, got {after!r}")
-            req["afterSequence"] = int(after)
-        raw = a.get("--timeout")
-        t = 30.0
-        if raw is not None:
-            try:
-                t = float(raw)
-            except ValueError:
-                _fail("usage", f"--timeout needs a number, got {raw!r}")
-            if not math.isfinite(t) or t < 0:
-                _fail("usage", f"--timeout needs a number >= 0, got {raw!r}")
-        t = min(t, 600.0)
-        req["timeoutSeconds"] = t
-        return req, (math.ceil(t) + 5 if after is not None else DEFAULT_TIMEOUT)
-    if cmd == "env":
-        a = Args(rest, set(), {"--json", "--fish"}, "mytty-ctl env [--json|--fish]")
-        a.count(0, 0)
-        return {"type": "env"}, DEFAULT_TIMEOUT
-    if cmd == "agent":
-        return _agent_request(rest)
-    if cmd == "integration":
-        return _integration_request(rest)
-    _fail("usage", f"unknown command {cmd!r}; run mytty-ctl --help")
-
-
-def _pane_creation_options(a: Args, req: dict[str, Any]) -> None:
-    if a.get("--cwd") is not None:
-        req["workingDirectory"] = _abs_dir(a.get("--cwd"))
-    command = a.get("--command")
-    if command is not None:
-        if command == "":
-            _fail("invalid-command", "--command must not be empty")
-        req["command"] = command
-
-
-def _agent_request(rest: list[str]) -> tuple[dict[str, Any], float]:
-    if not rest:
-        _fail("usage", "mytty-ctl agent spawn|wait|result|send|focus|close ...")
-    sub, rest = rest[0], rest[1:]
-    if sub == "spawn":
-        return _spawn_request(rest), 60.0
-    if sub == "wait":
-        a = Args(
-            rest,
-            {"--until", "--timeout-seconds"},
-            set(),
-            "mytty-ctl agent wait JOB --until running|attention|completed [--timeout-seconds N]",
-        )
-        pos = a.count(1, 1)
-        until = a.get("--until")
-        if until not in ("running", "attention", "completed"):
-            _fail("usage", "agent wait needs --until running, attention or completed")
-        t = _timeout_value(a.get("--timeout-seconds"), 120.0)
-        return (
-            {"type": "waitAgent", "jobID": _job(pos[0]), "until": until, "timeoutSeconds": t},
-            math.ceil(t) + 5,
-        )
-    if sub == "send":
-        a = Args(rest, set(), {"--enter"}, "mytty-ctl agent send JOB TEXT [--enter]")
-        pos = a.count(2, 2)
-        return (
-            {
-                "type": "sendAgent",
-                "jobID": _job(pos[0]),
-                "text": pos[1],
-                "pressEnter": "--enter" in a.flags,
-            },
-            DEFAULT_TIMEOUT,
-        )
-    if sub in ("result", "focus", "close"):
-        a = Args(rest, set(), set(), f"mytty-ctl agent {sub} JOB")
-        pos = a.count(1, 1)
-        kind = {"result": "agentResult", "focus": "focusAgent", "close": "closeAgent"}[sub]
-        return {"type": kind, "jobID": _job(pos[0])}, DEFAULT_TIMEOUT
-    _fail("usage", f"unknown agent command {sub!r}; use spawn, wait, result, send, focus or close")
-
-
-def _spawn_request(rest: list[str]) -> dict[str, Any]:
-    usage = (
-        "mytty-ctl agent spawn --provider claude|codex|cursor (--task TEXT | --task-file FILE) "
-        "[--anchor PANE] [--direction D] [--cwd DIR] [--access A] [--model M] [--label L] "
-        "[--worktree BRANCH]"
-    )
-    a = Args(
-        rest,
-        {
-            "--provider",
-            "--task",
-            "--task-file",
-            "--anchor",
-            "--direction",
-            "--cwd",
-            "--access",
-            "--model",
-            "--label",
-            "--worktree",
-        },
-        set(),
-        usage,
-    )
-    a.count(0, 0)
-    provider = a.get("--provider")
-    if provider not in ("claude", "codex", "cursor"):
-        _fail("usage", f"--provider must be claude, codex or cursor (usage: {usage})")
-    direction = a.get("--direction") or "auto"
-    if direction not in ("left", "right", "up", "down", "auto"):
-        _fail("usage", f"--direction must be left, right, up, down or auto, got {direction!r}")
-    access = a.get("--access")
-    if access is not None and access not in ("inherit", "review", "workspace-write"):
-        _fail("usage", f"--access must be inherit, review or workspace-write, got {access!r}")
-    task, task_file = a.get("--task"), a.get("--task-file")
-    if (task is None) == (task_file is None):
-        _fail("usage", f"give exactly one of --task and --task-file (usage: {usage})")
-    if task_file is not None:
+def _convert(kind: str, label: str, text: str, maximum: float | None, values: spec.Values) -> Any:
+    if kind == spec.PATH:
+        return os.path.abspath(os.path.expanduser(text))
+    if kind == spec.JOB:
+        return {"rawValue": text}
+    if kind == spec.LIST:
+        return [word for word in text.split(",") if word]
+    if kind == spec.COUNT:
+        if not (text.isascii() and text.isdigit()) or len(text) > MAX_COUNT_DIGITS:
+            values.fail("usage", f"{label} needs a non-negative integer, got {_short(text)}")
+        return int(text)
+    if kind == spec.SECONDS:
         try:
-            with open(task_file, encoding="utf-8") as f:
-                task = f.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            _fail("invalid-task", f"couldn't read --task-file {task_file}: {exc}")
-    assert task is not None
-    if not task:
-        _fail("invalid-task", "the task is empty")
-    branch = a.get("--worktree")
-    if branch is not None:
-        from mytty.core.validation import validate_worktree_branch
-
-        problem = validate_worktree_branch(branch)
-        if problem:
-            _fail("invalid-worktree-branch", problem)
-    anchor = a.get("--anchor") or _own_pane()
-    req: dict[str, Any] = {
-        "type": "spawnAgent",
-        "provider": provider,
-        "direction": direction,
-        "task": task,
-    }
-    if anchor:
-        req["anchorPaneID"] = anchor
-    for flag, key in (
-        ("--access", "access"),
-        ("--model", "model"),
-        ("--label", "label"),
-        ("--worktree", "worktreeBranch"),
-    ):
-        if a.get(flag) is not None:
-            req[key] = a.get(flag)
-    if a.get("--cwd") is not None:
-        req["cwd"] = _abs_dir(a.get("--cwd"))
-    req["callerWorkingDirectory"] = os.getcwd() if os.path.isdir(".") else None
-    from mytty.core.launch import task_with_contract
-
-    # The controller appends the worker contract; the whole request must still fit.
-    with_contract = dict(req, task=task_with_contract(task))
-    if len(_encode(with_contract)) > MAX_REQUEST:
-        _fail(
-            "invalid-task",
-            "the task is too large: task plus worker contract must fit in 64 KiB "
-            "(split it, or point the worker at a file)",
-        )
-    return req
+            number = float(text)
+        except ValueError:
+            values.fail("usage", f"{label} needs a number, got {_short(text)}")
+        if not math.isfinite(number):
+            values.fail("usage", f"{label} needs a finite number, got {_short(text)}")
+        number = max(0.0, number)
+        return number if maximum is None else min(number, maximum)
+    return text
 
 
-def _integration_request(rest: list[str]) -> tuple[dict[str, Any], float]:
-    names = ("codex", "claude-code", "opencode", "antigravity", "cursor")
-    if not rest:
-        _fail("usage", "mytty-ctl integration list | enable PROVIDER | repair [PROVIDER]")
-    sub, rest = rest[0], rest[1:]
-    if sub == "list":
-        Args(rest, set(), set(), "mytty-ctl integration list").count(0, 0)
-        return {"type": "integrationList"}, DEFAULT_TIMEOUT
-    if sub in ("enable", "repair"):
-        a = Args(rest, set(), set(), f"mytty-ctl integration {sub} PROVIDER")
-        pos = a.count(1, 1) if sub == "enable" else a.count(0, 1)
-        req: dict[str, Any] = {
-            "type": "integrationEnable" if sub == "enable" else "integrationRepair"
-        }
-        if pos:
-            if pos[0] not in names:
-                _fail("invalid-provider", f"unknown provider {pos[0]!r}; use {', '.join(names)}")
-            req["provider"] = pos[0]
-        return req, CONSENT_TIMEOUT
-    _fail("usage", f"unknown integration command {sub!r}; use list, enable or repair")
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+def _check_choice(
+    choices: tuple[str, ...], code: str, label: str, text: str, values: spec.Values
+) -> None:
+    if choices and text not in choices:
+        values.fail(code, f"{label} must be {_one_of(choices)}, got {_short(text)}")
+
+
+def build_request(
+    command: spec.Command, tokens: list[str]
+) -> tuple[dict[str, Any], float, spec.Values]:
+    """Turn a command's arguments into (request, receive timeout, parsed values)."""
+    values = parse_args(command, tokens)
+    request: dict[str, Any] = {"type": command.wire}
+    given: list[str | None] = [*values.positionals]
+    for arg, text in zip(command.args, given + [None] * len(command.args), strict=False):
+        if text is None:
+            text = arg.default
+        if text is None:
+            continue
+        _check_choice(arg.choices, arg.code, arg.metavar.lower(), text, values)
+        if arg.wire is not None:
+            request[arg.wire] = _convert(arg.kind, arg.metavar, text, None, values)
+    for opt in command.options:
+        text = values.options.get(opt.flag)
+        if not opt.takes_value:
+            if opt.wire is not None:
+                request[opt.wire] = opt.flag in values.flags
+            continue
+        if not text and opt.env_default:
+            text = os.environ.get(opt.env_default) or None
+        if text is None:
+            if opt.required:
+                alt = f" or {opt.env_default}" if opt.env_default else ""
+                shown = f"{opt.flag} {_one_of(opt.choices)}" if opt.choices else opt.flag
+                values.fail("usage", f"{command.name} needs {shown}{alt}")
+            if opt.wire is not None and opt.default is not None:
+                request[opt.wire] = opt.default
+            elif opt.wire is not None and opt.kind == spec.LIST:
+                request[opt.wire] = []
+            continue
+        if opt.nonempty and text == "":
+            values.fail(opt.code, f"{opt.flag} must not be empty")
+        _check_choice(opt.choices, opt.code, opt.flag, text, values)
+        if opt.wire is not None:
+            request[opt.wire] = _convert(opt.kind, opt.flag, text, opt.maximum, values)
+    for group in dict.fromkeys(o.group for o in command.options if o.group):
+        flags = [o.flag for o in command.options if o.group == group]
+        if sum(1 for f in flags if f in values.options or f in values.flags) != 1:
+            values.fail("usage", f"give exactly one of {_one_of(tuple(flags))}")
+    timeout = command.client(request, values) if command.client else None
+    if command.wire_order:
+        order = {key: n for n, key in enumerate(("type", *command.wire_order))}
+        request = dict(sorted(request.items(), key=lambda kv: order.get(kv[0], len(order))))
+    if timeout is None:
+        timeout = command.receive_timeout
+        if command.wait_key is not None and command.wait_key in request:
+            timeout = math.ceil(request[command.wait_key]) + WAIT_GRACE
+    return request, timeout, values
 
 
 # --------------------------------------------------------------------------------------------
 # transport
 # --------------------------------------------------------------------------------------------
-def _encode(obj: dict[str, Any]) -> bytes:
+def encode(obj: dict[str, Any]) -> bytes:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
@@ -397,7 +226,7 @@ def socket_path() -> str:
 def exchange(path: str, body: bytes, timeout: float) -> dict[str, Any]:
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        sock.settimeout(5.0)
+        sock.settimeout(CONNECT_TIMEOUT)
         try:
             sock.connect(path)
         except (FileNotFoundError, ConnectionRefusedError):
@@ -428,7 +257,7 @@ def exchange(path: str, body: bytes, timeout: float) -> dict[str, Any]:
                 break
             chunks.append(chunk)
             size += len(chunk)
-            if size > MAX_RESPONSE:
+            if size > MAX_CTL_RESPONSE_BYTES:
                 _fail("invalid-response", "the controller's reply is too large")
             if b"\n" in chunk:
                 break
@@ -448,61 +277,85 @@ def exchange(path: str, body: bytes, timeout: float) -> dict[str, Any]:
     return reply
 
 
-def _print_env(reply: dict[str, Any], style: str) -> None:
-    from mytty.core.quoting import shell_quote
+def send(request: dict[str, Any], timeout: float) -> dict[str, Any]:
+    """Send one request; the controller's reply, or CtlError (a failure reply included)."""
+    body = encode(request)
+    if len(body) > MAX_REQUEST_BYTES:
+        _fail(
+            "request-too-large",
+            f"the request is {len(body)} bytes; the limit is {MAX_REQUEST_BYTES // 1024} KiB "
+            "(split the text or pipe it through a file)",
+        )
+    reply = exchange(socket_path(), body, timeout)
+    if reply.get("type") == "failure":
+        _fail(
+            str(reply.get("code") or "internal-error"),
+            str(reply.get("message") or "the controller refused the request"),
+        )
+    return reply
 
-    env = reply.get("environment") or {}
-    lines = []
-    for key, value in env.items():
-        if style == "fish":
-            if key == "PATH":
-                d = os.path.dirname(env.get("MYTTY_CTL_BIN", ""))
-                lines.append(
-                    f"contains -- {shell_quote(d)} $PATH; or set -gx PATH $PATH {shell_quote(d)}"
-                )
-            else:
-                lines.append(f"set -gx {key} {shell_quote(value)}")
-        elif key == "PATH":
-            d = os.path.dirname(env.get("MYTTY_CTL_BIN", ""))
-            lines.append(
-                f'case ":$PATH:" in *:{shell_quote(d)}:*) ;; *) export PATH="$PATH":{shell_quote(d)} ;; esac'
-            )
-        else:
-            lines.append(f"export {key}={shell_quote(value)}")
-    sys.stdout.write("\n".join(lines) + "\n")
+
+# --------------------------------------------------------------------------------------------
+# main
+# --------------------------------------------------------------------------------------------
+def _check_utf8(argv: list[str]) -> None:
+    for n, arg in enumerate(argv, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            byte = ord(arg[exc.start]) - 0xDC00 if "\udc80" <= arg[exc.start] <= "\udcff" else None
+            what = f" (byte 0x{byte:02x})" if byte is not None else ""
+            _fail("usage", f"argument {n} is not valid UTF-8{what}")
+
+
+def _offline(argv: list[str]) -> str | None:
+    """The output of the commands that need no controller, or None."""
+    word = argv[0] if argv else "--help"
+    if word in ("--help", "-h"):
+        from mytty.control.manual import usage_text
+
+        return usage_text()
+    if word in ("--version", "-V"):
+        from mytty import __version__
+
+        return f"mytty-ctl {__version__}\n"
+    if word == "guide":
+        from mytty.control.manual import guide_text
+
+        return guide_text()
+    if word == "completion":
+        from mytty.cli.ctl_completion import completion_script
+
+        return completion_script(argv[1:])
+    if word == "__complete":
+        from mytty.cli.ctl_completion import complete
+
+        return complete(argv[1:])
+    return None
 
 
 def run(argv: list[str]) -> int:
-    if not argv or argv[0] in ("--help", "-h"):
-        from mytty.core.guide import usage_text
-
-        sys.stdout.write(usage_text())
-        return 0
-    if argv[0] == "guide":
-        from mytty.core.guide import guide_text
-
-        sys.stdout.write(guide_text())
-        return 0
     try:
-        request, timeout = build_request(argv)
-        body = _encode(request)
-        if len(body) > MAX_REQUEST:
-            _fail(
-                "request-too-large",
-                f"the request is {len(body)} bytes; the limit is 64 KiB "
-                "(split the text or pipe it through a file)",
-            )
-        reply = exchange(socket_path(), body, timeout)
-        if reply.get("type") == "failure":
-            _fail(
-                str(reply.get("code") or "internal-error"),
-                str(reply.get("message") or "the controller refused the request"),
-            )
+        _check_utf8(argv)
+        text = _offline(argv)
+        if text is not None:
+            sys.stdout.write(text)
+            return 0
+        try:
+            module, rest = find_command(argv)
+            command: spec.Command = module.COMMAND
+            request, timeout, values = build_request(command, rest)
+        except HelpRequested as asked:
+            from mytty.control.manual import help_text
+
+            sys.stdout.write(help_text(str(asked.args[0])))
+            return 0
+        reply = send(request, timeout)
     except CtlError as exc:
         sys.stderr.write(f"mytty-ctl: {exc.code}: {exc.message}\n")
         return 1
-    if argv[0] == "env" and "--json" not in argv:
-        _print_env(reply, "fish" if "--fish" in argv else "sh")
+    if command.render is not None:
+        sys.stdout.write(command.render(reply, values))
         return 0
     sys.stdout.write(
         json.dumps(reply, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"

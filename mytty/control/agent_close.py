@@ -6,30 +6,59 @@ Always answers ``ok`` for a known job.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from mytty.control.base import Params
-from mytty.control.ports import JobStore, PaneDirectory, PaneFactory
-from mytty.core.errors import ErrorCode, MyttyError
-from mytty.protocol import wire
-from mytty.protocol.replies import OkReply
+from mytty.control.spec import JOB_ARG, Command
+from mytty.core import codes
 
-TYPE = "closeAgent"
-ERRORS = frozenset({ErrorCode.JOB_NOT_FOUND, ErrorCode.INVALID_REQUEST})
+if TYPE_CHECKING:
+    from mytty.control.base import Request
+    from mytty.control.ports import JobStore, PaneDirectory, PaneFactory
+    from mytty.protocol.replies import OkReply
+
+    class AgentCloseContext(JobStore, PaneDirectory, PaneFactory, Protocol):
+        """What ``agent_close`` uses of the controller."""
 
 
-class AgentCloseContext(JobStore, PaneDirectory, PaneFactory, Protocol):
-    """What ``agent_close`` uses of the controller."""
+COMMAND = Command(
+    name="agent close",
+    wire="closeAgent",
+    summary="close the worker's pane (an unfinished job becomes lost)",
+    args=(JOB_ARG,),
+    errors=(codes.JOB_NOT_FOUND, codes.INVALID_REQUEST),
+    guide="""\
+Close the worker's pane (a job that had not finished becomes lost; a finished job keeps its
+final state). Jobs live in the controller's memory: after a controller restart old job ids
+answer job-not-found (the panes keep running).""",
+    doc="""
+Closes the job's pane if it still exists and answers `ok` for any known job. An unfinished job
+becomes `lost`; a finished one keeps its state. Worktrees are left alone.
+Request `{"type":"closeAgent","jobID":{"rawValue":"<UUID>"}}`, reply `{"type":"ok"}`.
+
+mytty has no `park` commands (the original's "done tab"): close the pane after reading the
+result.
+""",
+)
+
+
+class Params(NamedTuple):
+    job_id: str
+
+
+def parse(request: Request) -> Params:
+    return Params(request.raw_id("jobID"))
 
 
 async def handle(ctx: AgentCloseContext, params: Params) -> OkReply:
-    job_id = params.raw_id("jobID")
-    job = ctx.jobs.current(job_id)
+    from mytty.core.errors import MyttyError
+    from mytty.protocol import wire
+
+    job = ctx.jobs.current(params.job_id)
     pane = ctx.panes.by_surface.get(job.surface_id)
     if pane is not None:
         try:
             await ctx.close_pane(pane)
         except MyttyError:
             pass  # already gone: the job is lost either way
-    ctx.jobs.current(job_id)
+    ctx.jobs.current(params.job_id)
     return wire.ok()

@@ -2,33 +2,53 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from mytty.control.agent_send import job_pane
-from mytty.control.base import Params
-from mytty.control.focus import focus_pane
-from mytty.control.ports import JobStore, PaneDirectory, TmuxAccess
-from mytty.core.errors import ErrorCode, MyttyError
-from mytty.protocol import wire
-from mytty.protocol.replies import OkReply
+from mytty.control.spec import JOB_ARG, Command
+from mytty.core import codes
 
-TYPE = "focusAgent"
-ERRORS = frozenset(
-    {
-        ErrorCode.JOB_NOT_FOUND,
-        ErrorCode.JOB_LOST,
-        ErrorCode.TMUX_UNAVAILABLE,
-        ErrorCode.INVALID_REQUEST,
-    }
+if TYPE_CHECKING:
+    from mytty.control.base import Request
+    from mytty.control.ports import JobStore, PaneDirectory, TmuxAccess
+    from mytty.protocol.replies import OkReply
+
+    class AgentFocusContext(JobStore, PaneDirectory, TmuxAccess, Protocol):
+        """What ``agent_focus`` uses of the controller."""
+
+
+COMMAND = Command(
+    name="agent focus",
+    wire="focusAgent",
+    summary="bring the worker's pane to the front",
+    args=(JOB_ARG,),
+    errors=(
+        codes.JOB_NOT_FOUND,
+        codes.JOB_LOST,
+        codes.TMUX_UNAVAILABLE,
+        codes.INVALID_REQUEST,
+    ),
+    doc="""
+Like [`focus`](#focus-pane) on the job's pane (`job-lost` when it is gone).
+Request `{"type":"focusAgent","jobID":{"rawValue":"<UUID>"}}`, reply `{"type":"ok"}`.
+""",
 )
 
 
-class AgentFocusContext(JobStore, PaneDirectory, TmuxAccess, Protocol):
-    """What ``agent_focus`` uses of the controller."""
+class Params(NamedTuple):
+    job_id: str
+
+
+def parse(request: Request) -> Params:
+    return Params(request.raw_id("jobID"))
 
 
 async def handle(ctx: AgentFocusContext, params: Params) -> OkReply:
-    job = ctx.jobs.current(params.raw_id("jobID"))
+    from mytty.control.agent_send import job_pane
+    from mytty.control.focus import focus_pane
+    from mytty.core.errors import ErrorCode, MyttyError
+    from mytty.protocol import wire
+
+    job = ctx.jobs.current(params.job_id)
     pane = job_pane(ctx, job)
     try:
         await focus_pane(ctx, pane)

@@ -9,26 +9,64 @@ none (Cursor, OpenCode, Antigravity).
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from mytty.control.base import Params
-from mytty.control.ports import JobStore, PaneDirectory, RunWaiter, TmuxAccess
-from mytty.control.read import read_content
-from mytty.core.errors import ErrorCode, MyttyError
-from mytty.core.jobs import AgentJobState
-from mytty.protocol import wire
-from mytty.protocol.replies import AgentResultReply
+from mytty.control.spec import JOB_ARG, Command
+from mytty.core import codes
 
-TYPE = "agentResult"
-ERRORS = frozenset({ErrorCode.JOB_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST})
+if TYPE_CHECKING:
+    from mytty.control.base import Request
+    from mytty.control.ports import JobStore, PaneDirectory, RunWaiter, TmuxAccess
+    from mytty.protocol.replies import AgentResultReply
+
+    class AgentResultContext(JobStore, PaneDirectory, TmuxAccess, RunWaiter, Protocol):
+        """What ``agent_result`` uses of the controller."""
 
 
-class AgentResultContext(JobStore, PaneDirectory, TmuxAccess, RunWaiter, Protocol):
-    """What ``agent_result`` uses of the controller."""
+COMMAND = Command(
+    name="agent result",
+    wire="agentResult",
+    summary="the job, the worker's last answer and its current screen",
+    args=(JOB_ARG,),
+    errors=(codes.JOB_NOT_FOUND, codes.TMUX_UNAVAILABLE, codes.INVALID_REQUEST),
+    guide="""\
+The job, the worker's last answer (.lastAssistantMessage, from its Stop hook; null for
+cursor) and its current screen (.content.text).""",
+    doc="""
+The job snapshot plus the worker pane's current text, as [`read`](#read-pane) returns it. For
+a lost job `text` is `""` and the cursor fields are `null`. This is the screen, not a
+transcript: the worker contract asks for a summary short enough to read there.
+
+`lastAssistantMessage` is the worker's last answer: the final assistant message its bound run's
+`Stop` hook reported (Claude Code and Codex send it; Cursor does not), clipped to about 32 KiB
+with a note in the middle when longer; `null` until the run finishes a turn. It is an addition
+to the original's reply. `mytty-ctl agent result "$job" | jq -r .lastAssistantMessage` prints
+just the answer.
+
+Request `{"type":"agentResult","jobID":{"rawValue":"<UUID>"}}`. Reply:
+
+```json
+{"content":{"cursorColumn":0,"cursorRow":2,"paneID":"201841B5-2A1E-41BE-93CD-775F48479797","text":"working on: Find why login times out. Report causes only.\\nSUMMARY: finished turn 1"},"job":{"jobID":{"rawValue":"04AA9DA1-F255-412D-808A-A53E2525DB4F"},"label":"scan-a","message":null,"paneID":{"rawValue":"201841B5-2A1E-41BE-93CD-775F48479797"},"provider":"claude","runID":{"rawValue":"91AC8931-9D51-5F4D-A10D-39D5A5443351"},"sessionID":"sess-13616","state":"succeeded"},"lastAssistantMessage":"Login times out because the pool has 5 connections; see db/pool.py.","type":"agentResult"}
+```
+""",
+)
+
+
+class Params(NamedTuple):
+    job_id: str
+
+
+def parse(request: Request) -> Params:
+    return Params(request.raw_id("jobID"))
 
 
 async def handle(ctx: AgentResultContext, params: Params) -> AgentResultReply:
-    job = ctx.jobs.current(params.raw_id("jobID"))
+    from mytty.control.read import read_content
+    from mytty.core.errors import ErrorCode, MyttyError
+    from mytty.core.jobs import AgentJobState
+    from mytty.protocol import wire
+
+    job = ctx.jobs.current(params.job_id)
     pane = ctx.panes.by_surface.get(job.surface_id)
     content = wire.pane_content(job.surface_id, "", None, None)
     if pane is not None and job.state is not AgentJobState.LOST:

@@ -6,49 +6,81 @@ Re-arming (new baseline, unbound, ``launching``, a fresh 30 s window) makes the 
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from mytty.control.base import Params
-from mytty.control.ports import JobStore, PaneDirectory, PaneView, TmuxAccess
-from mytty.control.send import deliver
-from mytty.core.errors import ErrorCode, MyttyError
-from mytty.core.jobs import AgentJob
-from mytty.protocol import wire
-from mytty.protocol.replies import OkReply
+from mytty.control.spec import ENTER, JOB_ARG, Arg, Command
+from mytty.core import codes
 
-TYPE = "sendAgent"
-ERRORS = frozenset(
-    {
-        ErrorCode.JOB_NOT_FOUND,
-        ErrorCode.JOB_LOST,
-        ErrorCode.TMUX_UNAVAILABLE,
-        ErrorCode.INVALID_REQUEST,
-    }
+if TYPE_CHECKING:
+    from mytty.control.base import Request
+    from mytty.control.ports import JobStore, PaneDirectory, PaneView, TmuxAccess
+    from mytty.core.jobs import AgentJob
+    from mytty.protocol.replies import OkReply
+
+    class AgentSendContext(JobStore, PaneDirectory, TmuxAccess, Protocol):
+        """What ``agent_send`` uses of the controller."""
+
+
+COMMAND = Command(
+    name="agent send",
+    wire="sendAgent",
+    summary="type a follow-up into the worker (a finished job is re-armed)",
+    args=(JOB_ARG, Arg("TEXT", "text", "the follow-up, typed literally")),
+    options=(ENTER,),
+    errors=(
+        codes.JOB_NOT_FOUND,
+        codes.JOB_LOST,
+        codes.TMUX_UNAVAILABLE,
+        codes.INVALID_REQUEST,
+    ),
+    client_errors=(codes.USAGE, codes.REQUEST_TOO_LARGE),
+    guide="""\
+Types into the worker. If the job had finished, it is re-armed so the next agent wait
+follows the run this follow-up starts.""",
+    doc="""
+Like [`send`](#send-pane-text---enter) to the job's pane, after re-arming a finished job (see
+above). To answer an approval dialog use `send-key` on `job.paneID.rawValue` instead: typed
+text does not choose a dialog option. `job-lost`: the job's pane is gone.
+
+Request `{"type":"sendAgent","jobID":{"rawValue":"<UUID>"},"text":"Also add a regression test.","pressEnter":true}`.
+Reply `{"type":"ok"}`.
+""",
 )
 
 
+class Params(NamedTuple):
+    job_id: str
+    text: str
+    press_enter: bool
+
+
+def parse(request: Request) -> Params:
+    return Params(request.raw_id("jobID"), request.str("text"), request.bool("pressEnter", False))
+
+
 def job_pane(ctx: PaneDirectory, job: AgentJob) -> PaneView:
+    from mytty.core.errors import ErrorCode, MyttyError
+
     pane = ctx.panes.by_surface.get(job.surface_id)
     if pane is None:
         raise MyttyError(ErrorCode.JOB_LOST, f"the pane of job {job.job_id} is gone")
     return pane
 
 
-class AgentSendContext(JobStore, PaneDirectory, TmuxAccess, Protocol):
-    """What ``agent_send`` uses of the controller."""
-
-
 async def handle(ctx: AgentSendContext, params: Params) -> OkReply:
-    job_id = params.raw_id("jobID")
-    text = params.str("text")
-    press_enter = params.bool("pressEnter", False)
-    job = ctx.jobs.current(job_id)
+    from mytty.control.send import deliver
+    from mytty.core.errors import ErrorCode, MyttyError
+    from mytty.protocol import wire
+
+    job = ctx.jobs.current(params.job_id)
     pane = job_pane(ctx, job)
-    ctx.jobs.re_arm(job_id)
+    ctx.jobs.re_arm(params.job_id)
     try:
-        await deliver(ctx, pane, text, press_enter)
+        await deliver(ctx, pane, params.text, params.press_enter)
     except MyttyError as exc:
         if exc.code is ErrorCode.PANE_NOT_FOUND:
-            raise MyttyError(ErrorCode.JOB_LOST, f"the pane of job {job_id} is gone") from None
+            raise MyttyError(
+                ErrorCode.JOB_LOST, f"the pane of job {params.job_id} is gone"
+            ) from None
         raise
     return wire.ok()

@@ -9,59 +9,303 @@ once it is fully started, so the task arrives byte for byte and never lands in s
 from __future__ import annotations
 
 import os
-import time
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from mytty.control.base import Params
-from mytty.control.ports import (
-    AgentChecks,
-    JobStore,
-    PaneDirectory,
-    PaneFactory,
-    PaneView,
-    RunWaiter,
+from mytty.control.spec import PATH, Command, Option, Values
+from mytty.core import codes
+from mytty.core.vocab import ACCESS_MODES, AUTO, DIRECTIONS, WORKER_PROVIDERS
+from mytty.protocol.limits import MAX_REQUEST_BYTES
+
+if TYPE_CHECKING:
+    from mytty.control.base import Request
+    from mytty.control.ports import (
+        AgentChecks,
+        JobStore,
+        PaneDirectory,
+        PaneFactory,
+        PaneView,
+        RunWaiter,
+    )
+    from mytty.protocol.replies import AgentJobReply
+
+    class SpawnContext(PaneDirectory, PaneFactory, RunWaiter, JobStore, AgentChecks, Protocol):
+        """What ``agent_spawn`` uses of the controller."""
+
+
+#: The worker pane and its launch take a moment; the reply may take this long.
+RECEIVE_TIMEOUT_S = 60.0
+
+
+def _client(request: dict[str, Any], values: Values) -> None:
+    """Read --task-file, check the task and branch, and add the caller's directory."""
+    import json
+
+    task, task_file = values.options.get("--task"), values.options.get("--task-file")
+    if task_file is not None:
+        try:
+            with open(task_file, encoding="utf-8") as f:
+                task = f.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            values.fail(codes.INVALID_TASK, f"couldn't read --task-file {task_file}: {exc}")
+    assert task is not None
+    if not task:
+        values.fail(codes.INVALID_TASK, "the task is empty")
+    request["task"] = task
+    branch = request.get("worktreeBranch")
+    if branch is not None:
+        from mytty.core.validation import validate_worktree_branch
+
+        problem = validate_worktree_branch(branch)
+        if problem:
+            values.fail(codes.INVALID_WORKTREE_BRANCH, problem)
+    request["callerWorkingDirectory"] = os.getcwd() if os.path.isdir(".") else None
+    from mytty.core.launch import task_with_contract
+
+    # The controller appends the worker contract; the whole request must still fit.
+    with_contract = dict(request, task=task_with_contract(task))
+    encoded = json.dumps(with_contract, ensure_ascii=False, separators=(",", ":")).encode()
+    if len(encoded) > MAX_REQUEST_BYTES:
+        values.fail(
+            codes.INVALID_TASK,
+            f"the task is too large: task plus worker contract must fit in "
+            f"{MAX_REQUEST_BYTES // 1024} KiB (split it, or point the worker at a file)",
+        )
+    return None
+
+
+COMMAND = Command(
+    name="agent spawn",
+    wire="spawnAgent",
+    summary="start a worker agent in a new pane; prints its job",
+    heading="agent spawn",
+    options=(
+        Option(
+            "--provider",
+            "PROVIDER",
+            "provider",
+            "`claude` (Claude Code), `codex`, `cursor` (`cursor-agent`); not the event "
+            "vocabulary (`claude` here, `claude-code` there)",
+            choices=WORKER_PROVIDERS,
+            required=True,
+        ),
+        Option(
+            "--task",
+            "TEXT",
+            None,
+            "the prompt",
+            group="task",
+        ),
+        Option(
+            "--task-file",
+            "FILE",
+            None,
+            "a UTF-8 file holding the prompt; mytty-ctl reads it, the controller never sees "
+            "the path",
+            group="task",
+        ),
+        Option(
+            "--anchor",
+            "PANE",
+            "anchorPaneID",
+            "the pane to split next to (default $MYTTY_SURFACE_ID); with no anchor at all the "
+            "worker opens in a new window of the `mytty` session",
+            env_default="MYTTY_SURFACE_ID",
+        ),
+        Option(
+            "--direction",
+            "D",
+            "direction",
+            "`auto` follows the layout policy below; `left`/`right`/`up`/`down` split the "
+            "anchor itself on that side, as `split` does",
+            choices=DIRECTIONS,
+            default=AUTO,
+        ),
+        Option(
+            "--cwd",
+            "DIR",
+            "cwd",
+            "the worker's directory (default: see Working directory)",
+            kind=PATH,
+        ),
+        Option(
+            "--access",
+            "A",
+            "access",
+            "the worker's permission mode (default: see Access)",
+            choices=ACCESS_MODES,
+        ),
+        Option(
+            "--model",
+            "M",
+            "model",
+            "passed as `-m M` (codex) or `--model M` (claude, cursor); default: the provider's",
+        ),
+        Option("--label", "L", "label", "a name shown in job snapshots"),
+        Option("--worktree", "BRANCH", "worktreeBranch", "run in a git worktree for BRANCH"),
+    ),
+    wire_order=(
+        "provider",
+        "direction",
+        "task",
+        "anchorPaneID",
+        "access",
+        "model",
+        "label",
+        "worktreeBranch",
+        "cwd",
+        "callerWorkingDirectory",
+    ),
+    client=_client,
+    receive_timeout=RECEIVE_TIMEOUT_S,
+    errors=(
+        codes.PANE_NOT_FOUND,
+        codes.INVALID_TASK,
+        codes.INVALID_LABEL,
+        codes.INVALID_MODEL,
+        codes.INVALID_CWD,
+        codes.INVALID_WORKTREE_BRANCH,
+        codes.NOT_A_GIT_REPOSITORY,
+        codes.WORKTREE_CREATE_FAILED,
+        codes.INHERIT_UNAVAILABLE,
+        codes.PROVIDER_INTEGRATION_NEEDS_REPAIR,
+        codes.PROVIDER_BINARY_NOT_FOUND,
+        codes.SPAWN_FAILED,
+        codes.TMUX_UNAVAILABLE,
+        codes.INVALID_REQUEST,
+    ),
+    client_errors=(codes.USAGE, codes.INVALID_TASK, codes.INVALID_WORKTREE_BRANCH),
+    guide="""\
+agent spawn --provider claude|codex|cursor --task "..." [--label NAME]
+Opens a new pane next to yours and starts the worker with the task as its prompt. With
+--direction auto (the default) your pane keeps at least half its tab; once the tab has
+no room for another 80x15 pane (or yours is zoomed, which stays so), workers open in a
+"workers" window after yours and the reply says so in "placement". Prints
+{"type":"agentJob","job":{...}}; keep job.jobID.rawValue. A short worker contract is
+appended to every task.
+--access: leave it out when the worker is the same provider as you, so the worker
+  inherits your own permission mode (your flags, or for Claude Code your current mode).
+  review = read-only/plan mode. workspace-write = may edit files (Claude workers then use
+  acceptEdits and still stop for Bash approvals, which is narrower than many leads).
+--model M passes the provider's own model flag.
+--cwd: defaults to your pane's current directory as tmux reports it, not your process's
+  cwd. If you moved (e.g. into a worktree), pass --cwd "$PWD".
+--worktree BRANCH runs the worker in <repo parent>/<repo>-worktrees/<branch, "/" → "-">
+  (created from HEAD, or an existing local branch; reused if already registered). mytty
+  never deletes worktrees: remove them yourself with git worktree remove. Errors:
+  invalid-worktree-branch, not-a-git-repository, worktree-create-failed.""",
+    doc="""
+**Working directory**: `--cwd`; else the anchor pane's current directory as tmux reports it
+(not the calling process's directory: if you `cd`'d elsewhere, pass `--cwd "$PWD"`); else,
+with no anchor, the directory `mytty-ctl` was called from; else your home directory.
+
+**Worktree**: `--worktree BRANCH` resolves the repository of that directory and runs the
+worker in `<parent of repo>/<repo name>-worktrees/<BRANCH with / replaced by ->`. An already
+registered worktree at that path is reused whatever it has checked out; otherwise an existing
+local branch is checked out, or a new branch is created from HEAD. mytty never deletes
+worktrees; remove them with `git worktree remove`. Branch names: at most 100 characters from
+`A-Z a-z 0-9 . _ / -`, not starting with `-`, `.` or `/`, not ending with `/`, `.` or `.lock`,
+no `..` or `//` (checked before connecting and again by the controller).
+
+**Where workers go** (`--direction auto`, the default). The anchor is the *lead*, and its pane
+must stay usable:
+
+1. If the lead's window is zoomed, it stays zoomed: the worker opens in a `workers` window.
+2. The first worker in the lead's tab splits the lead across its longer side, so the lead keeps
+   half (for example 100 of 200 columns) — if the worker's half is at least 80 × 15 cells.
+3. Later workers never split the lead again: they split the other panes of its tab (largest
+   first, keeping an even grid), as long as each new pane is at least 80 × 15.
+4. Past that, workers go to the window named `workers` right after the lead's window (several
+   consecutive `workers` windows fill in order), or to a new one opened there. Creating it does
+   not switch the session's current window.
+
+When the worker did not land next to the lead (rules 1 and 4), the reply has an extra
+`"placement"` string saying where and why, e.g. `"in window 'workers': the lead's window is
+zoomed, and stays so"` (a mytty addition; the original always split the anchor's tab).
+
+**Access**:
+
+| `--access` | claude | codex | cursor |
+|---|---|---|---|
+| `review` | `--permission-mode plan` | `-s read-only -a never` | `--mode plan` |
+| `workspace-write` | `--permission-mode acceptEdits` | `-s workspace-write -a never` | `--force --sandbox enabled` |
+| `inherit` | the lead's flags (see below) | the lead's flags, plus `-a never` unless it chose an approval policy | the lead's flags |
+
+Leaving `--access` out means `inherit` when the anchor pane's foreground agent is the same
+provider as the worker, else `workspace-write`. `inherit` copies the permission flags from the
+lead agent's command line (`--permission-mode`, `--dangerously-skip-permissions`; codex
+`-s/--sandbox`, `-a/--ask-for-approval`, `--full-auto`, `--yolo`,
+`--dangerously-bypass-approvals-and-sandbox`; cursor `--mode`, `--force`, `--sandbox`), stopping
+at a bare `--`. Without such flags, a Claude lead's current mode is read from its session
+transcript (so a mode switched with shift+tab is inherited too) and a Cursor lead's from its
+conversation store; with nothing found, the worker gets the `workspace-write` flags. An explicit
+`--access inherit` fails with `inherit-unavailable` when the anchor runs no agent or a different
+provider. Note that `workspace-write` Claude workers still stop for Bash approvals.
+
+**Launch**: the worker runs as `command <binary> [model flag] <mode flags> -- '<task>'`
+(Claude workers also get `--teammate-mode in-process`, so Claude's own agent teams stay inside
+the worker's pane; Codex workers get `--no-daemon` first, so their hooks run as their own
+children and not in a Codex background server that another pane's environment started — see
+[integrations](integrations.md#codex-codex)). Nothing is typed: the line is handed to the new pane's shell through a
+private launch file, so the task arrives byte for byte and never lands in shell history. A
+worker contract is appended to every task: stay in the working directory, finish and run the
+tests, no hidden sub-agents, decide routine questions yourself, report phases with
+`mytty-ctl status`, end with a short on-screen summary. Task plus contract must fit in the 64 KiB
+request; `mytty-ctl` checks this before connecting (`invalid-task`).
+
+The controller checks, in this order: anchor, task, label, model, the provider's integration
+(`needs-repair` is refused; `not-installed` is allowed), the provider's binary, cwd, worktree,
+access. The binary (`claude`, `codex`, `cursor-agent`) must be on one of the PATHs the worker
+could run with — the caller's, the anchor pane's shell or foreground process, or the
+controller's — else the spawn fails at once with `provider-binary-not-found` and opens no pane.
+
+Request:
+
+```json
+{"type":"spawnAgent","provider":"claude","direction":"auto","task":"…","anchorPaneID"?:"<UUID>","access"?:"review","model"?:"sonnet","label"?:"scan-a","worktreeBranch"?:"feat/x","cwd"?:"/abs/dir","callerWorkingDirectory":"/abs/dir"}
+```
+
+Reply:
+
+```json
+{"job":{"jobID":{"rawValue":"04AA9DA1-F255-412D-808A-A53E2525DB4F"},"label":"scan-a","message":null,"paneID":{"rawValue":"201841B5-2A1E-41BE-93CD-775F48479797"},"provider":"claude","runID":null,"sessionID":null,"state":"launching"},"type":"agentJob"}
+```
+
+`--label` is at most 100 characters without control characters (`invalid-label`); `--model`
+is non-empty, at most 100 characters, without spaces or control characters (`invalid-model`).
+A task that is empty, an unreadable `--task-file` and a task too large are `invalid-task`, a
+bad branch name `invalid-worktree-branch`, all checked before connecting.
+""",
 )
-from mytty.control.split import place_worker_from
-from mytty.core import jobs as core_jobs
-from mytty.core.errors import ErrorCode, MyttyError
-from mytty.core.events import WorkerProvider
-from mytty.core.ids import JobId, SurfaceId, format_uuid_bytes
-from mytty.core.launch import build_launch_argv, launch_command
-from mytty.core.layout import WORKERS_WINDOW
-from mytty.core.validation import (
-    validate_label,
-    validate_model,
-    validate_task,
-    validate_worktree_branch,
-)
-from mytty.protocol import wire
-from mytty.protocol.replies import AgentJobReply
-
-TYPE = "spawnAgent"
-ERRORS = frozenset(
-    {
-        ErrorCode.PANE_NOT_FOUND,
-        ErrorCode.INVALID_TASK,
-        ErrorCode.INVALID_LABEL,
-        ErrorCode.INVALID_MODEL,
-        ErrorCode.INVALID_CWD,
-        ErrorCode.INVALID_WORKTREE_BRANCH,
-        ErrorCode.NOT_A_GIT_REPOSITORY,
-        ErrorCode.WORKTREE_CREATE_FAILED,
-        ErrorCode.INHERIT_UNAVAILABLE,
-        ErrorCode.PROVIDER_INTEGRATION_NEEDS_REPAIR,
-        ErrorCode.PROVIDER_BINARY_NOT_FOUND,
-        ErrorCode.SPAWN_FAILED,
-        ErrorCode.TMUX_UNAVAILABLE,
-        ErrorCode.INVALID_REQUEST,
-    }
-)
-DIRECTIONS = ("left", "right", "up", "down", "auto")
 
 
-def _check(problem: str | None, code: ErrorCode) -> None:
-    if problem is not None:
-        raise MyttyError(code, problem)
+class Params(NamedTuple):
+    peer_pid: int
+    provider: str
+    direction: str
+    access: str | None
+    anchor_id: str | None
+    task: str
+    label: str | None
+    model: str | None
+    cwd: str | None
+    caller_cwd: str | None
+    branch: str | None
+
+
+def parse(request: Request) -> Params:
+    return Params(
+        request.peer_pid,
+        request.choice("provider", WORKER_PROVIDERS, None),
+        request.choice("direction", DIRECTIONS, AUTO),
+        request.choice("access", ACCESS_MODES, None) if request.has("access") else None,
+        request.opt_str("anchorPaneID"),
+        request.str("task"),
+        request.opt_str("label"),
+        request.opt_str("model"),
+        request.opt_str("cwd"),
+        request.opt_str("callerWorkingDirectory"),
+        request.opt_str("worktreeBranch"),
+    )
 
 
 def _anchor_directory(anchor: PaneView) -> str | None:
@@ -80,42 +324,39 @@ def _anchor_directory(anchor: PaneView) -> str | None:
     return None
 
 
-class SpawnContext(PaneDirectory, PaneFactory, RunWaiter, JobStore, AgentChecks, Protocol):
-    """What ``agent_spawn`` uses of the controller."""
-
-
 async def handle(ctx: SpawnContext, params: Params) -> AgentJobReply:
-    try:
-        provider = WorkerProvider(params.str("provider"))
-    except ValueError:
-        raise MyttyError(
-            ErrorCode.INVALID_REQUEST, "provider must be codex, claude or cursor"
-        ) from None
-    direction = params.opt_str("direction") or "auto"
-    if direction not in DIRECTIONS:
-        raise MyttyError(
-            ErrorCode.INVALID_REQUEST, f"direction must be one of {', '.join(DIRECTIONS)}"
-        )
-    access = params.opt_str("access")
-    if access not in (None, "inherit", "review", "workspace-write"):
-        raise MyttyError(
-            ErrorCode.INVALID_REQUEST, "access must be inherit, review or workspace-write"
-        )
+    import time
 
-    anchor_id = params.opt_str("anchorPaneID")
-    anchor = ctx.require_pane(anchor_id) if anchor_id else None
-    task = params.str("task")
-    _check(validate_task(task), ErrorCode.INVALID_TASK)
-    label = params.opt_str("label")
-    if label is not None:
-        _check(validate_label(label), ErrorCode.INVALID_LABEL)
-    model = params.opt_str("model")
-    if model is not None:
-        _check(validate_model(model), ErrorCode.INVALID_MODEL)
+    from mytty.control.split import place_worker_from
+    from mytty.core import jobs as core_jobs
+    from mytty.core.errors import ErrorCode, MyttyError
+    from mytty.core.events import WorkerProvider
+    from mytty.core.ids import JobId, SurfaceId, format_uuid_bytes
+    from mytty.core.launch import build_launch_argv, launch_command
+    from mytty.core.layout import WORKERS_WINDOW
+    from mytty.core.validation import (
+        validate_label,
+        validate_model,
+        validate_task,
+        validate_worktree_branch,
+    )
+    from mytty.protocol import wire
+
+    def check(problem: str | None, code: ErrorCode) -> None:
+        if problem is not None:
+            raise MyttyError(code, problem)
+
+    provider = WorkerProvider(params.provider)
+    anchor = ctx.require_pane(params.anchor_id) if params.anchor_id else None
+    check(validate_task(params.task), ErrorCode.INVALID_TASK)
+    if params.label is not None:
+        check(validate_label(params.label), ErrorCode.INVALID_LABEL)
+    if params.model is not None:
+        check(validate_model(params.model), ErrorCode.INVALID_MODEL)
     await ctx.spawn_preflight(provider)
     ctx.binary_preflight(provider, anchor, params.peer_pid)
 
-    cwd = params.opt_str("cwd")
+    cwd = params.cwd
     if cwd is not None:
         if not os.path.isabs(cwd) or not os.path.isdir(cwd):
             raise MyttyError(
@@ -130,18 +371,17 @@ async def handle(ctx: SpawnContext, params: Params) -> AgentJobReply:
         if anchor_dir:
             cwd = anchor_dir
         else:
-            caller_cwd = params.opt_str("callerWorkingDirectory")
+            caller_cwd = params.caller_cwd
             cwd = (
                 caller_cwd if caller_cwd and os.path.isdir(caller_cwd) else os.path.expanduser("~")
             )
 
-    branch = params.opt_str("worktreeBranch")
-    if branch is not None:
-        _check(validate_worktree_branch(branch), ErrorCode.INVALID_WORKTREE_BRANCH)
-        cwd = await ctx.resolve_worktree(cwd, branch)
+    if params.branch is not None:
+        check(validate_worktree_branch(params.branch), ErrorCode.INVALID_WORKTREE_BRANCH)
+        cwd = await ctx.resolve_worktree(cwd, params.branch)
 
-    mode_flags = await ctx.access_mode_flags(provider, access, anchor)
-    argv = build_launch_argv(provider, model=model, mode_flags=mode_flags, task=task)
+    mode_flags = await ctx.access_mode_flags(provider, params.access, anchor)
+    argv = build_launch_argv(provider, model=params.model, mode_flags=mode_flags, task=params.task)
     launch_text = launch_command(argv)
 
     note: str | None = None  # where the worker went, when not next to the lead
@@ -149,7 +389,7 @@ async def handle(ctx: SpawnContext, params: Params) -> AgentJobReply:
         if anchor is not None:
             await ctx.refresh_panes()
             anchor = ctx.require_pane(anchor.surface_id)
-            if direction == "auto":
+            if params.direction == AUTO:
                 placement = place_worker_from(ctx, anchor)
                 if placement.split is not None and placement.direction is not None:
                     pane = await ctx.create_pane(
@@ -169,7 +409,7 @@ async def handle(ctx: SpawnContext, params: Params) -> AgentJobReply:
                     note = f"in window {WORKERS_WINDOW!r}: {placement.reason}"
             else:
                 pane = await ctx.create_pane(
-                    split_from=anchor, direction=direction, cwd=cwd, command=launch_text
+                    split_from=anchor, direction=params.direction, cwd=cwd, command=launch_text
                 )
         else:
             session = await ctx.ensure_user_session()
@@ -186,7 +426,7 @@ async def handle(ctx: SpawnContext, params: Params) -> AgentJobReply:
         JobId(format_uuid_bytes(os.urandom(16))),
         pane.surface_id,
         provider,
-        label,
+        params.label,
         baseline,
         time.time(),
     )

@@ -12,18 +12,48 @@ running in that pane, or null) so a human can find the pane.
 
 from __future__ import annotations
 
-import time
-from typing import Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from mytty.control.base import Params
-from mytty.control.ports import JobStore, PaneDirectory, RunWaiter
-from mytty.core.errors import ErrorCode, MyttyError
-from mytty.core.ids import SurfaceId
-from mytty.protocol import wire
-from mytty.protocol.replies import AttentionReply
+from mytty.control.spec import Command
+from mytty.core import codes
 
-TYPE = "attention"
-ERRORS = frozenset({ErrorCode.INVALID_REQUEST, ErrorCode.RUN_NOT_FOUND, ErrorCode.INTERNAL_ERROR})
+if TYPE_CHECKING:
+    from mytty.control.base import Request
+    from mytty.control.ports import JobStore, PaneDirectory, RunWaiter
+    from mytty.core.ids import SurfaceId
+    from mytty.protocol.replies import AttentionReply
+
+    class AttentionContext(RunWaiter, PaneDirectory, JobStore, Protocol):
+        """What ``attention`` uses of the controller."""
+
+
+COMMAND = Command(
+    name=None,
+    wire="attention",
+    summary="what needs a human (used by `mytty attention`)",
+    errors=(codes.INVALID_REQUEST, codes.RUN_NOT_FOUND, codes.INTERNAL_ERROR),
+    doc="""
+`{"type":"attention", "acknowledge"?: [RUN_ID…], "acknowledgeAll"?: bool}` →
+`{"type":"attention","items":[{"paneID","runID","provider","kind","message","createdAt","resolvedAt","location","label"}]}`
+(acknowledging first, when asked; a run id with no item is `run-not-found` and nothing is
+acknowledged). `location` is the pane as tmux names it (`session:window.pane`, null once the
+pane is gone) and `label` the label of the job in that pane (or null); both are additions to
+the original's item. See [attention items](event-protocol.md#attention-items);
+`mytty attention --json --all` prints this reply.
+""",
+)
+
+
+class Params(NamedTuple):
+    runs: frozenset[str]
+    everything: bool
+
+
+def parse(request: Request) -> Params:
+    return Params(
+        frozenset(run.upper() for run in request.str_list("acknowledge")),
+        request.bool("acknowledgeAll", False),
+    )
 
 
 def _whereabouts(ctx: AttentionContext, pane_id: SurfaceId) -> tuple[str | None, str | None]:
@@ -34,22 +64,23 @@ def _whereabouts(ctx: AttentionContext, pane_id: SurfaceId) -> tuple[str | None,
     return location, ctx.jobs.label_for_pane(pane_id)
 
 
-class AttentionContext(RunWaiter, PaneDirectory, JobStore, Protocol):
-    """What ``attention`` uses of the controller."""
-
-
 async def handle(ctx: AttentionContext, params: Params) -> AttentionReply:
+    import time
+
+    from mytty.core.errors import ErrorCode, MyttyError
+    from mytty.protocol import wire
+
     now = time.time()
-    runs = {run.upper() for run in params.str_list("acknowledge")}
-    everything = params.bool("acknowledgeAll", False)
     listed = ctx.hub.attention.items(now)
-    unknown = sorted(runs - {i.run_id for i in listed})
+    unknown = sorted(params.runs - {i.run_id for i in listed})
     if unknown:
         raise MyttyError(
             ErrorCode.RUN_NOT_FOUND,
             f"no attention item belongs to run {', '.join(unknown)}; nothing was acknowledged",
         )
-    wanted = {i.id for i in listed if i.actionable and (everything or i.run_id in runs)}
+    wanted = {
+        i.id for i in listed if i.actionable and (params.everything or i.run_id in params.runs)
+    }
     await ctx.hub.acknowledge(wanted, now)  # store first, then memory
     items = ctx.hub.attention.items(now)
     return wire.attention_reply(items, lambda pane_id: _whereabouts(ctx, pane_id))

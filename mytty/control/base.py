@@ -1,8 +1,8 @@
-"""What every control command module shares: request parameters and the controller context.
+"""What the controller hands a command: the request, read field by field.
 
-A command module declares ``TYPE`` (the wire ``type``), ``ERRORS`` (the codes it may return)
-and ``async def handle(ctx, params) -> dict``. The registry in ``mytty.control.registry``
-finds them; the daemon maps MyttyError to the wire failure reply.
+A command module's ``parse(request)`` turns a :class:`Request` into its typed ``Params``; every
+problem with the request's shape is ``invalid-request``. The declaration side of a command lives
+in :mod:`mytty.control.spec`.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from mytty.control.ports import Context
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.ids import normalize_uuid
 
-__all__ = ["Context", "Params"]
+__all__ = ["Context", "Request"]
 
 
-class Params:
+class Request:
     """Typed access to a request object; every problem is ``invalid-request``."""
 
     def __init__(self, obj: Mapping[str, object], peer_pid: int = 0) -> None:
@@ -46,6 +46,19 @@ class Params:
             raise self._bad(key, "must be a string")
         return value
 
+    def choice(
+        self, key: builtins.str, choices: tuple[builtins.str, ...], default: builtins.str | None
+    ) -> builtins.str:
+        """A string from ``choices`` (``default`` when absent; required when that is None)."""
+        value = self.opt_str(key) if default is not None else self.str(key)
+        if value is None or value == "":
+            value = default
+        if value not in choices:
+            raise MyttyError(
+                ErrorCode.INVALID_REQUEST, f"{key} must be one of {', '.join(choices)}"
+            )
+        return value
+
     def bool(self, key: builtins.str, default: builtins.bool | None = None) -> builtins.bool:
         value = self._obj.get(key, default)
         if not isinstance(value, bool):
@@ -54,13 +67,20 @@ class Params:
 
     def number(self, key: builtins.str, default: float | None = None) -> float:
         value = self._obj.get(key, default)
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, (int, float))
-            or not math.isfinite(value)
-        ):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self._bad(key, "must be a finite number")
-        return float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer too large for a float
+            raise self._bad(key, "must be a finite number") from None
+        if not math.isfinite(number):
+            raise self._bad(key, "must be a finite number")
+        return number
+
+    def seconds(self, key: builtins.str, default: float, maximum: float | None = None) -> float:
+        """A timeout: a finite number, negative counting as 0, clamped to ``maximum``."""
+        value = max(0.0, self.number(key, default))
+        return value if maximum is None else min(value, maximum)
 
     def opt_int(self, key: builtins.str) -> int | None:
         value = self._obj.get(key)

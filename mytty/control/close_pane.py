@@ -2,25 +2,44 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from mytty.control.base import Params
-from mytty.control.ports import PaneDirectory, PaneFactory
-from mytty.core.errors import ErrorCode
-from mytty.protocol import wire
-from mytty.protocol.replies import OkReply
+from mytty.control.spec import PANE, Command
+from mytty.core import codes
 
-TYPE = "closePane"
-ERRORS = frozenset(
-    {ErrorCode.PANE_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST}
+if TYPE_CHECKING:
+    from mytty.control.base import Request
+    from mytty.control.ports import PaneDirectory, PaneFactory
+    from mytty.protocol.replies import OkReply
+
+    class ClosePaneContext(PaneDirectory, PaneFactory, Protocol):
+        """What ``close_pane`` uses of the controller."""
+
+
+COMMAND = Command(
+    name="close-pane",
+    wire="closePane",
+    summary="close a pane without asking",
+    args=(PANE,),
+    errors=(codes.PANE_NOT_FOUND, codes.TMUX_UNAVAILABLE, codes.INVALID_REQUEST),
+    doc="""
+Kills the pane at once, without asking. Request `{"type":"closePane","paneID":"<UUID>"}`,
+reply `{"type":"ok"}`.
+""",
 )
 
 
-class ClosePaneContext(PaneDirectory, PaneFactory, Protocol):
-    """What ``close_pane`` uses of the controller."""
+class Params(NamedTuple):
+    pane_id: str
+
+
+def parse(request: Request) -> Params:
+    return Params(request.str("paneID"))
 
 
 async def handle(ctx: ClosePaneContext, params: Params) -> OkReply:
-    pane = ctx.require_pane(params.str("paneID"))
+    from mytty.protocol import wire
+
+    pane = ctx.require_pane(params.pane_id)
     await ctx.close_pane(pane)
     return wire.ok()

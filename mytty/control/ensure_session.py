@@ -2,22 +2,42 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from mytty.control.base import Params
-from mytty.control.ports import PaneFactory
-from mytty.core.errors import ErrorCode
-from mytty.protocol import wire
-from mytty.protocol.replies import SessionReply
+from mytty.control.spec import Command
+from mytty.core import codes
 
-TYPE = "ensureSession"
-ERRORS = frozenset({ErrorCode.TMUX_UNAVAILABLE, ErrorCode.NEW_TAB_FAILED})
+if TYPE_CHECKING:
+    from mytty.control.base import Request
+    from mytty.control.ports import PaneFactory
+    from mytty.protocol.replies import SessionReply
+
+    class EnsureSessionContext(PaneFactory, Protocol):
+        """What ``ensure_session`` uses of the controller."""
 
 
-class EnsureSessionContext(PaneFactory, Protocol):
-    """What ``ensure_session`` uses of the controller."""
+COMMAND = Command(
+    name=None,
+    wire="ensureSession",
+    summary="make sure the mytty session exists (used by `mytty up`)",
+    errors=(codes.TMUX_UNAVAILABLE, codes.NEW_TAB_FAILED),
+    doc="""
+`{"type":"ensureSession"}` → `{"type":"session","name":"mytty","tmuxSocket":"<path>"}`
+(creates the `mytty` session if missing).
+""",
+)
+
+
+class Params(NamedTuple):
+    pass
+
+
+def parse(request: Request) -> Params:
+    return Params()
 
 
 async def handle(ctx: EnsureSessionContext, params: Params) -> SessionReply:
+    from mytty.protocol import wire
+
     session = await ctx.ensure_user_session()
     return wire.session_reply(session, ctx.tmux_socket)

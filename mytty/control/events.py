@@ -7,29 +7,121 @@ cursor older than the retained window gets what is retained plus ``truncated: tr
 
 from __future__ import annotations
 
-from typing import Protocol
+import math
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from mytty.control.base import Params
-from mytty.control.ports import RunWaiter
-from mytty.core.errors import ErrorCode
-from mytty.core.ledger import LedgerPage
-from mytty.protocol import wire
-from mytty.protocol.replies import EventsReply
+from mytty.control.spec import COUNT, SECONDS, Command, Option, Values
+from mytty.core import codes
 
-TYPE = "events"
-ERRORS = frozenset({ErrorCode.INVALID_REQUEST})
+if TYPE_CHECKING:
+    from mytty.control.base import Request
+    from mytty.control.ports import RunWaiter
+    from mytty.core.ledger import LedgerPage
+    from mytty.protocol.replies import EventsReply
+
+    class EventsContext(RunWaiter, Protocol):
+        """What ``events`` uses of the controller."""
+
+
 DEFAULT_TIMEOUT_S = 30.0
 MAX_TIMEOUT_S = 600.0
 
 
-class EventsContext(RunWaiter, Protocol):
-    """What ``events`` uses of the controller."""
+def _client(request: dict[str, Any], values: Values) -> float | None:
+    # Without a cursor the controller answers at once, so only a real poll waits longer.
+    if "afterSequence" in request:
+        return math.ceil(float(request["timeoutSeconds"])) + 5.0
+    return None
+
+
+COMMAND = Command(
+    name="events",
+    wire="events",
+    summary=f"long-poll agent events of every pane (default {int(DEFAULT_TIMEOUT_S)} s)",
+    options=(
+        Option(
+            "--after",
+            "SEQ",
+            "afterSequence",
+            "return records after this sequence number (0: all retained); without it, "
+            "only the current cursor",
+            kind=COUNT,
+        ),
+        Option(
+            "--timeout",
+            "N",
+            "timeoutSeconds",
+            f"give up after N seconds (at most {int(MAX_TIMEOUT_S)})",
+            kind=SECONDS,
+            default=DEFAULT_TIMEOUT_S,
+            maximum=MAX_TIMEOUT_S,
+        ),
+    ),
+    client=_client,
+    errors=(codes.INVALID_REQUEST,),
+    client_errors=(codes.USAGE,),
+    guide="""\
+One loop watches every worker: see WATCHING SEVERAL WORKERS AT ONCE below.""",
+    doc=f"""
+Long-polls the controller's ledger of agent events across all panes; this is how one loop
+watches many workers.
+
+- Without `--after`: returns at once with no records and the current `latestSequence` (a
+  cursor meaning "from now on").
+- With `--after SEQ` (a non-negative integer of at most 19 digits; `0` means "everything
+  retained"): returns as soon as records with `sequence > SEQ` exist, at most 200 of them,
+  oldest first; otherwise blocks until one arrives or `N` seconds pass.
+- `N` defaults to {int(DEFAULT_TIMEOUT_S)} and is capped at {int(MAX_TIMEOUT_S)} (by
+  `mytty-ctl` and by the controller); a negative `N` counts as 0.
+
+Feed `latestSequence` back as the next `--after`. When a page had to stop at 200 records,
+`latestSequence` is the last record returned, so this loop never skips a record (a deliberate
+change from the original, whose loop skipped the rest of a burst). When records after your
+cursor were already evicted (only the last 1000 are kept), the reply carries `"truncated":true`.
+The ledger is in memory: a controller restart starts the sequence at 1 again, and a cursor from
+before the restart blocks until the new sequence passes it.
+
+Request `{{"type":"events","afterSequence"?:7,"timeoutSeconds":60}}`. Reply:
+
+```json
+{{"latestSequence":10,"records":[{{"kind":"approval-requested","occurredAt":"2026-07-16T05:00:05.250Z","paneID":"490F88BA-FAAB-4316-BC18-E27EFE503F8C","provider":"claude-code","runID":"74C4B46D-9251-46AD-9200-61C97D98D43D","sequence":10,"synthesized":false}}],"timedOut":false,"type":"events"}}
+```
+
+A record has `sequence`, `paneID`, `provider` (`codex`, `claude-code`, …), `runID`, `kind`
+(an [event kind](event-protocol.md#kinds)), `occurredAt` (ISO 8601 UTC with milliseconds),
+`toolName` (only when the event had one) and `synthesized` (`true` for events mytty made
+itself: startup sweep, superseded runs, the Cursor approval estimate). A timed-out poll has
+`"records":[]`, `"timedOut":true` and an unchanged `latestSequence`.
+
+```sh
+cursor=$(mytty-ctl events | jq -r .latestSequence)
+while true; do
+  r=$(mytty-ctl events --after "$cursor" --timeout 60)
+  cursor=$(printf '%s' "$r" | jq -r .latestSequence)
+  printf '%s' "$r" | jq -c '.records[]'
+done
+```
+""",
+)
+
+
+class Params(NamedTuple):
+    after: int | None
+    timeout_s: float
+
+
+def parse(request: Request) -> Params:
+    return Params(
+        request.opt_int("afterSequence"),
+        request.seconds("timeoutSeconds", DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S),
+    )
 
 
 async def handle(ctx: EventsContext, params: Params) -> EventsReply:
-    after = params.opt_int("afterSequence")
-    timeout = min(MAX_TIMEOUT_S, max(0.0, params.number("timeoutSeconds", DEFAULT_TIMEOUT_S)))
+    from mytty.protocol import wire
+
     ledger = ctx.hub.ledger
+    after = params.after
     if after is None:
         return wire.events_reply(ledger.query(None), False)
 
@@ -37,7 +129,7 @@ async def handle(ctx: EventsContext, params: Params) -> EventsReply:
         page = ledger.query(after)
         return page if page.records else None
 
-    page, timed_out = await ctx.hub.wait_until(probe, timeout)
+    page, timed_out = await ctx.hub.wait_until(probe, params.timeout_s)
     if page is None:
         page = ledger.query(after)
     return wire.events_reply(page, timed_out)

@@ -2,32 +2,53 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from mytty.control.base import Params
-from mytty.control.ports import PaneDirectory, PaneView, TmuxAccess
-from mytty.core.errors import ErrorCode, MyttyError
-from mytty.protocol import wire
-from mytty.protocol.replies import OkReply
+from mytty.control.spec import PANE, Command
+from mytty.core import codes
 
-TYPE = "focus"
-ERRORS = frozenset(
-    {ErrorCode.PANE_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST}
+if TYPE_CHECKING:
+    from mytty.control.base import Request
+    from mytty.control.ports import PaneDirectory, PaneView, TmuxAccess
+    from mytty.protocol.replies import OkReply
+
+    class FocusContext(PaneDirectory, TmuxAccess, Protocol):
+        """What ``focus`` uses of the controller."""
+
+
+COMMAND = Command(
+    name="focus",
+    wire="focus",
+    summary="bring a pane to the front",
+    args=(PANE,),
+    errors=(codes.PANE_NOT_FOUND, codes.TMUX_UNAVAILABLE, codes.INVALID_REQUEST),
+    doc="""
+Selects the pane and its window; if no attached client shows that session, the most recently
+active client is switched to it. Request `{"type":"focus","paneID":"<UUID>"}`, reply `{"type":"ok"}`.
+""",
 )
+
+
+class Params(NamedTuple):
+    pane_id: str
+
+
+def parse(request: Request) -> Params:
+    return Params(request.str("paneID"))
 
 
 async def focus_pane(ctx: TmuxAccess, pane: PaneView) -> None:
     row = pane.row
     if row is None:  # registered a moment ago and not listed by tmux yet
+        from mytty.core.errors import ErrorCode, MyttyError
+
         raise MyttyError(ErrorCode.PANE_NOT_FOUND, "tmux does not list the pane (yet)")
     await ctx.require_port().focus(pane.tmux_id, row.window_id, row.session_name)
 
 
-class FocusContext(PaneDirectory, TmuxAccess, Protocol):
-    """What ``focus`` uses of the controller."""
-
-
 async def handle(ctx: FocusContext, params: Params) -> OkReply:
-    pane = ctx.require_pane(params.str("paneID"))
+    from mytty.protocol import wire
+
+    pane = ctx.require_pane(params.pane_id)
     await focus_pane(ctx, pane)
     return wire.ok()

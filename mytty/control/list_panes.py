@@ -2,23 +2,61 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from mytty.control.base import Params
-from mytty.control.ports import PaneDirectory, PaneFacts
-from mytty.core.errors import ErrorCode
-from mytty.protocol import wire
-from mytty.protocol.replies import ListReply
+from mytty.control.spec import Command
+from mytty.core import codes
 
-TYPE = "list"
-ERRORS = frozenset({ErrorCode.TMUX_UNAVAILABLE})
+if TYPE_CHECKING:
+    from mytty.control.base import Request
+    from mytty.control.ports import PaneDirectory, PaneFacts
+    from mytty.protocol.replies import ListReply
+
+    class ListContext(PaneDirectory, PaneFacts, Protocol):
+        """What ``list_panes`` uses of the controller."""
 
 
-class ListContext(PaneDirectory, PaneFacts, Protocol):
-    """What ``list_panes`` uses of the controller."""
+COMMAND = Command(
+    name="list",
+    wire="list",
+    summary="every pane (paneID, windowID, tabID, title, command, ...)",
+    errors=(codes.TMUX_UNAVAILABLE,),
+    doc="""
+Every pane of the tmux server the controller is bound to, except its private `_mytty`
+session, ordered by session name, window index, pane index.
+
+Request `{"type":"list"}`. Reply:
+
+```json
+{"panes":[{"command":"bash","isActive":true,"paneID":"490F88BA-FAAB-4316-BC18-E27EFE503F8C","tabID":"@1","title":"bash","windowID":"$1","workingDirectory":"/home/me"},{"agentState":"succeeded","command":"Claude Code","isActive":false,"paneID":"71A247CA-44A3-4B6F-9221-E5B34A705896","provider":"claude-code","tabID":"@4","title":"bash","windowID":"$1","workingDirectory":"/tmp"}],"type":"list"}
+```
+
+| field | meaning |
+|---|---|
+| `paneID` | the pane's mytty id (kept in the tmux pane option `@mytty_surface`) |
+| `windowID` | the tmux **session** id (`$N`); `tabID` is the tmux **window** id (`@N`) |
+| `title` | the tmux window name |
+| `command` | what runs in the pane's foreground: the agent's name (`Claude Code`, `Codex`, `OpenCode`, `Gemini (Antigravity)`, `Cursor`) when one runs there, else the foreground process name, else tmux's `pane_current_command`. For the pane you call `list` from this is `mytty-ctl` itself (it is the foreground process at that moment), not your shell |
+| `workingDirectory` | tmux's `pane_current_path` |
+| `isActive` | the pane is the active pane of the active window of its session |
+| `provider`, `agentState` | provider and state of the pane's [most relevant run](event-protocol.md#most-relevant-run); both keys are absent when the pane never had an agent event |
+| `statusNote` | the pane's [status note](#status); absent when there is none |
+| `shell` | mytty's addition, once the pane's [shell integration](../how-to/shell-integration.md) reported: `lastExitStatus` (0–255, `null` before the first command), `lastExitAt` (when it finished, ISO 8601 with milliseconds; the controller's clock when the shell has none), `cwd` (the shell's directory after it), `commandCount` (command lines finished since the controller started following the pane), `reportedAt` (when the controller read the last report); absent for panes whose shell has no integration |
+""",
+)
+
+
+class Params(NamedTuple):
+    pass
+
+
+def parse(request: Request) -> Params:
+    return Params()
 
 
 async def handle(ctx: ListContext, params: Params) -> ListReply:
+    from mytty.protocol import wire
+
     await ctx.refresh_panes()
     listed = [
         (p.row.session_name, p.row.window_index, p.row.pane_index, p)

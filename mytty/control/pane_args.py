@@ -1,15 +1,13 @@
-"""Validation shared by the commands that create panes (``new-tab``, ``split``)."""
+"""Checks shared by the commands that create panes (``new-tab``, ``split``); controller side."""
 
 from __future__ import annotations
 
 import os
 
-from mytty.control.base import Params
 from mytty.core.errors import ErrorCode, MyttyError
 
 
-def working_directory(params: Params) -> str | None:
-    cwd = params.opt_str("workingDirectory")
+def working_directory(cwd: str | None) -> str | None:
     if cwd is None:
         return None
     if not os.path.isabs(cwd):
@@ -19,8 +17,7 @@ def working_directory(params: Params) -> str | None:
     return cwd
 
 
-def initial_command(params: Params) -> str | None:
-    command = params.opt_str("command")
+def initial_command(command: str | None) -> str | None:
     if command is not None and command == "":
         raise MyttyError(ErrorCode.INVALID_COMMAND, "--command must not be empty")
     return command

@@ -2,30 +2,58 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from mytty.control.base import Params
-from mytty.control.ports import PaneDirectory, PaneView, TmuxAccess
-from mytty.core.errors import ErrorCode
-from mytty.protocol import wire
-from mytty.protocol.replies import ContentReply, PaneContent
+from mytty.control.spec import PANE, Command
+from mytty.core import codes
 
-TYPE = "read"
-ERRORS = frozenset(
-    {ErrorCode.PANE_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST}
+if TYPE_CHECKING:
+    from mytty.control.base import Request
+    from mytty.control.ports import PaneDirectory, PaneView, TmuxAccess
+    from mytty.protocol.replies import ContentReply, PaneContent
+
+    class ReadContext(PaneDirectory, TmuxAccess, Protocol):
+        """What ``read`` uses of the controller."""
+
+
+COMMAND = Command(
+    name="read",
+    wire="read",
+    summary="screen text (scrollback included) and cursor position",
+    args=(PANE,),
+    errors=(codes.PANE_NOT_FOUND, codes.TMUX_UNAVAILABLE, codes.INVALID_REQUEST),
+    doc="""
+The pane's text, scrollback included: wrapped lines joined, trailing spaces and trailing blank
+lines removed, at most the last 10 000 lines and 768 KiB. `cursorRow` is the cursor's line
+index within `text` (0-based), `cursorColumn` the number of characters before it on that
+line; both are `null` when unknown. `paneID` is echoed exactly as given.
+
+Request `{"type":"read","paneID":"<UUID>"}`. Reply:
+
+```json
+{"content":{"cursorColumn":11,"cursorRow":3,"paneID":"f175a676-fa87-4d90-8ca0-68a6cae6188c","text":"hello from split\\nroot@vm:~# echo typed\\ntyped\\nroot@vm:~#"},"type":"content"}
+```
+""",
 )
 
 
+class Params(NamedTuple):
+    pane_id: str
+
+
+def parse(request: Request) -> Params:
+    return Params(request.str("paneID"))
+
+
 async def read_content(ctx: TmuxAccess, pane: PaneView, echo_id: str) -> PaneContent:
+    from mytty.protocol import wire
+
     capture = await ctx.require_port().capture(pane.tmux_id)
     return wire.pane_content(echo_id, capture.text, capture.cursor_row, capture.cursor_column)
 
 
-class ReadContext(PaneDirectory, TmuxAccess, Protocol):
-    """What ``read`` uses of the controller."""
-
-
 async def handle(ctx: ReadContext, params: Params) -> ContentReply:
-    pane_id = params.str("paneID")
-    pane = ctx.require_pane(pane_id)
-    return wire.content_reply(await read_content(ctx, pane, pane_id))
+    from mytty.protocol import wire
+
+    pane = ctx.require_pane(params.pane_id)
+    return wire.content_reply(await read_content(ctx, pane, params.pane_id))

@@ -1,64 +1,85 @@
-"""Every control command module, by wire ``type``."""
+"""Every control command: its ``mytty-ctl`` name and its module. Adding a command is one line.
+
+``mytty-ctl`` looks a command up here by name and imports only that module; the controller
+imports them all (:func:`by_wire`). The order is the order of ``mytty-ctl --help``, the guide
+and the reference page. Commands without a ``mytty-ctl`` command have a ``None`` name.
+"""
 
 from __future__ import annotations
 
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-from mytty.control import (
-    agent_close,
-    agent_focus,
-    agent_result,
-    agent_send,
-    agent_spawn,
-    agent_wait,
-    attention,
-    close_pane,
-    ensure_session,
-    env,
-    events,
-    focus,
-    integration,
-    list_panes,
-    new_tab,
-    read,
-    send,
-    send_key,
-    split,
-    status,
-    wait,
+if TYPE_CHECKING:
+    from mytty.control.spec import Command
+
+#: (mytty-ctl command, module under mytty.control), one line per command.
+ENTRIES: tuple[tuple[str | None, str], ...] = (
+    ("list", "list_panes"),
+    ("new-tab", "new_tab"),
+    ("split", "split"),
+    ("send", "send"),
+    ("send-key", "send_key"),
+    ("read", "read"),
+    ("focus", "focus"),
+    ("close-pane", "close_pane"),
+    ("status", "status"),
+    ("wait", "wait"),
+    ("events", "events"),
+    ("env", "env"),
+    ("agent spawn", "agent_spawn"),
+    ("agent wait", "agent_wait"),
+    ("agent result", "agent_result"),
+    ("agent send", "agent_send"),
+    ("agent focus", "agent_focus"),
+    ("agent close", "agent_close"),
+    ("agent list", "agent_list"),
+    ("integration list", "integration_list"),
+    ("integration enable", "integration_enable"),
+    ("integration repair", "integration_repair"),
+    (None, "attention"),
+    (None, "ensure_session"),
 )
 
-MODULES: tuple[ModuleType, ...] = (
-    list_panes,
-    new_tab,
-    split,
-    send,
-    send_key,
-    read,
-    focus,
-    close_pane,
-    status,
-    env,
-    ensure_session,
-    wait,
-    events,
-    attention,
-    agent_spawn,
-    agent_wait,
-    agent_result,
-    agent_send,
-    agent_focus,
-    agent_close,
-    integration,
+#: Command words that only group subcommands (``agent spawn``, ``integration list``).
+GROUPS: tuple[str, ...] = tuple(
+    dict.fromkeys(name.split(" ", 1)[0] for name, _ in ENTRIES if name and " " in name)
 )
 
 
-def _build() -> dict[str, ModuleType]:
+def load(module_name: str) -> ModuleType:
+    # __import__ rather than importlib: the same thing, and `python -X importtime` sees it.
+    module: ModuleType = __import__(f"mytty.control.{module_name}", fromlist=["COMMAND"])
+    return module
+
+
+def module_for(name: str) -> ModuleType | None:
+    """The module of the ``mytty-ctl`` command ``name`` (``"agent spawn"``), imported now."""
+    for cli, module_name in ENTRIES:
+        if cli == name:
+            return load(module_name)
+    return None
+
+
+def subcommands(group: str) -> list[str]:
+    return [n.split(" ", 1)[1] for n, _ in ENTRIES if n and n.startswith(group + " ")]
+
+
+def modules() -> list[ModuleType]:
+    """Every command module, in registry order."""
+    return [load(module_name) for _, module_name in ENTRIES]
+
+
+def declarations() -> list[Command]:
+    return [module.COMMAND for module in modules()]
+
+
+def by_wire() -> dict[str, ModuleType]:
+    """Wire ``type`` → command module (what the controller dispatches on)."""
     table: dict[str, ModuleType] = {}
-    for module in MODULES:
-        for name in getattr(module, "TYPES", None) or (module.TYPE,):
-            table[name] = module
+    for module in modules():
+        wire = module.COMMAND.wire
+        if wire in table:
+            raise RuntimeError(f"two command modules declare the wire type {wire!r}")
+        table[wire] = module
     return table
-
-
-COMMANDS: dict[str, ModuleType] = _build()

@@ -7,23 +7,57 @@ that arrives in one burst as a paste, where Enter inserts a newline instead of s
 
 from __future__ import annotations
 
-import asyncio
-from typing import Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from mytty.control.base import Params
-from mytty.control.ports import PaneDirectory, PaneView, TmuxAccess
-from mytty.core.errors import ErrorCode
-from mytty.protocol import wire
-from mytty.protocol.replies import OkReply
+from mytty.control.spec import ENTER, PANE, Arg, Command
+from mytty.core import codes
 
-TYPE = "send"
-ERRORS = frozenset(
-    {ErrorCode.PANE_NOT_FOUND, ErrorCode.TMUX_UNAVAILABLE, ErrorCode.INVALID_REQUEST}
-)
+if TYPE_CHECKING:
+    from mytty.control.base import Request
+    from mytty.control.ports import PaneDirectory, PaneView, TmuxAccess
+    from mytty.protocol.replies import OkReply
+
+    class SendContext(PaneDirectory, TmuxAccess, Protocol):
+        """What ``send`` uses of the controller."""
+
+
 ENTER_DELAY_S = 0.05
+
+COMMAND = Command(
+    name="send",
+    wire="send",
+    summary="type TEXT (a newline is Enter)",
+    args=(PANE, Arg("TEXT", "text", "the text, typed literally")),
+    options=(ENTER,),
+    errors=(codes.PANE_NOT_FOUND, codes.TMUX_UNAVAILABLE, codes.INVALID_REQUEST),
+    client_errors=(codes.USAGE, codes.REQUEST_TOO_LARGE),
+    doc=f"""
+Types `TEXT` literally. Every newline in it is an Enter key press; control characters are sent
+as raw bytes. `--enter` presses Enter once more, {int(ENTER_DELAY_S * 1000)} ms after the text
+(TUIs such as Claude Code treat a burst that ends in Enter as a paste and would insert a
+newline instead of submitting). Sends to one pane are serialised, so text and Enter of two
+callers never interleave. Unlike `--command`, sent text is typed and can end up in shell
+history. Text starting with `--` goes after a `--` argument. A request over 64 KiB is refused
+before connecting (`request-too-large`).
+
+Request `{{"type":"send","paneID":"<UUID>","text":"echo typed","pressEnter":true}}`. Reply `{{"type":"ok"}}`.
+""",
+)
+
+
+class Params(NamedTuple):
+    pane_id: str
+    text: str
+    press_enter: bool
+
+
+def parse(request: Request) -> Params:
+    return Params(request.str("paneID"), request.str("text"), request.bool("pressEnter", False))
 
 
 async def deliver(ctx: TmuxAccess, pane: PaneView, text: str, press_enter: bool) -> None:
+    import asyncio
+
     async with ctx.pane_lock(pane.surface_id):
         await ctx.require_port().send_text(pane.tmux_id, text)
         if press_enter:
@@ -31,13 +65,9 @@ async def deliver(ctx: TmuxAccess, pane: PaneView, text: str, press_enter: bool)
             await ctx.require_port().send_key(pane.tmux_id, "Enter")
 
 
-class SendContext(PaneDirectory, TmuxAccess, Protocol):
-    """What ``send`` uses of the controller."""
-
-
 async def handle(ctx: SendContext, params: Params) -> OkReply:
-    pane = ctx.require_pane(params.str("paneID"))
-    text = params.str("text")
-    press_enter = params.bool("pressEnter", False)
-    await deliver(ctx, pane, text, press_enter)
+    from mytty.protocol import wire
+
+    pane = ctx.require_pane(params.pane_id)
+    await deliver(ctx, pane, params.text, params.press_enter)
     return wire.ok()

@@ -2,36 +2,82 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from mytty.control.base import Params
-from mytty.control.pane_args import initial_command, working_directory
-from mytty.control.ports import PaneDirectory, PaneFactory, PaneView
-from mytty.core.errors import ErrorCode, MyttyError
-from mytty.core.layout import PaneGeom, WindowGeom, WorkerPlacement, balanced_split, place_worker
-from mytty.protocol import wire
-from mytty.protocol.replies import PaneReply
+from mytty.control.spec import CWD, INITIAL_COMMAND, PANE, Arg, Command
+from mytty.core import codes
+from mytty.core.vocab import AUTO, DIRECTIONS
 
 if TYPE_CHECKING:
+    from mytty.control.base import Request
+    from mytty.control.ports import PaneDirectory, PaneFactory, PaneView
     from mytty.core.ids import SurfaceId
+    from mytty.core.layout import WorkerPlacement
+    from mytty.protocol.replies import PaneReply
     from mytty.tmux.port import PaneRow
 
-TYPE = "split"
-ERRORS = frozenset(
-    {
-        ErrorCode.PANE_NOT_FOUND,
-        ErrorCode.INVALID_CWD,
-        ErrorCode.INVALID_COMMAND,
-        ErrorCode.SPLIT_FAILED,
-        ErrorCode.TMUX_UNAVAILABLE,
-        ErrorCode.INVALID_REQUEST,
-    }
+    class SplitContext(PaneDirectory, PaneFactory, Protocol):
+        """What ``split`` uses of the controller."""
+
+
+COMMAND = Command(
+    name="split",
+    wire="split",
+    summary="split a pane (direction defaults to auto)",
+    args=(
+        PANE,
+        Arg(
+            "DIRECTION",
+            "direction",
+            "where the new pane goes; auto keeps the tab an even grid",
+            choices=DIRECTIONS,
+            default=AUTO,
+        ),
+    ),
+    options=(CWD, INITIAL_COMMAND),
+    errors=(
+        codes.PANE_NOT_FOUND,
+        codes.INVALID_CWD,
+        codes.INVALID_COMMAND,
+        codes.SPLIT_FAILED,
+        codes.TMUX_UNAVAILABLE,
+        codes.INVALID_REQUEST,
+    ),
+    client_errors=(codes.USAGE, codes.INVALID_COMMAND),
+    doc="""
+Splits a pane. The direction defaults to `auto`, which keeps the tab an even grid: it splits
+the largest pane of the tab (ties: the named pane, then the top-most, left-most), to the right
+when the pane is more than twice as wide as tall in cells, else downwards. So with `auto` the
+pane actually split may be a sibling of `PANE`. Focus does not move. Without `--cwd` the new
+pane starts in the split pane's current directory. `--command` works as for `new-tab`.
+
+Request `{"type":"split","paneID":"<UUID>","direction":"auto","workingDirectory"?:…,"command"?:…}`.
+Reply `{"paneID":"F175A676-FA87-4D90-8CA0-68A6CAE6188C","type":"pane"}`.
+""",
 )
-DIRECTIONS = ("left", "right", "up", "down", "auto")
+
+
+class Params(NamedTuple):
+    pane_id: str
+    direction: str
+    cwd: str | None
+    command: str | None
+
+
+def parse(request: Request) -> Params:
+    return Params(
+        request.str("paneID"),
+        request.choice("direction", DIRECTIONS, AUTO),
+        request.opt_str("workingDirectory"),
+        request.opt_str("command"),
+    )
 
 
 def place_worker_from(ctx: PaneDirectory, anchor: PaneView) -> WorkerPlacement:
     """Where an ``auto`` worker spawned from ``anchor`` goes (:func:`core.layout.place_worker`)."""
+    from mytty.core.errors import ErrorCode, MyttyError
+    from mytty.core.layout import PaneGeom, WindowGeom, place_worker
+
     home = anchor.row
     if home is None:
         raise MyttyError(ErrorCode.PANE_NOT_FOUND, "tmux has not listed the anchor pane yet")
@@ -58,8 +104,10 @@ def place_worker_from(ctx: PaneDirectory, anchor: PaneView) -> WorkerPlacement:
 
 def choose_target(ctx: PaneDirectory, pane: PaneView, direction: str) -> tuple[PaneView, str]:
     """Resolve ``auto`` into a concrete (pane, direction) within the pane's tab."""
+    from mytty.core.layout import PaneGeom, balanced_split
+
     row = pane.row
-    if direction != "auto" or row is None:
+    if direction != AUTO or row is None:
         return pane, direction
     siblings: dict[str, PaneView] = {}
     geoms: list[PaneGeom] = []
@@ -73,22 +121,16 @@ def choose_target(ctx: PaneDirectory, pane: PaneView, direction: str) -> tuple[P
     return siblings[target_id], side
 
 
-class SplitContext(PaneDirectory, PaneFactory, Protocol):
-    """What ``split`` uses of the controller."""
-
-
 async def handle(ctx: SplitContext, params: Params) -> PaneReply:
-    pane = ctx.require_pane(params.str("paneID"))
-    direction = params.opt_str("direction") or "auto"
-    if direction not in DIRECTIONS:
-        raise MyttyError(
-            ErrorCode.INVALID_REQUEST, f"direction must be one of {', '.join(DIRECTIONS)}"
-        )
-    cwd = working_directory(params)
-    command = initial_command(params)
+    from mytty.control.pane_args import initial_command, working_directory
+    from mytty.protocol import wire
+
+    pane = ctx.require_pane(params.pane_id)
+    cwd = working_directory(params.cwd)
+    command = initial_command(params.command)
     await ctx.refresh_panes()
     pane = ctx.require_pane(pane.surface_id)
-    target, side = choose_target(ctx, pane, direction)
+    target, side = choose_target(ctx, pane, params.direction)
     created = await ctx.create_pane(
         split_from=target,
         direction=side,

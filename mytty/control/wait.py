@@ -6,63 +6,135 @@ never had an event never satisfies ``idle`` (there is no "nothing yet = idle" de
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from mytty.control.base import Params
-from mytty.control.ports import AgentChecks, PaneDirectory, RunWaiter
-from mytty.core.errors import ErrorCode, MyttyError
-from mytty.core.events import AgentRunState
-from mytty.protocol import wire
-from mytty.protocol.replies import WaitResultReply
+from mytty.control.spec import PANE, SECONDS, Command, Option
+from mytty.core import codes
+from mytty.core.vocab import ATTENTION, IDLE, PANE_WAIT_CONDITIONS
+from mytty.protocol.limits import MAX_WAIT_S
 
-TYPE = "wait"
-ERRORS = frozenset(
-    {
-        ErrorCode.PANE_NOT_FOUND,
-        ErrorCode.PROVIDER_INTEGRATION_NOT_INSTALLED,
-        ErrorCode.TMUX_UNAVAILABLE,
-        ErrorCode.INVALID_REQUEST,
-    }
-)
+if TYPE_CHECKING:
+    from mytty.control.base import Request
+    from mytty.control.ports import AgentChecks, PaneDirectory, RunWaiter
+    from mytty.protocol.replies import WaitResultReply
+
+    class WaitContext(PaneDirectory, RunWaiter, AgentChecks, Protocol):
+        """What ``wait`` uses of the controller."""
+
+
 DEFAULT_TIMEOUT_S = 120.0
 
-SATISFIES = {
-    "idle": frozenset(
-        {
-            AgentRunState.IDLE,
-            AgentRunState.SUCCEEDED,
-            AgentRunState.FAILED,
-            AgentRunState.DISCONNECTED,
-        }
+COMMAND = Command(
+    name="wait",
+    wire="wait",
+    summary="block until the pane's run is idle or needs attention",
+    args=(PANE,),
+    options=(
+        Option(
+            "--until",
+            "CONDITION",
+            "until",
+            "idle: the run ended or went idle; attention: it waits for input or approval",
+            choices=PANE_WAIT_CONDITIONS,
+            required=True,
+        ),
+        Option(
+            "--timeout-seconds",
+            "N",
+            "timeoutSeconds",
+            f"give up after N seconds (negative counts as 0, at most {int(MAX_WAIT_S)})",
+            kind=SECONDS,
+            default=DEFAULT_TIMEOUT_S,
+            maximum=MAX_WAIT_S,
+        ),
     ),
-    "attention": frozenset({AgentRunState.WAITING_INPUT, AgentRunState.WAITING_APPROVAL}),
-}
+    wait_key="timeoutSeconds",
+    errors=(
+        codes.PANE_NOT_FOUND,
+        codes.PROVIDER_INTEGRATION_NOT_INSTALLED,
+        codes.TMUX_UNAVAILABLE,
+        codes.INVALID_REQUEST,
+    ),
+    client_errors=(codes.USAGE,),
+    guide="""\
+Waits on the pane's most relevant run. idle only resolves after the pane's agent reported a
+run; a pane without agent events waits until its timeout (default 120 s).""",
+    doc=f"""
+Blocks until the pane's [most relevant run](event-protocol.md#most-relevant-run) is in a
+matching state, or the timeout passes. `N` defaults to {int(DEFAULT_TIMEOUT_S)}, a negative
+value counts as 0 and a value over {int(MAX_WAIT_S)} (a week) counts as a week; a non-number
+is a `usage` error.
+
+| `--until` | satisfied by run state |
+|---|---|
+| `idle` | `idle`, `succeeded`, `failed`, `disconnected` |
+| `attention` | `waiting-input`, `waiting-approval` |
+
+The wait is woken by every stored event and every pane change; it does not poll. A pane that
+never had an agent event never satisfies `idle` and waits until the timeout. mytty learns run
+states **only** from hooks: it does not estimate runs of agents without a hook integration
+(the original Mytty did), so for such an agent `wait` always times out.
+
+Before waiting for `attention`, the controller looks at the pane's foreground process: if it is
+a known agent whose hook integration is `not-installed`, the wait fails at once with
+`provider-integration-not-installed`. If the agent has not started yet (right after
+`split --command`), the check sees only the shell and the wait blocks.
+
+Request `{{"type":"wait","paneID":"<UUID>","until":"idle","timeoutSeconds":120}}`.
+Reply `{{"state":"waiting-approval","timedOut":false,"type":"waitResult"}}`; `state` is the run
+state seen last (`null` when the pane has no run), `timedOut` is `true` when the condition was
+not met in time (a timeout is not an error: exit 0). `pane-not-found` also answers a pane that
+closes while waiting.
+""",
+)
 
 
-class WaitContext(PaneDirectory, RunWaiter, AgentChecks, Protocol):
-    """What ``wait`` uses of the controller."""
+class Params(NamedTuple):
+    pane_id: str
+    until: str
+    timeout_s: float
+
+
+def parse(request: Request) -> Params:
+    return Params(
+        request.str("paneID"),
+        request.choice("until", PANE_WAIT_CONDITIONS, None),
+        request.seconds("timeoutSeconds", DEFAULT_TIMEOUT_S, MAX_WAIT_S),
+    )
 
 
 async def handle(ctx: WaitContext, params: Params) -> WaitResultReply:
-    pane_id = params.str("paneID")
-    until = params.str("until")
-    if until not in SATISFIES:
-        raise MyttyError(ErrorCode.INVALID_REQUEST, "until must be idle or attention")
-    timeout = max(0.0, params.number("timeoutSeconds", DEFAULT_TIMEOUT_S))
-    pane = ctx.require_pane(pane_id)
-    if until == "attention":
+    from mytty.core.errors import ErrorCode, MyttyError
+    from mytty.core.events import AgentRunState
+    from mytty.protocol import wire
+
+    satisfies = {
+        IDLE: frozenset(
+            {
+                AgentRunState.IDLE,
+                AgentRunState.SUCCEEDED,
+                AgentRunState.FAILED,
+                AgentRunState.DISCONNECTED,
+            }
+        ),
+        ATTENTION: frozenset({AgentRunState.WAITING_INPUT, AgentRunState.WAITING_APPROVAL}),
+    }
+    pane = ctx.require_pane(params.pane_id)
+    if params.until == ATTENTION:
         await ctx.attention_preflight(pane)
-    wanted = SATISFIES[until]
+    wanted = satisfies[params.until]
     surface = pane.surface_id
     last: list[AgentRunState | None] = [None]
 
     def probe() -> AgentRunState | None:
         if ctx.panes.by_surface.get(surface) is None:
-            raise MyttyError(ErrorCode.PANE_NOT_FOUND, f"pane {pane_id} closed while waiting")
+            raise MyttyError(
+                ErrorCode.PANE_NOT_FOUND, f"pane {params.pane_id} closed while waiting"
+            )
         run = ctx.hub.book.most_relevant(surface)
         last[0] = run.state if run is not None else None
         return run.state if run is not None and run.state in wanted else None
 
-    state, timed_out = await ctx.hub.wait_until(probe, timeout, surface_id=surface)
+    state, timed_out = await ctx.hub.wait_until(probe, params.timeout_s, surface_id=surface)
     final = state if state is not None else last[0]
     return wire.wait_result(final, timed_out)

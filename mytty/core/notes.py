@@ -7,12 +7,9 @@ because the note most likely described work that is now over.
 
 from __future__ import annotations
 
-import unicodedata
-
 from mytty.core.events import AgentEvent, AgentEventKind
 from mytty.core.ids import SurfaceId
-
-STATUS_MAX_SCALARS = 100
+from mytty.core.validation import validate_status
 
 #: Inserted events of these kinds clear the pane's note, whichever run or provider sent them
 #: and whether or not the reducer applied them.
@@ -25,29 +22,6 @@ CLEARING_KINDS = frozenset(
         AgentEventKind.DISCONNECTED,
     }
 )
-
-# Cc and Cf as the spec says; Cs too, since a lone surrogate is not a Unicode scalar at all
-# (json.loads can produce one from a "\\ud800" escape).
-_FORBIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs"})
-
-
-def validate_status(text: object) -> str | None:
-    """Return why ``text`` is not a valid status note, or None when it is.
-
-    Valid: a non-empty string of at most 100 Unicode scalars with no control or format
-    characters (so no newlines and no zero-width joiners). Clearing is a separate operation,
-    never an empty string.
-    """
-    if not isinstance(text, str):
-        return "status must be a string"
-    if not text:
-        return "status must not be empty"
-    if len(text) > STATUS_MAX_SCALARS:
-        return f"status must be at most {STATUS_MAX_SCALARS} characters"
-    for ch in text:
-        if unicodedata.category(ch) in _FORBIDDEN_CATEGORIES:
-            return f"status must not contain control or format characters (U+{ord(ch):04X})"
-    return None
 
 
 class StatusNotes:

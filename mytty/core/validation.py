@@ -98,3 +98,29 @@ def validate_worktree_branch(branch: str) -> str | None:
     if ".." in branch or "//" in branch:
         return "the worktree branch may not contain '..' or '//'"
     return None
+
+
+#: The longest status note (``mytty-ctl status``), in Unicode scalars.
+STATUS_MAX_SCALARS = 100
+# Cc and Cf as the spec says; Cs too, since a lone surrogate is not a Unicode scalar at all
+# (json.loads can produce one from a "\\ud800" escape).
+_FORBIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs"})
+
+
+def validate_status(text: object) -> str | None:
+    """Return why ``text`` is not a valid status note, or None when it is.
+
+    Valid: a non-empty string of at most 100 Unicode scalars with no control or format
+    characters (so no newlines and no zero-width joiners). Clearing is a separate operation,
+    never an empty string.
+    """
+    if not isinstance(text, str):
+        return "status must be a string"
+    if not text:
+        return "status must not be empty"
+    if len(text) > STATUS_MAX_SCALARS:
+        return f"status must be at most {STATUS_MAX_SCALARS} characters"
+    for ch in text:
+        if unicodedata.category(ch) in _FORBIDDEN_CATEGORIES:
+            return f"status must not contain control or format characters (U+{ord(ch):04X})"
+    return None

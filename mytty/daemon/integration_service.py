@@ -9,13 +9,12 @@ from collections.abc import Callable
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import PROVIDER_ORDER, AgentProvider
 from mytty.integrations import api
+from mytty.protocol.limits import CONSENT_TIMEOUT_S
 from mytty.protocol.replies import IntegrationStatusesReply
 from mytty.tmux import ask, bootstrap
 from mytty.tmux.port import TmuxPort
 
 log = logging.getLogger(__name__)
-
-CONSENT_TIMEOUT_S = 180.0
 
 
 class IntegrationService:

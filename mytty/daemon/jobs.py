@@ -109,6 +109,10 @@ class JobRegistry:
         if item is not None:
             self._hub.bump()
 
+    def ids(self) -> list[str]:
+        """Every job's id, oldest first."""
+        return list(self._jobs)
+
     def re_arm(self, job_id: str) -> AgentJob:
         job = self.current(job_id)
         run_ids = [r.id for r in self._runs(job)]

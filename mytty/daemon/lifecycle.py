@@ -52,7 +52,7 @@ class ControllerLock:
 
 def write_guide(home: Home) -> None:
     """Write the agent guide (``mytty-ctl guide``) next to the sockets; best effort."""
-    from mytty.core.guide import guide_text
+    from mytty.control.manual import guide_text
 
     try:
         tmp = home.guide_file.with_suffix(".tmp")

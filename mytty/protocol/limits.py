@@ -16,3 +16,5 @@ REQUEST_READ_TIMEOUT_S = 2.0
 RESPONSE_WRITE_TIMEOUT_S = 10.0
 #: The longest wait (``wait``, ``agent wait``) a client may ask for; longer ones count as this.
 MAX_WAIT_S = 7 * 24 * 3600.0
+#: How long the controller waits for the human to approve a hook install.
+CONSENT_TIMEOUT_S = 180.0

@@ -166,6 +166,11 @@ class AgentJobReply(TypedDict):
     placement: NotRequired[str]
 
 
+class AgentJobsReply(TypedDict):
+    type: Literal["agentJobs"]
+    jobs: list[JobSnapshot]
+
+
 class AgentWaitResultReply(TypedDict):
     type: Literal["agentWaitResult"]
     job: JobSnapshot
@@ -210,6 +215,7 @@ Reply = (
     | EventsReply
     | AttentionReply
     | AgentJobReply
+    | AgentJobsReply
     | AgentWaitResultReply
     | AgentResultReply
     | IntegrationStatusesReply

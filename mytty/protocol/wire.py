@@ -14,6 +14,7 @@ from mytty.core.events import format_timestamp
 from mytty.protocol.replies import (
     AgentEventWire,
     AgentJobReply,
+    AgentJobsReply,
     AgentResultReply,
     AgentWaitResultReply,
     AttentionEntry,
@@ -215,6 +216,10 @@ def agent_job_reply(snapshot: JobSnapshot, placement: str | None = None) -> Agen
     if placement is not None:
         reply["placement"] = placement
     return reply
+
+
+def agent_jobs_reply(snapshots: Iterable[JobSnapshot]) -> AgentJobsReply:
+    return {"type": "agentJobs", "jobs": list(snapshots)}
 
 
 def agent_wait_result(snapshot: JobSnapshot, timed_out: bool) -> AgentWaitResultReply:

@@ -1,9 +1,11 @@
-"""mytty-ctl is called in loops by agents: its path imports only the stdlib (plus the pure
-core for help/guide/validation), never the controller's stack or heavy third-party modules.
+"""mytty-ctl is called in loops by agents: its path imports only the stdlib, the light
+declaration modules and the one command module it runs, never the controller's stack, the
+handlers' dependencies, ``dataclasses``, the ``ErrorCode`` enum or heavy third-party modules.
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -20,12 +22,22 @@ FORBIDDEN = (
     "psutil",
     "tomlkit",
     "asyncio",
+    "dataclasses",
+    "datetime",
     "mytty.daemon",
     "mytty.tmux",
-    "mytty.control",
+    "mytty.control.base",
+    "mytty.control.pane_args",
+    "mytty.core.errors",
+    "mytty.core.events",
+    "mytty.core.jobs",
+    "mytty.protocol.control",
+    "mytty.protocol.wire",
     "mytty.integrations",
     "mytty.hook",
 )
+#: What every command path may load from mytty.control besides its own command module.
+CONTROL_FRAME = {"mytty.control", "mytty.control.registry", "mytty.control.spec"}
 
 
 def imported_modules(importtime_stderr: str) -> set[str]:
@@ -75,6 +87,12 @@ def test_ctl_path_imports_nothing_heavy(argv: list[str], fake: FakeController) -
     assert forbidden_in(modules) == []
     if argv[0] not in ("--help", "guide"):
         assert fake.connections == 1
+        # Only the one command's declaration was imported, by name.
+        from mytty.control import registry
+
+        module = next(m for name, m in registry.ENTRIES if name == argv[0])
+        control = {m for m in modules if m.startswith("mytty.control")}
+        assert control == CONTROL_FRAME | {f"mytty.control.{module}"}
 
 
 _PROBE = """
@@ -97,10 +115,24 @@ def test_sys_modules_after_a_command(fake: FakeController) -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    import json
-
     modules = set(json.loads(proc.stderr.strip().splitlines()[-1]))
     assert "socket" in modules and "mytty.cli.ctl" in modules
+    assert forbidden_in(modules) == []
+
+
+def test_every_command_module_is_light_at_import() -> None:
+    # mytty-ctl may import any of them; their handlers import the rest when they run.
+    probe = (
+        "import json, sys\n"
+        "from mytty.control import registry\n"
+        "registry.modules()\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=30, check=True
+    )
+    modules = set(json.loads(proc.stdout))
+    assert "mytty.control.agent_spawn" in modules
     assert forbidden_in(modules) == []
 
 

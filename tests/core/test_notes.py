@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.core.ids import RunId, SurfaceId, stable_uuid
-from mytty.core.notes import CLEARING_KINDS, StatusNotes, validate_status
+from mytty.core.notes import CLEARING_KINDS, StatusNotes
+from mytty.core.validation import validate_status
 
 PANE = SurfaceId(stable_uuid("test", "pane"))
 OTHER_PANE = SurfaceId(stable_uuid("test", "other-pane"))

@@ -668,3 +668,18 @@ def test_integration_environment_is_untouched_by_spawn(shared_team: Mytty) -> No
     assert "MYTTY_LAUNCH_FILE" not in record.env
     launch_files = list(m.mytty_home.rglob(f"{pane_of(job)}.sh"))
     assert launch_files == []  # the private launch file is removed once it ran
+
+
+def test_agent_list_shows_every_job_oldest_first(shared_team: Mytty) -> None:
+    m = shared_team
+    first = _running_job(m)
+    second = _running_job(m)
+    jobs = m.ctl("agent", "list").json
+    assert jobs["type"] == "agentJobs"
+    ids = [j["jobID"]["rawValue"] for j in jobs["jobs"]]
+    assert ids.index(job_id(first)) < ids.index(job_id(second))
+    m.ctl("agent", "close", job_id(second)).ok()
+    listed_jobs = {j["jobID"]["rawValue"]: j for j in m.ctl("agent", "list").json["jobs"]}
+    assert listed_jobs[job_id(second)]["state"] == "lost"
+    assert listed_jobs[job_id(first)]["state"] == "running"
+    m.ctl("agent", "close", job_id(first)).ok()

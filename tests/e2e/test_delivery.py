@@ -88,7 +88,7 @@ KEYS: list[tuple[list[str], bytes]] = [
     (["f5"], b"\x1b[15~"),
     (["f12"], b"\x1b[24~"),
     (["a"], b"a"),
-    (["Q"], b"q"),
+    (["Q"], b"Q"),  # tmux's own name: a capital letter is that capital
     (["7"], b"7"),
     ([";"], b";"),
     (["'"], b"'"),
@@ -97,7 +97,36 @@ KEYS: list[tuple[list[str], bytes]] = [
     (["c", "--modifiers", "control"], b"\x03"),
     (["tab", "--modifiers", "shift"], b"\x1b[Z"),
     (["x", "--modifiers", "option"], b"\x1bx"),
-    (["b", "--modifiers", "hyper,control"], b"\x02"),  # unknown modifier names are ignored
+    # Issue 8: the usual modifier spellings, tmux's key names and the obvious aliases.
+    (["b", "--modifiers", "ctrl"], b"\x02"),
+    (["s", "--modifiers", "CTRL"], b"\x13"),
+    (["c", "--modifiers", "c"], b"\x03"),
+    (["x", "--modifiers", "alt"], b"\x1bx"),
+    (["x", "--modifiers", "meta"], b"\x1bx"),
+    (["x", "--modifiers", "m"], b"\x1bx"),
+    (["b", "--modifiers", "s"], b"B"),
+    (["C-c"], b"\x03"),
+    (["ctrl-c"], b"\x03"),
+    (["ctrl+d"], b"\x04"),
+    (["M-x"], b"\x1bx"),
+    (["S-Tab"], b"\x1b[Z"),
+    (["BTab"], b"\x1b[Z"),
+    (["Esc"], b"\x1b"),
+    (["ESCAPE"], b"\x1b"),
+    (["BSpace"], b"\x7f"),
+    (["backspace"], b"\x7f"),
+    (["PageUp"], b"\x1b[5~"),
+    (["pageup"], b"\x1b[5~"),
+    (["PgUp"], b"\x1b[5~"),
+    (["PPage"], b"\x1b[5~"),
+    (["pagedown"], b"\x1b[6~"),
+    (["NPage"], b"\x1b[6~"),
+    (["Home"], b"\x1b[1~"),
+    (["End"], b"\x1b[4~"),
+    (["DC"], b"\x1b[3~"),
+    (["insert"], b"\x1b[2~"),
+    (["F1"], b"\x1bOP"),
+    (["!"], b"!"),
 ]
 
 
@@ -112,8 +141,21 @@ def test_send_key_table(mytty: Mytty) -> None:
 
 def test_unknown_key_sends_nothing(mytty: Mytty) -> None:
     reader = RawReader(mytty, "nokey")
-    for key in ("home", "pageup", "ctrl", "ab", "é"):
+    for key in ("pagedownup", "ctrl", "ab", "é", "C-", "hyper-c", "F13"):
         assert mytty.ctl("send-key", reader.pane, key).code == "invalid-key", key
+    mytty.ctl("send", reader.pane, "only this").ok()
+    assert reader.collect() == b"only this"
+
+
+def test_unknown_modifier_is_invalid_request_and_sends_nothing(mytty: Mytty) -> None:
+    # Issue 8: `--modifiers ctrl` used to be ignored and type a plain "c".
+    reader = RawReader(mytty, "nomod")
+    for mods in ("hyper", "control,hyper", "ctrl-"):
+        ran = mytty.ctl("send-key", reader.pane, "c", "--modifiers", mods)
+        assert ran.code == "invalid-request", mods
+    assert mytty.ctl(
+        "send-key", "00000000-0000-0000-0000-000000000000", "c", "--modifiers", "x"
+    ).code == ("invalid-request")  # checked before the pane, like the key
     mytty.ctl("send", reader.pane, "only this").ok()
     assert reader.collect() == b"only this"
 

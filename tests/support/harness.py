@@ -143,6 +143,8 @@ class Mytty:
             TERM="xterm-256color",
             MYTTY_STANDIN_DIR=str(self.standin_dir),
             CODEX_HOME=str(self.home / ".codex"),
+            # A handler answering a code its declaration does not list fails loudly.
+            MYTTY_STRICT_ERRORS="1",
         )
         if extra_env:
             self.env.update(extra_env)

@@ -1,0 +1,181 @@
+"""The texts made from the command declarations: ``mytty-ctl --help``, ``mytty-ctl CMD --help``,
+``mytty-ctl guide`` and the command sections of ``docs/reference/mytty-ctl.md``.
+
+Nothing here is written per command: each text is assembled from the ``COMMAND`` declarations
+in registry order (:mod:`mytty.control.registry`), plus the fixed prose of the guide
+(:mod:`mytty.core.guide`).
+"""
+
+from __future__ import annotations
+
+from mytty.control import registry
+from mytty.control.spec import Command
+
+#: How ``--help`` and the reference group the commands (by their first word).
+SECTIONS: tuple[tuple[str, str, str], ...] = (
+    ("pane", "Pane commands:", ""),
+    ("agent", "Agent jobs (preferred for running workers):", "agent"),
+    ("integration", "Hook integrations (enable/repair ask the human first):", "integration"),
+)
+_COLUMN = 45
+_WIDTH = 96
+
+
+def section_of(command: Command) -> str:
+    """``pane``, ``agent``, ``integration`` (by the command's first word) or ``wire``."""
+    if command.name is None:
+        return "wire"
+    first = command.name.split(" ", 1)[0]
+    return first if first in registry.GROUPS else "pane"
+
+
+def _line(synopsis: str, summary: str) -> list[str]:
+    left = f"  {synopsis}"
+    if len(left) + 2 <= _COLUMN:
+        return [f"{left.ljust(_COLUMN)}{summary}"]
+    import textwrap
+
+    wrapped = textwrap.wrap(
+        synopsis,
+        width=_WIDTH,
+        initial_indent="  ",
+        subsequent_indent="      ",
+        break_on_hyphens=False,
+        break_long_words=False,
+    )
+    return [*wrapped, " " * _COLUMN + summary]
+
+
+def usage_text(commands: list[Command] | None = None) -> str:
+    """``mytty-ctl --help``: every command's synopsis and one-line summary."""
+    commands = registry.declarations() if commands is None else commands
+    lines = ["usage: mytty-ctl <command> [arguments]   (mytty-ctl <command> --help for one)"]
+    for key, title, _ in SECTIONS:
+        members = [c for c in commands if section_of(c) == key]
+        if members:
+            lines += ["", title]
+            for command in members:
+                lines += _line(command.synopsis(), command.summary)
+    lines += [
+        "",
+        *_line("guide", "the full manual for agents (no controller needed)"),
+        *_line("completion bash|zsh|fish", "a shell completion script"),
+        *_line("--version", "the version of mytty"),
+        "",
+        "Success prints exactly one line of JSON and exits 0. Failure prints",
+        '"mytty-ctl: <code>: <explanation>" on stderr and exits 1.',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def help_text(name: str, commands: list[Command] | None = None) -> str:
+    """``mytty-ctl NAME --help``: one command's help, or a group's list of subcommands."""
+    commands = registry.declarations() if commands is None else commands
+    for command in commands:
+        if command.name == name:
+            return command.help_text()
+    members = [c for c in commands if c.name and c.name.startswith(name + " ")]
+    lines = [
+        f"usage: mytty-ctl {name} {'|'.join(c.name.split(' ', 1)[1] for c in members if c.name)} ..."
+    ]
+    lines.append("")
+    for command in members:
+        lines += _line(command.synopsis(), command.summary)
+    return "\n".join(lines) + "\n"
+
+
+def guide_text(commands: list[Command] | None = None) -> str:
+    """``mytty-ctl guide``: the fixed prose with each command's guide entry in its section."""
+    from mytty.core import guide, keys
+
+    commands = registry.declarations() if commands is None else commands
+    entries: dict[str, list[str]] = {"pane": [], "agent": [], "integration": [], "wire": []}
+    for command in commands:
+        if command.name is None:
+            continue
+        header, text = command.synopsis(), command.guide or command.summary
+        if text.startswith(command.name + " "):  # the entry names its own short form
+            header, _, text = text.partition("\n")
+        body = "\n".join(("      " + row) if row else "" for row in text.splitlines())
+        entries[section_of(command)].append(f"  {header}\n{body}")
+    return guide.render(
+        agent="\n".join(entries["agent"]),
+        integration="\n".join(entries["integration"]),
+        pane="\n".join(entries["pane"]),
+        keys=keys.guide_text(),
+    )
+
+
+def _codes(codes: tuple[str, ...]) -> str:
+    return ", ".join(f"`{c}`" for c in codes)
+
+
+def reference_section(command: Command) -> str:
+    """One command's section of ``docs/reference/mytty-ctl.md`` (Markdown)."""
+    synopsis = command.synopsis() if command.name else command.wire
+    heading = command.heading or synopsis
+    parts = [f"### `{heading}`", ""]
+    if heading != synopsis:
+        parts += ["```sh", f"mytty-ctl {synopsis}", "```", ""]
+    parts += [command.doc.strip(), ""]
+    rows: list[tuple[str, str, tuple[str, ...], object]] = [
+        (f"`{a.metavar}`", a.help, a.choices, a.default) for a in command.args
+    ]
+    rows += [
+        (f"`{o.flag}{' ' + o.metavar if o.metavar else ''}`", o.help, o.choices, o.default)
+        for o in command.options
+    ]
+    if rows:
+        parts += ["| argument | meaning |", "|---|---|"]
+        for left, text, choices, default in rows:
+            extra = []
+            if choices:
+                extra.append("one of " + ", ".join(f"`{c}`" for c in choices))
+            if default is not None and default is not False:
+                shown = (
+                    int(default) if isinstance(default, float) and default.is_integer() else default
+                )
+                extra.append(f"default `{shown}`")
+            suffix = f" ({'; '.join(extra)})" if extra else ""
+            parts.append(f"| {left} | {text}{suffix} |")
+        parts.append("")
+    errors = f"Errors: {_codes(command.errors)}."
+    if command.client_errors:
+        errors += (
+            f" Before connecting, `mytty-ctl` itself may answer {_codes(command.client_errors)}."
+        )
+    parts += [errors, ""]
+    return "\n".join(parts)
+
+
+def _label(command: Command) -> str:
+    return f"mytty-ctl {command.name}" if command.name else command.wire
+
+
+def begin_marker(command: Command) -> str:
+    return f"<!-- begin {_label(command)}: generated from its declaration by scripts/gen-docs -->"
+
+
+def end_marker(command: Command) -> str:
+    return f"<!-- end {_label(command)} -->"
+
+
+def update_reference(page: str, commands: list[Command] | None = None) -> str:
+    """``page`` with every command's section regenerated between its begin and end markers.
+
+    The prose around the sections stays as written. Raises ValueError naming a command whose
+    markers are missing (add them where its section belongs) or a stray marker.
+    """
+    commands = registry.declarations() if commands is None else commands
+    for command in commands:
+        begin, end = begin_marker(command), end_marker(command)
+        start = page.find(begin)
+        stop = page.find(end, start)
+        if start < 0 or stop < 0:
+            raise ValueError(f"no {begin!r} … {end!r} markers for {_label(command)}")
+        page = page[: start + len(begin)] + "\n" + reference_section(command) + page[stop:]
+    known = {_label(c) for c in commands}
+    for line in page.splitlines():
+        if line.startswith("<!-- begin ") and line.split(":", 1)[0][11:] not in known:
+            raise ValueError(f"a marker for an unknown command: {line}")
+    return page

@@ -1,0 +1,282 @@
+"""How a control command declares itself: its wire type, CLI shape, error codes and texts.
+
+Every command module ``mytty/control/<command>.py`` holds, in this order:
+
+- ``COMMAND = Command(...)``: the declaration below. ``mytty-ctl``'s parser, ``--help``,
+  ``guide`` and shell completion, the reference page (``scripts/gen-docs``), the control
+  registry and the check that a handler raises only its declared codes all read it;
+- ``class Params(NamedTuple)`` and ``parse(request) -> Params``: the typed request (every
+  problem is ``invalid-request``);
+- ``async def handle(ctx, params)``: the controller side.
+
+``mytty-ctl`` imports the one command module it runs (by name, from the registry), so a command
+module's top level may import only light modules: this one, ``mytty.core.codes``,
+``mytty.core.vocab``, ``mytty.protocol.limits`` and the like (no ``dataclasses``, ``asyncio``
+or enums). The handler imports the rest inside its function. ``tests/cli/test_ctl_imports.py``
+holds every command module to that. ``Params`` is a ``NamedTuple`` rather than a frozen
+dataclass for the same reason: importing ``dataclasses`` costs a quarter of a ``mytty-ctl`` call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+# How the CLI turns an argument into its wire value (see mytty.cli.ctl).
+TEXT = "text"  # as typed
+PATH = "path"  # ~ expanded and made absolute against mytty-ctl's working directory
+SECONDS = "seconds"  # a finite number >= 0, clamped to the option's maximum
+COUNT = "count"  # a non-negative integer
+LIST = "list"  # comma-separated words, empty ones dropped; always sent ([] when absent)
+JOB = "job"  # a job id, sent as {"rawValue": ...}
+
+USAGE = "usage"  # the code of a malformed command line
+
+
+class Arg:
+    """A positional argument. ``wire`` is its request key (None: the CLI only uses it)."""
+
+    __slots__ = ("choices", "code", "default", "help", "kind", "metavar", "optional", "wire")
+
+    def __init__(
+        self,
+        metavar: str,
+        wire: str | None,
+        help: str,
+        *,
+        kind: str = TEXT,
+        choices: tuple[str, ...] = (),
+        default: str | None = None,
+        optional: bool = False,
+        code: str = USAGE,
+    ) -> None:
+        self.metavar = metavar
+        self.code = code  # the error for a value outside ``choices``
+        self.wire = wire
+        self.help = help
+        self.kind = kind
+        self.choices = choices
+        self.default = default
+        self.optional = optional or default is not None
+
+    def shown(self) -> str:
+        word = "|".join(self.choices) if self.choices else self.metavar
+        return f"[{word}]" if self.optional else word
+
+
+class Option:
+    """A ``--flag`` (``metavar`` None: a boolean) or ``--option VALUE``."""
+
+    __slots__ = (
+        "choices",
+        "code",
+        "default",
+        "env_default",
+        "flag",
+        "group",
+        "help",
+        "kind",
+        "maximum",
+        "metavar",
+        "nonempty",
+        "required",
+        "wire",
+    )
+
+    def __init__(
+        self,
+        flag: str,
+        metavar: str | None,
+        wire: str | None,
+        help: str,
+        *,
+        kind: str = TEXT,
+        choices: tuple[str, ...] = (),
+        default: object = None,
+        required: bool = False,
+        env_default: str | None = None,
+        maximum: float | None = None,
+        nonempty: bool = False,
+        code: str = USAGE,
+        group: str | None = None,
+    ) -> None:
+        self.flag = flag
+        self.group = group  # options sharing a group: exactly one of them must be given
+        self.metavar = metavar
+        self.wire = wire
+        self.help = help
+        self.kind = kind
+        self.choices = choices
+        self.default = default
+        self.required = required
+        self.env_default = env_default
+        self.maximum = maximum  # SECONDS: larger values count as this
+        self.nonempty = nonempty
+        self.code = code  # the error for an empty value (nonempty) or one outside ``choices``
+
+    @property
+    def takes_value(self) -> bool:
+        return self.metavar is not None
+
+    def shown(self) -> str:
+        if not self.takes_value:
+            word = self.flag
+        else:
+            word = f"{self.flag} {'|'.join(self.choices) if self.choices else self.metavar}"
+        return word if self.required and not self.env_default else f"[{word}]"
+
+
+#: ``client(request, values, env)``: command-specific client-side work (may raise a usage
+#: error through ``values``); returns a receive timeout to use instead of the declared one.
+ClientHook = Callable[[dict[str, Any], "Values"], "float | None"]
+#: ``render(reply, values)``: the text to print instead of the JSON line.
+RenderHook = Callable[[Mapping[str, Any], "Values"], str]
+
+
+class Values:
+    """What ``mytty-ctl`` parsed for one command line, as a client hook sees it."""
+
+    __slots__ = ("flags", "fail", "options", "positionals")
+
+    def __init__(
+        self,
+        positionals: list[str],
+        options: dict[str, str],
+        flags: set[str],
+        fail: Callable[[str, str], Any],
+    ) -> None:
+        self.positionals = positionals
+        self.options = options
+        self.flags = flags
+        self.fail = fail  # fail(code, message) -> NoReturn
+
+
+class Command:
+    """One control command: what the CLI, the docs and the controller know about it."""
+
+    __slots__ = (
+        "args",
+        "client",
+        "client_errors",
+        "doc",
+        "errors",
+        "guide",
+        "heading",
+        "name",
+        "options",
+        "receive_timeout",
+        "render",
+        "summary",
+        "wait_key",
+        "wire",
+        "wire_order",
+    )
+
+    def __init__(
+        self,
+        *,
+        name: str | None,
+        wire: str,
+        summary: str,
+        errors: tuple[str, ...],
+        doc: str,
+        args: tuple[Arg, ...] = (),
+        options: tuple[Option, ...] = (),
+        client_errors: tuple[str, ...] = (),
+        guide: str = "",
+        heading: str | None = None,
+        receive_timeout: float = 5.0,
+        wait_key: str | None = None,
+        wire_order: tuple[str, ...] = (),
+        client: ClientHook | None = None,
+        render: RenderHook | None = None,
+    ) -> None:
+        self.name = name  # the mytty-ctl command ("agent spawn"); None: wire only
+        self.wire = wire  # the request's "type"
+        self.summary = summary  # one line for --help
+        self.errors = errors  # every code the handler may return
+        self.doc = doc  # the reference text (Markdown), after the synopsis
+        self.args = args
+        self.options = options
+        self.client_errors = client_errors  # codes mytty-ctl itself may answer before connecting
+        self.guide = guide  # the entry in `mytty-ctl guide` (plain text), if any
+        self.heading = heading  # the reference heading when the synopsis is too long for one
+        self.receive_timeout = receive_timeout
+        self.wait_key = wait_key  # wire key of a wait's seconds: receive timeout ceil(N) + 5
+        self.wire_order = wire_order  # request key order when it differs from the declaration
+        self.client = client
+        self.render = render
+
+    def option(self, flag: str) -> Option | None:
+        for opt in self.options:
+            if opt.flag == flag:
+                return opt
+        return None
+
+    def synopsis(self) -> str:
+        """``split PANE [left|right|up|down|auto] [--cwd DIR] [--command TEXT]``."""
+        words = [self.name or self.wire]
+        words += [a.shown() for a in self.args]
+        shown_groups: set[str] = set()
+        for opt in self.options:
+            if opt.group is None:
+                words.append(opt.shown())
+            elif opt.group not in shown_groups:
+                shown_groups.add(opt.group)
+                members = [o for o in self.options if o.group == opt.group]
+                words.append("(" + " | ".join(o.shown().strip("[]") for o in members) + ")")
+        return " ".join(words)
+
+    def help_text(self) -> str:
+        """What ``mytty-ctl <command> --help`` prints."""
+        lines = [f"usage: mytty-ctl {self.synopsis()}", "", self.summary]
+        rows: list[tuple[str, str, tuple[str, ...], object]] = [
+            (a.metavar, a.help, a.choices, a.default) for a in self.args
+        ]
+        rows += [
+            (o.flag + (f" {o.metavar}" if o.metavar else ""), o.help, o.choices, o.default)
+            for o in self.options
+        ]
+        if rows:
+            lines.append("")
+            width = max(len(r[0]) for r in rows) + 2
+            for left, text, choices, default in rows:
+                extra = []
+                if choices:
+                    extra.append("one of " + ", ".join(choices))
+                if default is not None and default is not False:
+                    extra.append(f"default {_shown_default(default)}")
+                suffix = f" ({'; '.join(extra)})" if extra else ""
+                lines.append(f"  {left.ljust(width)}{text}{suffix}")
+        return "\n".join(lines) + "\n"
+
+
+def _shown_default(value: object) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+# -- arguments several commands share ---------------------------------------------------------
+PANE = Arg(
+    "PANE",
+    "paneID",
+    "a pane id: a UUID from `list`, a `pane` reply or $MYTTY_SURFACE_ID (any letter case)",
+)
+JOB_ARG = Arg("JOB", "jobID", "a job id: `job.jobID.rawValue` of an agent reply", kind=JOB)
+ENTER = Option("--enter", None, "pressEnter", "press Enter after the text")
+CWD = Option(
+    "--cwd",
+    "DIR",
+    "workingDirectory",
+    "the new pane's directory (made absolute against mytty-ctl's own)",
+    kind=PATH,
+)
+INITIAL_COMMAND = Option(
+    "--command",
+    "TEXT",
+    "command",
+    "a command line the new pane's shell runs once it has started",
+    nonempty=True,
+    code="invalid-command",
+)

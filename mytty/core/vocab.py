@@ -1,0 +1,42 @@
+"""The small wire vocabularies, as plain strings: the one place each is spelled.
+
+``mytty-ctl`` validates arguments against these before connecting and the controller checks
+requests against the same tuples, so the two can't drift. Plain tuples rather than enums keep
+them cheap to import (the enums in ``mytty.core.events`` take their values from here).
+"""
+
+from __future__ import annotations
+
+#: Event providers (``AgentProvider``), in the canonical order of ``integration list``.
+PROVIDERS: tuple[str, ...] = ("codex", "claude-code", "opencode", "antigravity", "cursor")
+#: The providers ``agent spawn`` can start (``WorkerProvider``): a different vocabulary on purpose.
+WORKER_PROVIDERS: tuple[str, ...] = ("claude", "codex", "cursor")
+
+#: Where ``split`` and ``agent spawn`` put the new pane; ``auto`` keeps the tab an even grid.
+DIRECTIONS: tuple[str, ...] = ("left", "right", "up", "down", "auto")
+AUTO = "auto"
+
+#: ``agent spawn --access``: the worker's permission mode (leaving it out picks one).
+INHERIT = "inherit"
+REVIEW = "review"
+WORKSPACE_WRITE = "workspace-write"
+ACCESS_MODES: tuple[str, ...] = (INHERIT, REVIEW, WORKSPACE_WRITE)
+
+#: ``wait --until`` and ``agent wait --until``: the conditions a wait can end on.
+IDLE = "idle"
+ATTENTION = "attention"
+RUNNING = "running"
+COMPLETED = "completed"
+PANE_WAIT_CONDITIONS: tuple[str, ...] = (IDLE, ATTENTION)
+JOB_WAIT_CONDITIONS: tuple[str, ...] = (RUNNING, ATTENTION, COMPLETED)
+
+#: The hook integration states ``integration list`` reports.
+INSTALLED = "installed"
+NEEDS_REPAIR = "needs-repair"
+NOT_INSTALLED = "not-installed"
+INTEGRATION_STATUSES: tuple[str, ...] = (INSTALLED, NEEDS_REPAIR, NOT_INSTALLED)
+
+
+def one_of(words: tuple[str, ...]) -> str:
+    """``"a, b or c"``: how every message names a vocabulary."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]

@@ -1,0 +1,105 @@
+"""mytty-ctl behaviours that come from the declarations: per-command help, unknown options,
+``--version``, and hostile arguments that must give one clear line, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from mytty import __version__
+from mytty.control import registry
+
+from .conftest import CTL_EXE, FakeController, ctl_env, run_ctl
+
+PANE = "0F1E2D3C-4B5A-4978-8695-A4B3C2D1E0F9"
+NAMES = [name for name, _ in registry.ENTRIES if name]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_command_prints_its_own_help(name: str, fake: FakeController) -> None:
+    for flag in ("--help", "-h"):
+        ran = run_ctl(*name.split(), flag, env=ctl_env(fake.path))
+        assert ran.returncode == 0 and ran.stderr == "", ran.stderr
+        assert ran.stdout.startswith(f"usage: mytty-ctl {name}")
+    assert fake.connections == 0
+
+
+def test_help_after_arguments_and_group_help(fake: FakeController) -> None:
+    ran = run_ctl("split", PANE, "right", "--help", env=ctl_env(fake.path))
+    assert ran.returncode == 0 and ran.stdout.startswith("usage: mytty-ctl split PANE")
+    ran = run_ctl("agent", "--help", env=ctl_env(fake.path))
+    assert ran.returncode == 0 and "  agent spawn" in ran.stdout and "  agent close" in ran.stdout
+    # A value option takes the next word as is, even --help; after `--` it is a positional.
+    assert run_ctl("split", PANE, "--command", "--help", env=ctl_env(fake.path)).returncode == 0
+    assert run_ctl("send", PANE, "--", "--help", env=ctl_env(fake.path)).returncode == 0
+    assert fake.decoded[-1] == {
+        "type": "send",
+        "paneID": PANE,
+        "text": "--help",
+        "pressEnter": False,
+    }
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_unknown_option_is_a_usage_error_for_every_command(
+    name: str, fake: FakeController
+) -> None:
+    ran = run_ctl(*name.split(), "--bogus", env=ctl_env(fake.path))
+    assert ran.code == "usage"
+    assert "unknown option --bogus" in ran.message and f"mytty-ctl {name}" in ran.message
+    assert fake.connections == 0
+
+
+def test_list_takes_no_arguments(fake: FakeController) -> None:
+    assert run_ctl("list", "extra", env=ctl_env(fake.path)).code == "usage"
+    assert fake.connections == 0
+
+
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_version(flag: str, fake: FakeController) -> None:
+    ran = run_ctl(flag, env=ctl_env(fake.path))
+    assert ran.returncode == 0 and ran.stdout == f"mytty-ctl {__version__}\n"
+    assert fake.connections == 0
+
+
+# -- issue 15 #7: one clear line with a stable code, never a traceback ------------------------
+def test_a_huge_timeout_is_clamped_to_a_week(fake: FakeController) -> None:
+    for args in (["wait", PANE, "--until", "idle"], ["agent", "wait", "J", "--until", "running"]):
+        ran = run_ctl(*args, "--timeout-seconds", "1e20", env=ctl_env(fake.path))
+        assert ran.returncode == 0, ran.stderr
+        assert fake.decoded[-1]["timeoutSeconds"] == 7 * 24 * 3600.0
+    ran = run_ctl("events", "--after", "1", "--timeout", "1e300", env=ctl_env(fake.path))
+    assert ran.returncode == 0 and fake.decoded[-1]["timeoutSeconds"] == 600.0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["events", "--after", "9" * 5000],
+        ["events", "--after", "²"],  # a digit to str.isdigit, not to int()
+        ["events", "--after", "-1"],
+        ["wait", PANE, "--until", "idle", "--timeout-seconds", "nan"],
+        ["wait", PANE, "--until", "idle", "--timeout-seconds", "1e999"],
+        ["wait", PANE, "--until", "idle", "--timeout-seconds", "x" * 5000],
+    ],
+)
+def test_hostile_numbers_are_usage_errors(args: list[str], fake: FakeController) -> None:
+    ran = run_ctl(*args, env=ctl_env(fake.path))
+    assert ran.code == "usage"
+    assert len(ran.message) < 300  # the value is shortened, not echoed in full
+    assert fake.connections == 0
+
+
+def test_a_non_utf8_argument_is_a_usage_error(fake: FakeController) -> None:
+    proc = subprocess.run(
+        [os.fsencode(CTL_EXE), b"send", PANE.encode(), b"caf\xe9"],
+        env=ctl_env(fake.path),
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    assert proc.returncode == 1 and proc.stdout == b""
+    assert proc.stderr == b"mytty-ctl: usage: argument 3 is not valid UTF-8 (byte 0xe9)\n"
+    assert fake.connections == 0
