@@ -286,15 +286,16 @@ class OneShotServer:
             )
 
     def _out_of_descriptors(self, sock: socket.socket) -> None:
-        """accept() failed with EMFILE: refuse one client with the spare descriptor, pause."""
+        """accept() failed with EMFILE: refuse the waiting clients with the spare one, pause."""
         if self._spare_fd is not None:
             os.close(self._spare_fd)
             self._spare_fd = None
-            try:
-                conn, _addr = sock.accept()
-            except OSError:
-                pass
-            else:
+            # The one free descriptor takes each waiting client off the queue in turn.
+            for _ in range(ACCEPT_BURST):
+                try:
+                    conn, _addr = sock.accept()
+                except OSError:
+                    break
                 self._refuse(conn, "the process is out of file descriptors")
             try:
                 self._spare_fd = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)

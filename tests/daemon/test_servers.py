@@ -122,3 +122,92 @@ def test_work_that_is_not_a_wait_runs_to_its_end() -> None:
 
     serve(handler, scenario)
     assert gone_then_wait == ["refused"]
+
+
+EMFILE_SCRIPT = r"""
+import asyncio, json, logging, resource, socket, sys, tempfile
+from pathlib import Path
+from mytty.daemon.servers import OneShotServer
+
+logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+release = asyncio.Event()
+
+async def handler(body, peer):
+    await release.wait()
+    return b'{"served":true}\n'
+
+async def main():
+    path = Path(tempfile.mkdtemp(prefix="mtemf", dir="/tmp")) / "s.sock"
+    # No connection share: only the real descriptor limit stops it (the EMFILE path).
+    server = OneShotServer(path, handler, too_large_reply=b"x\n", foreign_peer_reply=b"y\n",
+                           name="test", max_connections=100_000)
+    await server.start()
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard))
+    # The clients live in a child process (with the usual limit): this one has no
+    # descriptors to spare for them.
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", CLIENTS, str(path), stdout=asyncio.subprocess.PIPE,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard)))
+    line = await proc.stdout.readline()  # the clients report once every connect returned
+    release.set()
+    out, _ = await proc.communicate()
+    await server.close()
+    print((line + out).decode().strip())
+
+CLIENTS = '''
+import json, socket, sys, time
+held, refused = [], 0
+for _ in range(150):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    try:
+        s.connect(sys.argv[1]); s.sendall(b'{}\\n'); s.shutdown(socket.SHUT_WR)
+    except OSError:
+        refused += 1; s.close(); continue
+    held.append(s)
+time.sleep(0.5)
+# A refused client sees its connection closed at once (EOF, or a reset: its request was never
+# read), not a hang.
+quick = 0
+for s in held:
+    s.settimeout(0.05)
+    try:
+        if s.recv(100) == b"":
+            quick += 1
+    except ConnectionResetError:
+        quick += 1
+    except (TimeoutError, OSError):
+        pass
+print(json.dumps({"connected": len(held), "closed_early": quick, "refused": refused}), flush=True)
+served = 0
+for s in held:
+    s.settimeout(5)
+    try:
+        if s.recv(100).startswith(b'{"served"'):
+            served += 1
+    except OSError:
+        pass
+print(json.dumps({"served": served}))
+'''
+
+asyncio.run(main())
+"""
+
+
+def test_at_emfile_new_clients_are_refused_at_once_and_held_ones_served(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = tmp_path / "emfile.py"
+    script.write_text(EMFILE_SCRIPT)
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    first, second = (json.loads(line) for line in done.stdout.splitlines()[-2:])
+    # Some were taken (as many as descriptors allowed), the rest closed at once, none hang.
+    assert first["closed_early"] > 0 and second["served"] > 0, (first, second)
+    assert second["served"] + first["closed_early"] + first["refused"] >= 140, (first, second)
+    assert done.stderr.count("refusing new connections") <= 2, done.stderr
+    assert len(done.stderr) < 5_000, done.stderr
