@@ -9,7 +9,7 @@ once it is fully started, so the task arrives byte for byte and never lands in s
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from mytty.control.spec import PATH, Command, Option, Values
 from mytty.core import codes
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 RECEIVE_TIMEOUT_S = 60.0
 
 
-def _client(request: dict[str, Any], values: Values) -> None:
+def _client(request: dict[str, object], values: Values) -> None:
     """Read --task-file, check the task and branch, and add the caller's directory."""
     import json
 
@@ -52,7 +52,7 @@ def _client(request: dict[str, Any], values: Values) -> None:
         values.fail(codes.INVALID_TASK, "the task is empty")
     request["task"] = task
     branch = request.get("worktreeBranch")
-    if branch is not None:
+    if isinstance(branch, str):
         from mytty.core.validation import validate_worktree_branch
 
         problem = validate_worktree_branch(branch)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from mytty.control.spec import Command, Option, Values
 from mytty.core import codes
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
         """What ``env`` uses of the controller."""
 
 
-def _render(reply: Mapping[str, Any], values: Values) -> str:
+def _render(reply: Mapping[str, object], values: Values) -> str:
     """Shell code that sets the environment (``--json``: the reply itself)."""
     import json
 
@@ -32,7 +32,8 @@ def _render(reply: Mapping[str, Any], values: Values) -> str:
     if "--json" in values.flags:
         return json.dumps(reply, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
     fish = "--fish" in values.flags
-    env: Mapping[str, str] = reply.get("environment") or {}
+    environment = reply.get("environment")
+    env: Mapping[str, str] = environment if isinstance(environment, dict) else {}
     bin_dir = shell_quote(os.path.dirname(env.get("MYTTY_CTL_BIN", "")))
     lines = []
     for key, value in env.items():

@@ -8,7 +8,7 @@ cursor older than the retained window gets what is retained plus ``truncated: tr
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from mytty.control.spec import COUNT, SECONDS, Command, Option, Values
 from mytty.core import codes
@@ -27,10 +27,11 @@ DEFAULT_TIMEOUT_S = 30.0
 MAX_TIMEOUT_S = 600.0
 
 
-def _client(request: dict[str, Any], values: Values) -> float | None:
+def _client(request: dict[str, object], values: Values) -> float | None:
     # Without a cursor the controller answers at once, so only a real poll waits longer.
-    if "afterSequence" in request:
-        return math.ceil(float(request["timeoutSeconds"])) + 5.0
+    timeout = request.get("timeoutSeconds")
+    if "afterSequence" in request and isinstance(timeout, int | float):
+        return math.ceil(float(timeout)) + 5.0
     return None
 
 

@@ -7,7 +7,7 @@ to skip the question; an AI orchestrator can ask for an install but never approv
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from mytty.control.spec import Arg, Command
 from mytty.core import codes
@@ -17,6 +17,7 @@ from mytty.protocol.limits import CONSENT_TIMEOUT_S
 if TYPE_CHECKING:
     from mytty.control.base import Request
     from mytty.control.ports import IntegrationStatus
+    from mytty.core.events import AgentProvider
     from mytty.protocol.replies import IntegrationStatusesReply
 
     class IntegrationContext(IntegrationStatus, Protocol):
@@ -69,21 +70,19 @@ Request `{{"type":"integrationEnable","provider":"opencode"}}`. Reply: the
 
 
 class Params(NamedTuple):
-    provider: str | None
+    provider: str
 
 
 def parse(request: Request) -> Params:
     return Params(request.str("provider"))
 
 
-def provider_of(text: str | None) -> Any:
-    """The ``AgentProvider`` named by ``text`` (None for None); ``invalid-provider`` else."""
+def provider_of(text: str) -> AgentProvider:
+    """The ``AgentProvider`` named by ``text``; ``invalid-provider`` for anything else."""
     from mytty.core.errors import ErrorCode, MyttyError
     from mytty.core.events import AgentProvider
     from mytty.core.vocab import one_of
 
-    if text is None:
-        return None
     try:
         return AgentProvider(text)
     except ValueError:
@@ -93,7 +92,4 @@ def provider_of(text: str | None) -> Any:
 
 
 async def handle(ctx: IntegrationContext, params: Params) -> IntegrationStatusesReply:
-    reply: IntegrationStatusesReply = await ctx.integrations.enable_with_consent(
-        [provider_of(params.provider)], repair=False
-    )
-    return reply
+    return await ctx.integrations.enable_with_consent([provider_of(params.provider)], repair=False)

@@ -57,7 +57,5 @@ def parse(request: Request) -> Params:
 
 
 async def handle(ctx: IntegrationContext, params: Params) -> IntegrationStatusesReply:
-    reply: IntegrationStatusesReply = await ctx.integrations.repair_with_consent(
-        provider_of(params.provider)
-    )
-    return reply
+    provider = provider_of(params.provider) if params.provider is not None else None
+    return await ctx.integrations.repair_with_consent(provider)

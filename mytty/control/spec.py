@@ -20,7 +20,7 @@ dataclass for the same reason: importing ``dataclasses`` costs a quarter of a ``
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import NoReturn
 
 # How the CLI turns an argument into its wire value (see mytty.cli.ctl).
 TEXT = "text"  # as typed
@@ -128,9 +128,9 @@ class Option:
 
 #: ``client(request, values, env)``: command-specific client-side work (may raise a usage
 #: error through ``values``); returns a receive timeout to use instead of the declared one.
-ClientHook = Callable[[dict[str, Any], "Values"], "float | None"]
+ClientHook = Callable[[dict[str, object], "Values"], "float | None"]
 #: ``render(reply, values)``: the text to print instead of the JSON line.
-RenderHook = Callable[[Mapping[str, Any], "Values"], str]
+RenderHook = Callable[[Mapping[str, object], "Values"], str]
 
 
 class Values:
@@ -143,12 +143,12 @@ class Values:
         positionals: list[str],
         options: dict[str, str],
         flags: set[str],
-        fail: Callable[[str, str], Any],
+        fail: Callable[[str, str], NoReturn],
     ) -> None:
         self.positionals = positionals
         self.options = options
         self.flags = flags
-        self.fail = fail  # fail(code, message) -> NoReturn
+        self.fail = fail
 
 
 class Command:

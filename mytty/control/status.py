@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from mytty.control.spec import Arg, Command, Option, Values
 from mytty.core import codes
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
         """What ``status`` uses of the controller."""
 
 
-def _client(request: dict[str, Any], values: Values) -> None:
+def _client(request: dict[str, object], values: Values) -> None:
     from mytty.core.validation import validate_status
 
     if "--clear" in values.flags:
