@@ -130,11 +130,16 @@ __mytty_prompt_end() {
   __mytty_set_status "$__st" "$__last"
 }
 
-# Keep PROMPT_COMMAND's form: an array (bash 5.1+) stays an array, a string stays a string.
-if (( BASH_VERSINFO[0] > 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] >= 1) )) \
-   && [[ -n ${PROMPT_COMMAND+x} && ${PROMPT_COMMAND@a} == *a* ]]; then
-  PROMPT_COMMAND=('__mytty_prompt_start "$_"' "${PROMPT_COMMAND[@]}" '__mytty_prompt_end "$_"')
-else
-  PROMPT_COMMAND=$'__mytty_prompt_start "$_"\n'"${PROMPT_COMMAND:+$PROMPT_COMMAND$'\n'}"'__mytty_prompt_end "$_"'
 fi
+
+# The hooks, in PROMPT_COMMAND unless they are there already (sourcing again after something
+# replaced PROMPT_COMMAND puts them back). Its form is kept: an array (bash 5.1+) stays an
+# array, a string stays a string.
+if [[ -n ${__mytty_bash_loaded-} && "${PROMPT_COMMAND[*]-}" != *__mytty_prompt_start* ]]; then
+  if (( BASH_VERSINFO[0] > 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] >= 1) )) \
+     && [[ -n ${PROMPT_COMMAND+x} && ${PROMPT_COMMAND@a} == *a* ]]; then
+    PROMPT_COMMAND=('__mytty_prompt_start "$_"' "${PROMPT_COMMAND[@]}" '__mytty_prompt_end "$_"')
+  else
+    PROMPT_COMMAND=$'__mytty_prompt_start "$_"\n'"${PROMPT_COMMAND:+$PROMPT_COMMAND$'\n'}"'__mytty_prompt_end "$_"'
+  fi
 fi

@@ -110,8 +110,11 @@ if [[ -z ${__mytty_zsh_loaded-} ]]; then
     [[ -n $__mytty_osc ]] && print -rn -- $'\e]133;C\a'
     return 0
   }
-
-  typeset -ga precmd_functions preexec_functions
+fi
+# The hooks, first and last (sourcing again puts back what something removed; never twice).
+typeset -ga precmd_functions preexec_functions   # keeps their values; set for nounset
+if [[ -n ${__mytty_zsh_loaded-} ]] && (( ! ${precmd_functions[(Ie)__mytty_precmd]} \
+     || ! ${preexec_functions[(Ie)__mytty_preexec]} )); then
   precmd_functions=(__mytty_precmd ${precmd_functions:#__mytty_precmd*} __mytty_precmd_end)
   preexec_functions=(__mytty_preexec ${preexec_functions:#__mytty_preexec})
 fi

@@ -418,3 +418,17 @@ def test_a_pane_opened_by_hand_reports_through_the_installed_line(shell: str) ->
         )
         wait_for_first_prompt(m, pane)
         run_and_wait(m, pane, tmux_id, "sh -c 'exit 9'", 9)
+
+
+@pytest.mark.parametrize(
+    ("shell", "wipe"),
+    [("bash", "PROMPT_COMMAND="), ("zsh", "precmd_functions=(); preexec_functions=()")],
+)
+def test_sourcing_again_puts_back_hooks_something_removed(shell: str, wipe: str) -> None:
+    with started(shell, "") as m:
+        pane, tmux_id = new_pane(m)
+        wait_for_first_prompt(m, pane)
+        run_and_wait(m, pane, tmux_id, "false", 1)
+        type_line(m, tmux_id, wipe)
+        run_and_wait(m, pane, tmux_id, source_line(shell), 0)  # the wipe itself went unreported
+        run_and_wait(m, pane, tmux_id, "sh -c 'exit 4'", 4)
