@@ -41,7 +41,7 @@ Request `{"type":"list"}`. Reply:
 | `isActive` | the pane is the active pane of the active window of its session |
 | `provider`, `agentState` | provider and state of the pane's [most relevant run](event-protocol.md#most-relevant-run); both keys are absent when the pane never had an agent event |
 | `statusNote` | the pane's [status note](#status); absent when there is none |
-| `shell` | mytty's addition, once the pane's [shell integration](../how-to/shell-integration.md) reported: `lastExitStatus` (0–255, `null` before the first command), `lastExitAt` (when it finished, ISO 8601 with milliseconds; the controller's clock when the shell has none), `cwd` (the shell's directory after it), `commandCount` (command lines finished since the controller started following the pane), `reportedAt` (when the controller read the last report); absent for panes whose shell has no integration |
+| `shell` | mytty's addition, once the pane's [shell integration](../how-to/shell-integration.md) reported: `lastExitStatus` (0–255, `null` before the first command), `lastExitAt` (when it finished, ISO 8601 with milliseconds; the controller's clock when the shell has none), `cwd` (the shell's directory after it), `commandCount` (command lines reported; after a controller restart, those in the tail of the file it read back), `reportedAt` (when the controller read the last report); absent for panes whose shell has no integration |
 """,
 )
 
