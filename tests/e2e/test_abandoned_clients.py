@@ -152,3 +152,35 @@ def test_descriptor_exhaustion_refuses_new_clients_and_keeps_serving(
     log = m.log()
     assert len(log) < 20_000, f"the log grew to {len(log)} bytes"
     assert log.count("refusing new connections") <= 2, log
+
+
+def test_abandoned_agent_waits_release_their_descriptors(
+    mytty: Mytty, sockets: list[socket.socket]
+) -> None:
+    from tests.e2e.jobs_support import agent_wait, job_id, new_anchor, spawn, team
+
+    m = team(mytty, providers=("claude",))
+    job = spawn(
+        m, "--provider", "claude", "--task", "busy\n@standin: sleep 60", "--anchor", new_anchor(m)
+    )
+    assert agent_wait(m, job, "running", 30)["job"]["state"] == "running"
+    request = {
+        "type": "waitAgent",
+        "jobID": {"rawValue": job_id(job)},
+        "until": "completed",
+        "timeoutSeconds": 1e12,  # beyond any ceiling: the server's own bound applies
+    }
+    baseline = m.open_fds()
+    sockets.extend(open_request(m.control_socket, request) for _ in range(60))
+    wait_until(
+        lambda: m.open_fds() >= baseline + 60, timeout=20, message="every agent wait to be parked"
+    )
+    assert select.select(sockets, [], [], 0)[0] == [], "an agent wait answered early"
+    for s in sockets:
+        s.close()
+    sockets.clear()
+    wait_until(
+        lambda: m.open_fds() <= baseline + 3,
+        timeout=15,
+        message="the abandoned agent waits' descriptors to be released",
+    )
