@@ -432,3 +432,27 @@ def test_sourcing_again_puts_back_hooks_something_removed(shell: str, wipe: str)
         type_line(m, tmux_id, wipe)
         run_and_wait(m, pane, tmux_id, source_line(shell), 0)  # the wipe itself went unreported
         run_and_wait(m, pane, tmux_id, "sh -c 'exit 4'", 4)
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_real_direnv_hook_and_the_integration_both_work(shell: str) -> None:
+    direnv = shutil.which("direnv")
+    if direnv is None:
+        pytest.fail("direnv is not installed (scripts/test installs it)")
+    hook = f'eval "$({direnv} hook {shell})"' if shell != "fish" else f"{direnv} hook fish | source"
+    with started(shell, SIMPLE_PROMPT[shell] + "\n" + hook + "\n") as m:
+        project = m.home / "project"
+        project.mkdir()
+        (project / ".envrc").write_text("export MYTTY_DIRENV_PROBE=loaded\n")
+        allowed = subprocess.run(
+            [direnv, "allow", str(project)], env=m.env, capture_output=True, text=True, timeout=30
+        )
+        assert allowed.returncode == 0, allowed.stderr
+        pane, tmux_id = new_pane(m)
+        wait_for_first_prompt(m, pane)
+        info = run_and_wait(m, pane, tmux_id, f"cd {project}", 0)
+        assert info["cwd"] == str(project)
+        probe = m.root / "probe"
+        run_and_wait(m, pane, tmux_id, f"echo $MYTTY_DIRENV_PROBE > {probe}; false", 1)
+        assert probe.read_text().strip() == "loaded"  # direnv's hook ran at the prompt
+        run_and_wait(m, pane, tmux_id, "sh -c 'exit 42'", 42)
