@@ -140,6 +140,7 @@ def test_marks_exit_codes_and_cwd_reach_the_controller(shell_mytty: tuple[str, M
     out = pipe(m, tmux_id, "pipe.out")
     # Loading it again (the rc line plus the automatic load) changes nothing.
     run_and_wait(m, pane, tmux_id, source_line(shell), 0)
+    m.tmux("send-keys", "-t", tmux_id, "Enter")  # an empty line: a new prompt, no command
     for text, status in (("true", 0), ("false", 1), ("sh -c 'exit 42'", 42), ("cd /tmp", 0)):
         info = run_and_wait(m, pane, tmux_id, text, status)
     assert info["cwd"] == "/tmp" and info["commandCount"] == 5
@@ -147,7 +148,7 @@ def test_marks_exit_codes_and_cwd_reach_the_controller(shell_mytty: tuple[str, M
     # Exactly one C, D, A, B per command line, in that order: nothing emitted twice.
     wait_until(lambda: marks(out)[-2:] == ["A", "B"] and len(marks(out)) >= 20, 10)
     seq = marks(out)
-    assert seq[seq.index("C") :] == ["C", "D;0", "A", "B"] + [
+    assert seq[seq.index("C") :] == ["C", "D;0", "A", "B", "A", "B"] + [
         x for st in (0, 1, 42, 0) for x in ("C", f"D;{st}", "A", "B")
     ]
     host = socket.gethostname()
