@@ -411,25 +411,28 @@ def up(
     started = _start(tmux_socket, announce=True)
     reply = _ensure_session(tmux_socket, started)
     session, sock = reply["name"], reply["tmuxSocket"]
+    from mytty.tmux.attach import attach_argv, attach_hint
+
     if no_attach:
-        typer.echo(f"mytty is ready: tmux -S {sock} attach -t {session}")
+        typer.echo(f"mytty is ready: {attach_hint(sock, session)}")
         return
-    tmux = shutil.which("tmux") or "tmux"
     current = os.environ.get("TMUX", "").split(",")[0]
     if current and os.path.realpath(current) == os.path.realpath(sock):
         _say(f"switching to tmux session {session}")
-        os.execvp(tmux, [tmux, "-S", sock, "switch-client", "-t", f"={session}"])
+        argv = attach_argv(sock, session, inside_same_server=True)
+        os.execvp(argv[0], argv)
     if current:
         # Inside another tmux server: attaching would nest; say how instead.
         typer.echo(
-            f"mytty runs on another tmux server; detach and run: tmux -S {sock} attach -t {session}"
+            f"mytty runs on another tmux server; detach and run: {attach_hint(sock, session)}"
         )
         return
     if not sys.stdin.isatty():
-        typer.echo(f"mytty is ready: tmux -S {sock} attach -t {session}")
+        typer.echo(f"mytty is ready: {attach_hint(sock, session)}")
         return
     _say(f"attaching to tmux session {session} (detach with your tmux prefix, then d: C-b d)")
-    os.execvp(tmux, [tmux, "-S", sock, "attach-session", "-t", f"={session}"])
+    argv = attach_argv(sock, session, inside_same_server=False)
+    os.execvp(argv[0], argv)
 
 
 def _age(created: str) -> str:

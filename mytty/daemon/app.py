@@ -89,7 +89,7 @@ class Controller:
         )
         self._stop = asyncio.Event()
         self._servers: list[OneShotServer] = []
-        self.cursor_approval = CursorApprovalEstimator(self.hub)
+        self.cursor_approval = CursorApprovalEstimator(self.hub.ingest)
         self.router = ControlRouter(self)
         self.integrations = IntegrationService(
             require_port=self.link.require_port, tmux_socket=tmux_socket

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.core.ids import RunId, stable_uuid
@@ -21,8 +22,12 @@ HOOK_NAME = "mytty.cursorApprovalPending"
 
 
 class CursorApprovalEstimator:
-    def __init__(self, hub: object, threshold: float = PENDING_THRESHOLD_S) -> None:
-        self._hub = hub
+    def __init__(
+        self,
+        record: Callable[[AgentEvent], Awaitable[object]],
+        threshold: float = PENDING_THRESHOLD_S,
+    ) -> None:
+        self._record_event = record
         self._threshold = threshold
         self._timers: dict[tuple[RunId, str], asyncio.TimerHandle] = {}
 
@@ -69,7 +74,7 @@ class CursorApprovalEstimator:
 
     async def _record(self, event: AgentEvent) -> None:
         try:
-            await self._hub.ingest(event)  # type: ignore[attr-defined]
+            await self._record_event(event)
         except Exception as exc:
             log.warning("could not record the Cursor approval estimate: %s", exc)
 

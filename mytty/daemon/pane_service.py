@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import shlex
 from pathlib import Path
 
 from mytty.control.ports import PaneView
@@ -19,6 +18,7 @@ from mytty.core import agents_detect
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentProvider
 from mytty.core.ids import SurfaceId
+from mytty.core.quoting import shell_quote
 from mytty.daemon import procfs
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.home import Home
@@ -172,6 +172,14 @@ class PaneService:
         return procfs.find_ancestor(peer_pid, self.panes.pid_map())
 
     # -- creating and closing panes -------------------------------------------------------------
+    def _launch_command(self) -> str:
+        """The first command of every pane the controller makes: the shell launcher."""
+        return f"exec /bin/sh {shell_quote(str(self._launcher))}"
+
+    def _register(self, surface: SurfaceId, tmux_id: str, pid: int) -> None:
+        # Runs before tmux's hook notification for this pane is dispatched.
+        self.panes.register_created(surface, tmux_id, pid)
+
     def _launch_file(self, surface_id: str, text: str) -> str:
         path = self._home.launch_dir / f"{surface_id}.sh"
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -204,11 +212,10 @@ class PaneService:
         launch_path = self._launch_file(surface, command) if command is not None else None
         if launch_path is not None:
             env["MYTTY_LAUNCH_FILE"] = launch_path
-        launcher = f"exec /bin/sh {shlex.quote(str(self._launcher))}"
+        launcher = self._launch_command()
 
         def register(tmux_id: str, pid: int) -> None:
-            # Runs before tmux's hook notification for this pane is dispatched.
-            self.panes.register_created(surface, tmux_id, pid)
+            self._register(surface, tmux_id, pid)
 
         try:
             if split_from is not None:
@@ -255,16 +262,13 @@ class PaneService:
         if await port.has_session(bootstrap.USER_SESSION):
             return bootstrap.USER_SESSION
         surface = self.panes.new_surface_id()
-        env = self.pane_environment(surface)
-        launcher = f"exec /bin/sh {shlex.quote(str(self._launcher))}"
-        lines = await port.run(
-            f"new-session -d -s {bootstrap.USER_SESSION} -c {shlex.quote(os.path.expanduser('~'))} "
-            f"-P -F '#{{pane_id}} #{{pane_pid}}' 'exec sleep 30'",
-            fail=ErrorCode.NEW_TAB_FAILED,
+        tmux_id = await port.new_session(
+            bootstrap.USER_SESSION,
+            cwd=os.path.expanduser("~"),
+            env=self.pane_environment(surface),
+            command=self._launch_command(),
+            on_created=lambda tmux_id, pid: self._register(surface, tmux_id, pid),
         )
-        tmux_id = lines[0].split()[0]
-        self.panes.register_created(surface, tmux_id, 0)
-        await port.respawn(tmux_id, env=env, command=launcher)
         await port.set_pane_option(tmux_id, SURFACE_OPTION, surface)
         self.panes.by_surface[surface].option_written = True
         await self.refresh_panes()

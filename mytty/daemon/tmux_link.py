@@ -1,8 +1,8 @@
 """The controller's connection to its tmux server: connect, hooks, reconnect, notifications.
 
 The controller attaches one control-mode client to its private session. Pane changes outside
-that session reach it only through tmux hooks, which this module installs (and which the
-private session's keepalive removes when the controller dies). When the connection drops the
+that session reach it only through tmux hooks (:mod:`mytty.tmux.hooks`), which this module
+installs (and which the private session's keepalive removes when the controller dies). When the connection drops the
 supervisor reconnects; a tmux server that was replaced means every known pane is gone.
 """
 
@@ -10,51 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import shlex
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Protocol
 
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.daemon.panes import PRIVATE_SESSION
-from mytty.tmux import bootstrap
-from mytty.tmux.control_client import ControlClient, TmuxConnectionLost
+from mytty.tmux import bootstrap, hooks
+from mytty.tmux.control_client import TmuxConnectionLost
+from mytty.tmux.control_port import ControlModePort, connect
 from mytty.tmux.port import TmuxPort
 
 log = logging.getLogger(__name__)
-
-#: tmux hooks that tell us panes appeared, vanished or moved (in any session). Control mode
-#: reports window and session changes everywhere by itself, but pane changes only inside the
-#: control client's own session. Rename hooks are left out on purpose: the hook command renames
-#: our private window, and a rename hook would fire again on that.
-PANE_HOOKS = (
-    "after-split-window",
-    "after-new-window",
-    "after-new-session",
-    "after-kill-pane",
-    "pane-exited",
-    "pane-died",
-    "window-linked",
-    "window-unlinked",
-    "session-closed",
-)
-HOOK_INDEX = 4242
-#: Control-mode notifications that may mean the pane set changed.
-_RECONCILE_NOTIFICATIONS = frozenset(
-    {
-        "%window-add",
-        "%window-close",
-        "%unlinked-window-add",
-        "%unlinked-window-close",
-        "%sessions-changed",
-        "%window-renamed",
-        "%unlinked-window-renamed",
-        "%session-renamed",
-        "%layout-change",
-        "%window-pane-changed",
-        "%session-window-changed",
-    }
-)
 
 
 class TmuxLinkListener(Protocol):
@@ -76,8 +42,10 @@ class TmuxLink:
     def __init__(self, socket: str, *, global_env: Mapping[str, str]) -> None:
         self.socket = socket
         self._global_env = dict(global_env)
-        self._port: TmuxPort | None = None
-        self._client: ControlClient | None = None
+        #: The usable port; None while disconnected.
+        self._port: ControlModePort | None = None
+        #: The latest connection, usable or not (closed at shutdown).
+        self._conn: ControlModePort | None = None
         self._server_pid = 0
         self._dirty = asyncio.Event()
 
@@ -93,13 +61,6 @@ class TmuxLink:
             )
         return self._port
 
-    def _keepalive_command(self) -> str:
-        # The private session lives exactly as long as this process; when it dies (even by
-        # kill -9) the pane removes our hooks so tmux never runs stale ones.
-        tmux = shlex.join(bootstrap.tmux_argv(self.socket))
-        unset = " \\; ".join(f"set-hook -gu '{h}[{HOOK_INDEX}]'" for h in PANE_HOOKS)
-        return f"tail --pid={os.getpid()} -f /dev/null 2>/dev/null; exec {tmux} {unset}"
-
     async def connect(self, listener: TmuxLinkListener, *, first: bool) -> None:
         if first:
             await asyncio.to_thread(bootstrap.check_version)
@@ -114,14 +75,11 @@ class TmuxLink:
             bootstrap.ensure_private_session,
             self.socket,
             PRIVATE_SESSION,
-            self._keepalive_command(),
+            # The private session lives exactly as long as this process (see keepalive_command).
+            hooks.keepalive_command(bootstrap.tmux_argv(self.socket)),
             fresh=first,
         )
-        client = ControlClient(
-            bootstrap.tmux_argv(self.socket), f"={PRIVATE_SESSION}", self._on_notification
-        )
-        await client.start()
-        port = TmuxPort(client)
+        port = await connect(self.socket, PRIVATE_SESSION, self._on_notification)
         server_pid = await port.server_pid()
         if self._server_pid and server_pid != self._server_pid:
             log.info(
@@ -131,17 +89,8 @@ class TmuxLink:
             )
             listener.tmux_server_replaced()
         self._server_pid = server_pid
-        self._client = client
-        self._port = port
-        # A hook cannot print to one particular client (``display-message -p`` prints to the
-        # client that ran the triggering command: a user's `tmux split-window -P` would show
-        # our line). Renaming the private window is what it does instead: control mode tells
-        # us with %window-renamed, whoever triggered the hook, and pane text cannot fake that.
-        private_window = await port.current_window()
-        for hook in PANE_HOOKS:
-            await port.set_hook(
-                hook, HOOK_INDEX, f"rename-window -t {private_window} 'mytty-{hook}'"
-            )
+        self._conn = self._port = port
+        await port.watch_hooks(hooks.PANE_HOOKS, hooks.HOOK_INDEX)
         for name, value in self._global_env.items():
             await port.set_global_env(name, value)
         await listener.tmux_connected(had_user_session=had_user_session)
@@ -150,8 +99,8 @@ class TmuxLink:
         """Reconnect whenever the control connection drops (runs forever)."""
         delay = 0.2
         while True:
-            assert self._client is not None
-            await self._client.closed.wait()
+            assert self._conn is not None
+            await self._conn.wait_closed()
             log.warning("lost the tmux control connection; reconnecting")
             self._port = None
             listener.tmux_lost()
@@ -167,7 +116,7 @@ class TmuxLink:
                     delay = min(delay * 2, 5.0)
 
     def _on_notification(self, kind: str, rest: str) -> None:
-        if kind in _RECONCILE_NOTIFICATIONS:
+        if hooks.is_pane_change(kind):
             self._dirty.set()
 
     async def reconcile_forever(self, refresh: Callable[[], Awaitable[object]]) -> None:
@@ -182,14 +131,14 @@ class TmuxLink:
 
     async def close(self) -> None:
         """Remove what the controller installed in tmux, end its session, drop the client."""
-        if self._port is not None:
+        port = self._port
+        if port is not None:
             try:
-                for hook in PANE_HOOKS:
-                    await self._port.unset_hook(hook, HOOK_INDEX)
+                await port.unwatch_hooks(hooks.PANE_HOOKS, hooks.HOOK_INDEX)
                 for name in self._global_env:
-                    await self._port.try_run(f"set-environment -gu {name}")
-                await self._port.try_run(f"kill-session -t ={PRIVATE_SESSION}")
+                    await port.unset_global_env(name)
+                await port.kill_session(PRIVATE_SESSION)
             except MyttyError:
                 pass
-        if self._client is not None:
-            await self._client.close()
+        if self._conn is not None:
+            await self._conn.close()

@@ -1,26 +1,23 @@
-"""TmuxPort: every tmux operation the controller needs, over one control-mode connection.
+"""The tmux seam: what the controller can ask of tmux, as typed verbs.
 
-tmux and OS failures become ``MyttyError`` codes here and nowhere else.
+:class:`TmuxPort` is the contract every other package codes against. Two implementations:
+:class:`mytty.tmux.control_port.ControlModePort` (the real one, over one control-mode
+connection; create it with :func:`mytty.tmux.control_port.connect`) and
+:class:`mytty.tmux.fake.FakeTmux` (in memory, for tests). ``tests/tmux/test_port_conformance.py``
+runs one suite against both.
+
+Failures are ``MyttyError`` codes: a missing target is the verb's own code (``pane-not-found``,
+``split-failed``, ``new-tab-failed``), a lost or silent server ``tmux-unavailable``, text tmux
+cannot take on a command line (a lone surrogate) ``invalid-request``. tmux and OS
+errors become these codes in the implementations and nowhere else.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-
-from mytty.core.errors import ErrorCode, MyttyError
-from mytty.core.quoting import shell_quote as quote  # tmux reads the same quoting
-from mytty.tmux.control_client import (
-    ControlClient,
-    TmuxCommandError,
-    TmuxConnectionLost,
-    UnsendableCommand,
-)
-
-log = logging.getLogger(__name__)
+from typing import NamedTuple, Protocol
 
 SURFACE_OPTION = "@mytty_surface"
 SEP = "\x1f"
@@ -80,7 +77,7 @@ class PaneRow:
     window_zoomed: bool = False
 
 
-def _int(text: str) -> int:
+def parse_int(text: str) -> int:
     try:
         return int(text)
     except ValueError:
@@ -117,22 +114,22 @@ def parse_pane_row(line: str) -> PaneRow | None:
     ) = parts
     return PaneRow(
         pane_id=pid_,
-        pane_pid=_int(ppid),
+        pane_pid=parse_int(ppid),
         session_id=sid,
         session_name=sname,
         window_id=wid,
-        window_index=_int(widx),
-        pane_index=_int(pidx),
+        window_index=parse_int(widx),
+        pane_index=parse_int(pidx),
         window_active=wact == "1",
         pane_active=pact == "1",
         dead=dead == "1",
-        left=_int(left),
-        top=_int(top),
-        width=_int(w),
-        height=_int(h),
-        window_width=_int(ww),
-        window_height=_int(wh),
-        session_attached=_int(att),
+        left=parse_int(left),
+        top=parse_int(top),
+        width=parse_int(w),
+        height=parse_int(h),
+        window_width=parse_int(ww),
+        window_height=parse_int(wh),
+        session_attached=parse_int(att),
         surface=surface,
         current_command=cmd,
         current_path=path,
@@ -147,7 +144,7 @@ def _cell_width(ch: str) -> int:
     return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
 
 
-def _chars_before_cell(row: str, cell: int) -> int:
+def chars_before_cell(row: str, cell: int) -> int:
     """How many characters of a screen row lie left of column ``cell`` (wide chars take 2)."""
     used = 0
     for count, ch in enumerate(row):
@@ -170,97 +167,65 @@ MAX_CAPTURE_LINES = 10_000
 #: ... and at most this many bytes (oldest lines dropped first).
 MAX_CAPTURE_BYTES = 768 * 1024
 
-_DIRECTION_FLAGS = {"right": "-h", "left": "-h -b", "down": "-v", "up": "-v -b"}
+
+def trim_capture(lines: list[str], cursor_row: int | None) -> tuple[list[str], int | None]:
+    """Keep the newest lines inside :data:`MAX_CAPTURE_BYTES`; shift the cursor row to match."""
+    total = 0
+    keep = len(lines)
+    for i in range(len(lines) - 1, -1, -1):
+        total += len(lines[i].encode("utf-8")) + 1
+        if total > MAX_CAPTURE_BYTES:
+            keep = len(lines) - 1 - i
+            break
+    dropped = len(lines) - keep
+    if dropped:
+        lines = lines[dropped:]
+        if cursor_row is not None:
+            cursor_row = max(0, cursor_row - dropped)
+    return lines, cursor_row
 
 
-def _env_flags(env: Mapping[str, str]) -> str:
-    return " ".join(f"-e {quote(f'{k}={v}')}" for k, v in env.items())
+class HumanClient(NamedTuple):
+    """An attached tmux client that is not in control mode (a human's terminal)."""
+
+    name: str
+    session_name: str
+    activity: int
 
 
-class TmuxPort:
-    """High-level tmux operations. Create with ``connect()``; one instance per connection."""
+#: Called with (tmux pane id, pane pid) as soon as tmux reports a new pane, before any later
+#: notification is handled: register the pane there, or a racing reconcile adopts it as foreign.
+OnCreated = Callable[[str, int], None]
 
-    def __init__(self, client: ControlClient) -> None:
-        self._client = client
+#: Where a split puts the new pane, relative to the pane it splits.
+SPLIT_DIRECTIONS = ("right", "left", "down", "up")
 
-    @property
-    def client(self) -> ControlClient:
-        return self._client
 
-    async def run(
-        self,
-        line: str,
-        *,
-        fail: ErrorCode = ErrorCode.INTERNAL_ERROR,
-        on_reply: Callable[[list[str]], None] | None = None,
-    ) -> list[str]:
-        """Run one command; a tmux ``%error`` becomes ``MyttyError(fail)``."""
-        try:
-            return await self._client.command(line, on_reply=on_reply)
-        except TmuxCommandError as exc:
-            raise MyttyError(fail, f"tmux: {exc}") from None
-        except TmuxConnectionLost as exc:
-            raise MyttyError(ErrorCode.TMUX_UNAVAILABLE, f"tmux is not reachable: {exc}") from None
-        except TimeoutError:
-            raise MyttyError(ErrorCode.TMUX_UNAVAILABLE, "tmux did not answer in time") from None
-        except UnsendableCommand as exc:  # nothing was sent: the connection is unaffected
-            raise MyttyError(ErrorCode.INVALID_REQUEST, f"text tmux cannot take: {exc}") from None
+class TmuxPort(Protocol):
+    """Every tmux operation the controller performs."""
 
-    async def try_run(self, line: str) -> list[str] | None:
-        """Run a command whose tmux-level failure is an expected answer (returns None)."""
-        try:
-            return await self.run(line, fail=ErrorCode.INTERNAL_ERROR)
-        except MyttyError as exc:
-            if exc.code is ErrorCode.TMUX_UNAVAILABLE:
-                raise
-            return None
-
-    # -- queries -----------------------------------------------------------------------------
+    # -- queries ------------------------------------------------------------------------------
     async def list_panes(self) -> list[PaneRow]:
-        lines = await self.run(f"list-panes -a -F {quote(LIST_FORMAT)}")
-        rows = [parse_pane_row(line) for line in lines]
-        return [r for r in rows if r is not None]
+        """Every pane of the server, in every session (the controller's own included)."""
+        ...
 
     async def current_window(self) -> str:
-        """The id (``@N``) of the window the control client is attached to."""
-        lines = await self.run("display-message -p '#{window_id}'")
-        if not lines or not lines[0].startswith("@"):
-            raise MyttyError(
-                ErrorCode.TMUX_UNAVAILABLE, "tmux did not report the control client's window"
-            )
-        return lines[0]
+        """The id (``@N``) of the window the port's own client is attached to."""
+        ...
+
+    async def server_pid(self) -> int: ...
 
     async def server_identity(self) -> str:
         """``<pid>@<start time>``: unlike the pid alone, never the same for two servers."""
-        lines = await self.run("display-message -p '#{pid}@#{start_time}'")
-        return lines[0] if lines else ""
+        ...
 
-    async def server_pid(self) -> int:
-        lines = await self.run("display-message -p '#{pid}'")
-        return _int(lines[0]) if lines else 0
+    async def human_clients(self) -> list[HumanClient]:
+        """Attached non-control clients, most recently active first."""
+        ...
 
-    async def human_clients(self) -> list[tuple[str, str, int]]:
-        """Attached non-control clients as (name, session name, activity), most recent first."""
-        fmt = quote(
-            SEP.join(
-                [
-                    "#{client_name}",
-                    "#{client_control_mode}",
-                    "#{client_session}",
-                    "#{client_activity}",
-                ]
-            )
-        )
-        lines = await self.run(f"list-clients -F {fmt}")
-        out = []
-        for line in lines:
-            parts = line.split(SEP)
-            if len(parts) == 4 and parts[1] != "1":
-                out.append((parts[0], parts[2], _int(parts[3])))
-        out.sort(key=lambda c: c[2], reverse=True)
-        return out
+    async def has_session(self, name: str) -> bool: ...
 
-    # -- pane creation ------------------------------------------------------------------------
+    # -- creating panes -------------------------------------------------------------------------
     async def split(
         self,
         target: str,
@@ -269,15 +234,14 @@ class TmuxPort:
         cwd: str | None,
         env: Mapping[str, str],
         command: str,
-        on_created: Callable[[str, int], None],
+        on_created: OnCreated,
     ) -> tuple[str, int]:
-        flags = _DIRECTION_FLAGS[direction]
-        cwd_flag = f"-c {quote(cwd)} " if cwd else ""
-        line = (
-            f"split-window -d {flags} -t {quote(target)} {cwd_flag}{_env_flags(env)} "
-            f"-P -F '#{{pane_id}} #{{pane_pid}}' {quote(command)}"
-        )
-        return await self._create(line, on_created, ErrorCode.SPLIT_FAILED)
+        """Split pane ``target`` (``direction`` in :data:`SPLIT_DIRECTIONS`) without focusing.
+
+        ``env`` is set for the new pane only; ``command`` is shell text. Returns (pane id, pid);
+        ``split-failed`` when tmux refuses.
+        """
+        ...
 
     async def new_window(
         self,
@@ -286,171 +250,82 @@ class TmuxPort:
         cwd: str | None,
         env: Mapping[str, str],
         command: str,
-        on_created: Callable[[str, int], None],
+        on_created: OnCreated,
         after: str | None = None,
         name: str | None = None,
     ) -> tuple[str, int]:
-        """A new window in ``session`` (or right after window ``after``), optionally named."""
-        cwd_flag = f"-c {quote(cwd)} " if cwd else ""
-        name_flag = f"-n {quote(name)} " if name else ""
-        target = quote(after) if after else quote(session + ":")
-        line = (
-            f"new-window -d -a -t {target} {name_flag}{cwd_flag}{_env_flags(env)} "
-            f"-P -F '#{{pane_id}} #{{pane_pid}}' {quote(command)}"
-        )
-        return await self._create(line, on_created, ErrorCode.NEW_TAB_FAILED)
+        """A new window right after the current one of ``session`` (or after window ``after``,
+        ``@N``), named ``name`` if given; later windows move up one. ``new-tab-failed`` when
+        refused."""
+        ...
+
+    async def new_session(
+        self,
+        name: str,
+        *,
+        cwd: str,
+        env: Mapping[str, str],
+        command: str,
+        on_created: OnCreated,
+    ) -> str:
+        """A new detached session whose first pane gets ``env`` (that pane only) and ``command``.
+
+        tmux's ``new-session -e`` would put ``env`` into the session's environment, inherited
+        by every later pane there, so the pane starts as a placeholder and is respawned with
+        the environment. ``on_created`` sees the pane id and pid 0 (the pid changes with the
+        respawn; the next listing has it). ``new-tab-failed`` when the session exists.
+        """
+        ...
 
     async def respawn(self, pane_id: str, *, env: Mapping[str, str], command: str) -> None:
-        await self.run(f"respawn-pane -k -t {quote(pane_id)} {_env_flags(env)} {quote(command)}")
+        """Kill the pane's process and start ``command`` in it with ``env``."""
+        ...
 
-    async def _create(
-        self, line: str, on_created: Callable[[str, int], None], code: ErrorCode
-    ) -> tuple[str, int]:
-        created: list[tuple[str, int]] = []
-
-        def register(lines: list[str]) -> None:
-            if lines:
-                pane_id, _, pid = lines[0].partition(" ")
-                created.append((pane_id, _int(pid)))
-                on_created(pane_id, _int(pid))
-
-        await self.run(line, fail=code, on_reply=register)
-        if not created:
-            raise MyttyError(code, "tmux did not report the new pane")
-        return created[0]
-
-    # -- input --------------------------------------------------------------------------------
+    # -- input ----------------------------------------------------------------------------------
     async def send_text(self, pane_id: str, text: str) -> None:
         """Type ``text`` verbatim; every newline becomes an Enter key press."""
-        target = quote(pane_id)
-        for i, segment in enumerate(text.split("\n")):
-            if i:
-                await self.run(f"send-keys -t {target} Enter", fail=ErrorCode.PANE_NOT_FOUND)
-            if not segment:
-                continue
-            # Control characters cannot travel on a control-mode line: send those as hex bytes.
-            chunk: list[str] = []
-            for ch in segment:
-                if ord(ch) < 0x20 or ord(ch) == 0x7F:
-                    if chunk:
-                        await self.run(
-                            f"send-keys -t {target} -l {quote(''.join(chunk))}",
-                            fail=ErrorCode.PANE_NOT_FOUND,
-                        )
-                        chunk = []
-                    await self.run(
-                        f"send-keys -t {target} -H {ord(ch):02x}", fail=ErrorCode.PANE_NOT_FOUND
-                    )
-                else:
-                    chunk.append(ch)
-            if chunk:
-                await self.run(
-                    f"send-keys -t {target} -l {quote(''.join(chunk))}",
-                    fail=ErrorCode.PANE_NOT_FOUND,
-                )
+        ...
 
     async def send_key(self, pane_id: str, key_name: str) -> None:
-        await self.run(
-            f"send-keys -t {quote(pane_id)} {quote(key_name)}", fail=ErrorCode.PANE_NOT_FOUND
-        )
+        """Press one key by its tmux name (validate names first: tmux types unknown ones)."""
+        ...
 
-    # -- screen -------------------------------------------------------------------------------
+    # -- screen ---------------------------------------------------------------------------------
     async def capture(self, pane_id: str) -> ScreenCapture:
-        target = quote(pane_id)
-        cursor_fmt = quote("#{cursor_x} #{cursor_y} #{history_size} #{pane_in_mode}")
-        # Issue both before awaiting: tmux runs them back to back, so they describe one moment.
-        text_task = asyncio.ensure_future(
-            self.run(
-                f"capture-pane -p -J -t {target} -S -{MAX_CAPTURE_LINES} -E -",
-                fail=ErrorCode.PANE_NOT_FOUND,
-            )
-        )
-        before_task = asyncio.ensure_future(
-            self.run(f"display-message -p -t {target} {cursor_fmt}", fail=ErrorCode.PANE_NOT_FOUND)
-        )
-        lines = await text_task
-        info_lines = await before_task
-        info = info_lines[0].split() if info_lines else []
-        while lines and not lines[-1].strip():
-            lines.pop()
-        lines = [line.rstrip() for line in lines]
-        cursor_row: int | None = None
-        cursor_col: int | None = None
-        if len(info) == 4:
-            cx, cy, hist = _int(info[0]), _int(info[1]), _int(info[2])
-            # The rows up to the cursor's row, joined like the text, end with the cursor's
-            # logical line; when the row above wraps into the cursor's row, the cursor's
-            # column counts that row's characters too (cursor_x only counts cells in its row).
-            start = f"-S -{MAX_CAPTURE_LINES}"
-            pending = [
-                self.run(
-                    f"capture-pane -p -J -t {target} {start} -E {cy}", fail=ErrorCode.PANE_NOT_FOUND
-                ),
-                self.run(
-                    f"capture-pane -p -t {target} -S {cy} -E {cy}", fail=ErrorCode.PANE_NOT_FOUND
-                ),
-            ]
-            if cy > 0 or hist > 0:
-                pending.append(
-                    self.run(
-                        f"capture-pane -p -J -t {target} {start} -E {cy - 1}",
-                        fail=ErrorCode.PANE_NOT_FOUND,
-                    )
-                )
-            through, row, *rest = await asyncio.gather(*pending)
-            above = rest[0] if rest else []
-            cursor_row = max(0, len(through) - 1)
-            continued = bool(above) and len(through) == len(above)
-            prefix = len(above[-1]) if continued else 0
-            cursor_col = prefix + _chars_before_cell(row[0] if row else "", cx)
-        # Keep the newest lines inside the byte budget.
-        total = 0
-        keep = len(lines)
-        for i in range(len(lines) - 1, -1, -1):
-            total += len(lines[i].encode("utf-8")) + 1
-            if total > MAX_CAPTURE_BYTES:
-                keep = len(lines) - 1 - i
-                break
-        dropped = len(lines) - keep
-        if dropped:
-            lines = lines[dropped:]
-            if cursor_row is not None:
-                cursor_row = max(0, cursor_row - dropped)
-        return ScreenCapture("\n".join(lines), cursor_row, cursor_col)
+        """Scrollback plus screen (at most :data:`MAX_CAPTURE_LINES` and ``_BYTES``), cursor."""
+        ...
 
-    # -- panes and windows ---------------------------------------------------------------------
-    async def kill_pane(self, pane_id: str) -> None:
-        await self.run(f"kill-pane -t {quote(pane_id)}", fail=ErrorCode.PANE_NOT_FOUND)
+    # -- panes, windows, sessions ---------------------------------------------------------------
+    async def kill_pane(self, pane_id: str) -> None: ...
+
+    async def kill_session(self, name: str) -> None:
+        """End session ``name`` (exact name); nothing happens when it does not exist."""
+        ...
 
     async def focus(self, pane_id: str, window_id: str, session_name: str) -> None:
-        await self.run(f"select-window -t {quote(window_id)}", fail=ErrorCode.PANE_NOT_FOUND)
-        await self.run(f"select-pane -t {quote(pane_id)}", fail=ErrorCode.PANE_NOT_FOUND)
-        clients = await self.human_clients()
-        if clients and all(c[1] != session_name for c in clients):
-            await self.try_run(f"switch-client -c {quote(clients[0][0])} -t {quote(session_name)}")
+        """Select the pane and its window; move the human's client there if it is elsewhere."""
+        ...
 
     async def set_pane_option(self, pane_id: str, name: str, value: str) -> None:
-        await self.run(
-            f"set-option -p -t {quote(pane_id)} {name} {quote(value)}",
-            fail=ErrorCode.PANE_NOT_FOUND,
-        )
+        """Set the pane user option ``name`` (``@...``; :data:`SURFACE_OPTION` is in rows)."""
+        ...
 
+    # -- server-wide state ----------------------------------------------------------------------
     async def global_env(self, name: str) -> str | None:
         """The value of ``name`` in tmux's global environment (None when unset)."""
-        lines = await self.try_run(f"show-environment -g {quote(name)}")
-        prefix = name + "="
-        if lines and lines[0].startswith(prefix):
-            return lines[0][len(prefix) :]
-        return None
+        ...
 
-    async def set_global_env(self, name: str, value: str) -> None:
-        await self.run(f"set-environment -g {name} {quote(value)}")
+    async def set_global_env(self, name: str, value: str) -> None: ...
 
-    async def set_hook(self, hook: str, index: int, command: str) -> None:
-        await self.run(f"set-hook -g {quote(f'{hook}[{index}]')} {quote(command)}")
+    async def unset_global_env(self, name: str) -> None:
+        """Remove ``name`` from the global environment (no error when it is not set)."""
+        ...
 
-    async def unset_hook(self, hook: str, index: int) -> None:
-        await self.try_run(f"set-hook -gu {quote(f'{hook}[{index}]')}")
+    async def watch_hooks(self, hooks: Sequence[str], index: int) -> None:
+        """Make each global hook in ``hooks`` (at array ``index``) rename the port's own window
+        to ``mytty-<hook>`` (see :mod:`mytty.tmux.hooks`)."""
+        ...
 
-    async def has_session(self, name: str) -> bool:
-        return await self.try_run(f"has-session -t {quote('=' + name)}") is not None
+    async def unwatch_hooks(self, hooks: Sequence[str], index: int) -> None:
+        """Remove what :meth:`watch_hooks` set (no error for hooks that are not set)."""
+        ...

@@ -1,0 +1,354 @@
+"""The real :class:`~mytty.tmux.port.TmuxPort`: verbs as command lines on one control-mode
+connection (see :mod:`mytty.tmux.control_client`).
+
+Only this module spells tmux command lines for the controller. Each verb is one or a few
+commands; a tmux ``%error`` becomes the verb's ``MyttyError`` code, a lost connection or a
+silent server ``tmux-unavailable``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping, Sequence
+
+from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.quoting import shell_quote as quote  # tmux reads the same quoting
+from mytty.tmux import bootstrap
+from mytty.tmux.control_client import (
+    ControlClient,
+    TmuxCommandError,
+    TmuxConnectionLost,
+    UnsendableCommand,
+)
+from mytty.tmux.hooks import hook_slot, rename_command
+from mytty.tmux.port import (
+    LIST_FORMAT,
+    MAX_CAPTURE_LINES,
+    SEP,
+    HumanClient,
+    OnCreated,
+    PaneRow,
+    ScreenCapture,
+    chars_before_cell,
+    parse_int,
+    parse_pane_row,
+    trim_capture,
+)
+
+log = logging.getLogger(__name__)
+
+_DIRECTION_FLAGS = {"right": "-h", "left": "-h -b", "down": "-v", "up": "-v -b"}
+#: What a new pane prints back: its id and its process id.
+_NEW_PANE_FORMAT = "-P -F '#{pane_id} #{pane_pid}'"
+#: The first process of a session made by ``new_session``, replaced at once by the respawn.
+_PLACEHOLDER = "exec sleep 30"
+
+
+def _env_flags(env: Mapping[str, str]) -> str:
+    return " ".join(f"-e {quote(f'{k}={v}')}" for k, v in env.items())
+
+
+def _exact(session: str) -> str:
+    """A target that names exactly this session (tmux would otherwise match prefixes)."""
+    return quote("=" + session)
+
+
+async def connect(
+    socket_path: str, session: str, on_notification: Callable[[str, str], None]
+) -> ControlModePort:
+    """Attach a control-mode client to ``session`` of the server at ``socket_path``.
+
+    ``on_notification(kind, rest)`` sees every notification (``%window-renamed`` …).
+    """
+    client = ControlClient(bootstrap.tmux_argv(socket_path), f"={session}", on_notification)
+    await client.start()
+    return ControlModePort(client)
+
+
+class ControlModePort:
+    """High-level tmux operations over one connection; create it with :func:`connect`."""
+
+    def __init__(self, client: ControlClient) -> None:
+        self._client = client
+
+    # -- the connection -------------------------------------------------------------------------
+    async def wait_closed(self) -> None:
+        """Return once the connection has ended (server gone, client detached, closed)."""
+        await self._client.closed.wait()
+
+    async def close(self) -> None:
+        await self._client.close()
+
+    async def _run(
+        self,
+        line: str,
+        *,
+        fail: ErrorCode = ErrorCode.INTERNAL_ERROR,
+        on_reply: Callable[[list[str]], None] | None = None,
+    ) -> list[str]:
+        """Run one command; a tmux ``%error`` becomes ``MyttyError(fail)``."""
+        try:
+            return await self._client.command(line, on_reply=on_reply)
+        except TmuxCommandError as exc:
+            raise MyttyError(fail, f"tmux: {exc}") from None
+        except TmuxConnectionLost as exc:
+            raise MyttyError(ErrorCode.TMUX_UNAVAILABLE, f"tmux is not reachable: {exc}") from None
+        except TimeoutError:
+            raise MyttyError(ErrorCode.TMUX_UNAVAILABLE, "tmux did not answer in time") from None
+        except UnsendableCommand as exc:  # nothing was sent: the connection is unaffected
+            raise MyttyError(ErrorCode.INVALID_REQUEST, f"text tmux cannot take: {exc}") from None
+
+    async def _try_run(self, line: str) -> list[str] | None:
+        """Run a command whose tmux-level failure is an expected answer (returns None)."""
+        try:
+            return await self._run(line, fail=ErrorCode.INTERNAL_ERROR)
+        except MyttyError as exc:
+            if exc.code is ErrorCode.TMUX_UNAVAILABLE:
+                raise
+            return None
+
+    # -- queries --------------------------------------------------------------------------------
+    async def list_panes(self) -> list[PaneRow]:
+        lines = await self._run(f"list-panes -a -F {quote(LIST_FORMAT)}")
+        rows = [parse_pane_row(line) for line in lines]
+        return [r for r in rows if r is not None]
+
+    async def current_window(self) -> str:
+        lines = await self._run("display-message -p '#{window_id}'")
+        if not lines or not lines[0].startswith("@"):
+            raise MyttyError(
+                ErrorCode.TMUX_UNAVAILABLE, "tmux did not report the control client's window"
+            )
+        return lines[0]
+
+    async def server_identity(self) -> str:
+        lines = await self._run("display-message -p '#{pid}@#{start_time}'")
+        return lines[0] if lines else ""
+
+    async def server_pid(self) -> int:
+        lines = await self._run("display-message -p '#{pid}'")
+        return parse_int(lines[0]) if lines else 0
+
+    async def human_clients(self) -> list[HumanClient]:
+        fields = ["#{client_name}", "#{client_control_mode}", "#{client_session}"]
+        fmt = quote(SEP.join([*fields, "#{client_activity}"]))
+        lines = await self._run(f"list-clients -F {fmt}")
+        out = []
+        for line in lines:
+            parts = line.split(SEP)
+            if len(parts) == 4 and parts[1] != "1":
+                out.append(HumanClient(parts[0], parts[2], parse_int(parts[3])))
+        out.sort(key=lambda c: c.activity, reverse=True)
+        return out
+
+    async def has_session(self, name: str) -> bool:
+        return await self._try_run(f"has-session -t {_exact(name)}") is not None
+
+    # -- creating panes -------------------------------------------------------------------------
+    async def split(
+        self,
+        target: str,
+        direction: str,
+        *,
+        cwd: str | None,
+        env: Mapping[str, str],
+        command: str,
+        on_created: OnCreated,
+    ) -> tuple[str, int]:
+        flags = _DIRECTION_FLAGS[direction]
+        cwd_flag = f"-c {quote(cwd)} " if cwd else ""
+        line = (
+            f"split-window -d {flags} -t {quote(target)} {cwd_flag}{_env_flags(env)} "
+            f"{_NEW_PANE_FORMAT} {quote(command)}"
+        )
+        return await self._create(line, on_created, ErrorCode.SPLIT_FAILED)
+
+    async def new_window(
+        self,
+        session: str,
+        *,
+        cwd: str | None,
+        env: Mapping[str, str],
+        command: str,
+        on_created: OnCreated,
+        after: str | None = None,
+        name: str | None = None,
+    ) -> tuple[str, int]:
+        cwd_flag = f"-c {quote(cwd)} " if cwd else ""
+        name_flag = f"-n {quote(name)} " if name else ""
+        target = quote(after) if after else quote(session + ":")
+        line = (
+            f"new-window -d -a -t {target} {name_flag}{cwd_flag}{_env_flags(env)} "
+            f"{_NEW_PANE_FORMAT} {quote(command)}"
+        )
+        return await self._create(line, on_created, ErrorCode.NEW_TAB_FAILED)
+
+    async def new_session(
+        self,
+        name: str,
+        *,
+        cwd: str,
+        env: Mapping[str, str],
+        command: str,
+        on_created: OnCreated,
+    ) -> str:
+        line = (
+            f"new-session -d -s {quote(name)} -c {quote(cwd)} "
+            f"{_NEW_PANE_FORMAT} {quote(_PLACEHOLDER)}"
+        )
+        pane_id, _pid = await self._create(
+            line, lambda pane, _pid: on_created(pane, 0), ErrorCode.NEW_TAB_FAILED
+        )
+        await self.respawn(pane_id, env=env, command=command)
+        return pane_id
+
+    async def respawn(self, pane_id: str, *, env: Mapping[str, str], command: str) -> None:
+        await self._run(f"respawn-pane -k -t {quote(pane_id)} {_env_flags(env)} {quote(command)}")
+
+    async def _create(self, line: str, on_created: OnCreated, code: ErrorCode) -> tuple[str, int]:
+        created: list[tuple[str, int]] = []
+
+        def register(lines: list[str]) -> None:
+            if lines:
+                pane_id, _, pid = lines[0].partition(" ")
+                created.append((pane_id, parse_int(pid)))
+                on_created(pane_id, parse_int(pid))
+
+        await self._run(line, fail=code, on_reply=register)
+        if not created:
+            raise MyttyError(code, "tmux did not report the new pane")
+        return created[0]
+
+    # -- input ----------------------------------------------------------------------------------
+    async def send_text(self, pane_id: str, text: str) -> None:
+        target = quote(pane_id)
+        for i, segment in enumerate(text.split("\n")):
+            if i:
+                await self._run(f"send-keys -t {target} Enter", fail=ErrorCode.PANE_NOT_FOUND)
+            if not segment:
+                continue
+            # Control characters cannot travel on a control-mode line: send those as hex bytes.
+            chunk: list[str] = []
+            for ch in segment:
+                if ord(ch) < 0x20 or ord(ch) == 0x7F:
+                    if chunk:
+                        await self._run(
+                            f"send-keys -t {target} -l {quote(''.join(chunk))}",
+                            fail=ErrorCode.PANE_NOT_FOUND,
+                        )
+                        chunk = []
+                    await self._run(
+                        f"send-keys -t {target} -H {ord(ch):02x}", fail=ErrorCode.PANE_NOT_FOUND
+                    )
+                else:
+                    chunk.append(ch)
+            if chunk:
+                await self._run(
+                    f"send-keys -t {target} -l {quote(''.join(chunk))}",
+                    fail=ErrorCode.PANE_NOT_FOUND,
+                )
+
+    async def send_key(self, pane_id: str, key_name: str) -> None:
+        await self._run(
+            f"send-keys -t {quote(pane_id)} {quote(key_name)}", fail=ErrorCode.PANE_NOT_FOUND
+        )
+
+    # -- screen ---------------------------------------------------------------------------------
+    async def capture(self, pane_id: str) -> ScreenCapture:
+        target = quote(pane_id)
+        cursor_fmt = quote("#{cursor_x} #{cursor_y} #{history_size} #{pane_in_mode}")
+        # Issue both before awaiting: tmux runs them back to back, so they describe one moment.
+        text_task = asyncio.ensure_future(
+            self._run(
+                f"capture-pane -p -J -t {target} -S -{MAX_CAPTURE_LINES} -E -",
+                fail=ErrorCode.PANE_NOT_FOUND,
+            )
+        )
+        before_task = asyncio.ensure_future(
+            self._run(f"display-message -p -t {target} {cursor_fmt}", fail=ErrorCode.PANE_NOT_FOUND)
+        )
+        lines = await text_task
+        info_lines = await before_task
+        info = info_lines[0].split() if info_lines else []
+        while lines and not lines[-1].strip():
+            lines.pop()
+        lines = [line.rstrip() for line in lines]
+        cursor_row: int | None = None
+        cursor_col: int | None = None
+        if len(info) == 4:
+            cx, cy, hist = parse_int(info[0]), parse_int(info[1]), parse_int(info[2])
+            # The rows up to the cursor's row, joined like the text, end with the cursor's
+            # logical line; when the row above wraps into the cursor's row, the cursor's
+            # column counts that row's characters too (cursor_x only counts cells in its row).
+            start = f"-S -{MAX_CAPTURE_LINES}"
+            pending = [
+                self._run(
+                    f"capture-pane -p -J -t {target} {start} -E {cy}", fail=ErrorCode.PANE_NOT_FOUND
+                ),
+                self._run(
+                    f"capture-pane -p -t {target} -S {cy} -E {cy}", fail=ErrorCode.PANE_NOT_FOUND
+                ),
+            ]
+            if cy > 0 or hist > 0:
+                pending.append(
+                    self._run(
+                        f"capture-pane -p -J -t {target} {start} -E {cy - 1}",
+                        fail=ErrorCode.PANE_NOT_FOUND,
+                    )
+                )
+            through, row, *rest = await asyncio.gather(*pending)
+            above = rest[0] if rest else []
+            cursor_row = max(0, len(through) - 1)
+            continued = bool(above) and len(through) == len(above)
+            prefix = len(above[-1]) if continued else 0
+            cursor_col = prefix + chars_before_cell(row[0] if row else "", cx)
+        lines, cursor_row = trim_capture(lines, cursor_row)
+        return ScreenCapture("\n".join(lines), cursor_row, cursor_col)
+
+    # -- panes, windows, sessions ---------------------------------------------------------------
+    async def kill_pane(self, pane_id: str) -> None:
+        await self._run(f"kill-pane -t {quote(pane_id)}", fail=ErrorCode.PANE_NOT_FOUND)
+
+    async def kill_session(self, name: str) -> None:
+        await self._try_run(f"kill-session -t {_exact(name)}")
+
+    async def focus(self, pane_id: str, window_id: str, session_name: str) -> None:
+        await self._run(f"select-window -t {quote(window_id)}", fail=ErrorCode.PANE_NOT_FOUND)
+        await self._run(f"select-pane -t {quote(pane_id)}", fail=ErrorCode.PANE_NOT_FOUND)
+        clients = await self.human_clients()
+        if clients and all(c.session_name != session_name for c in clients):
+            await self._try_run(
+                f"switch-client -c {quote(clients[0].name)} -t {quote(session_name)}"
+            )
+
+    async def set_pane_option(self, pane_id: str, name: str, value: str) -> None:
+        await self._run(
+            f"set-option -p -t {quote(pane_id)} {name} {quote(value)}",
+            fail=ErrorCode.PANE_NOT_FOUND,
+        )
+
+    # -- server-wide state ----------------------------------------------------------------------
+    async def global_env(self, name: str) -> str | None:
+        lines = await self._try_run(f"show-environment -g {quote(name)}")
+        prefix = name + "="
+        if lines and lines[0].startswith(prefix):
+            return lines[0][len(prefix) :]
+        return None
+
+    async def set_global_env(self, name: str, value: str) -> None:
+        await self._run(f"set-environment -g {quote(name)} {quote(value)}")
+
+    async def unset_global_env(self, name: str) -> None:
+        await self._try_run(f"set-environment -gu {quote(name)}")
+
+    async def watch_hooks(self, hooks: Sequence[str], index: int) -> None:
+        window = await self.current_window()
+        for hook in hooks:
+            await self._run(
+                f"set-hook -g {quote(hook_slot(hook, index))} {quote(rename_command(window, hook))}"
+            )
+
+    async def unwatch_hooks(self, hooks: Sequence[str], index: int) -> None:
+        for hook in hooks:
+            await self._try_run(f"set-hook -gu {quote(hook_slot(hook, index))}")
