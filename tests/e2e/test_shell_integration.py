@@ -395,6 +395,8 @@ def test_what_finished_while_the_controller_was_down_is_read_on_restart() -> Non
         info = wait_until(lambda: shell_info(m, pane), 20, message="the report read back")
         assert info["lastExitStatus"] == 5
         run_and_wait(m, pane, tmux_id, "true", 0)  # and it follows the file from there
+        m.ctl("close-pane", pane).ok()
+        wait_until(lambda: not events.exists(), 10, message="the closed pane's file removed")
 
 
 @pytest.mark.parametrize("shell", SHELLS)
