@@ -1,0 +1,380 @@
+"""A controller made of small fakes, for handler tests without a controller process or tmux.
+
+``FakeController`` implements every port of :mod:`mytty.control.ports` (mypy checks it against
+``Context`` below). tmux is :class:`mytty.tmux.fake.FakeTmux`, the in-memory port that the
+conformance suite holds to a real tmux server; run, attention, ledger and note state are the
+real pure books of ``mytty.core``; jobs use the real tracker (``mytty.core.jobs``). What is
+faked is only what needs the OS: /proc (a pane's foreground agent is set by the test), the
+integration files (a status table), git worktrees and the human's consent.
+
+Requests go through the daemon's real :class:`~mytty.daemon.request_router.ControlRouter`, so
+a test sees exactly the reply (or failure) a client would get.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from mytty.control.ports import Context, PaneView
+from mytty.core import jobs as core_jobs
+from mytty.core.attention import AttentionBook
+from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.events import PROVIDER_ORDER, AgentEvent, AgentProvider, WorkerProvider
+from mytty.core.ids import SurfaceId, format_uuid_bytes, parse_surface_id
+from mytty.core.jobs import AgentJob
+from mytty.core.ledger import EventLedger
+from mytty.core.notes import StatusNotes
+from mytty.core.runs import RunBook
+from mytty.daemon.request_router import ControlRouter
+from mytty.protocol import wire
+from mytty.protocol.replies import IntegrationStatusesReply, JobSnapshot, PaneEntry
+from mytty.tmux.fake import FakeTmux
+from mytty.tmux.port import PaneRow, TmuxPort
+
+T = TypeVar("T")
+
+PRIVATE = "_mytty"
+USER_SESSION = "mytty"
+
+
+@dataclass
+class FakePane:
+    surface_id: SurfaceId
+    tmux_id: str
+    pid: int
+    row: PaneRow | None = None
+
+
+class FakePanes:
+    """The pane registry: surface id ↔ tmux pane."""
+
+    def __init__(self) -> None:
+        self.by_surface: dict[SurfaceId, FakePane] = {}
+
+    def get(self, surface_id: str | None) -> FakePane | None:
+        uuid = parse_surface_id(surface_id)
+        return self.by_surface.get(uuid) if uuid else None
+
+    def panes(self) -> list[FakePane]:
+        return list(self.by_surface.values())
+
+    def by_tmux(self, tmux_id: str) -> FakePane | None:
+        return next((p for p in self.by_surface.values() if p.tmux_id == tmux_id), None)
+
+
+class FakeHub:
+    """The agent state: the real pure books plus the change signal the waiters sleep on."""
+
+    def __init__(self) -> None:
+        self.book = RunBook()
+        self.attention = AttentionBook()
+        self.ledger = EventLedger()
+        self.notes = StatusNotes()
+        self._changed = asyncio.Event()
+
+    def ingest(self, event: AgentEvent) -> None:
+        """Apply an event as the controller does after storing it, and wake the waiters."""
+        result = self.book.apply(event)
+        self.attention.observe(event, result)
+        self.notes.observe(event)
+        self.ledger.append(event)
+        self.bump()
+
+    async def acknowledge(self, item_ids: Collection[str], now: float) -> None:
+        for item_id in item_ids:
+            self.attention.acknowledge(item_id, now)
+
+    def bump(self) -> None:
+        fired, self._changed = self._changed, asyncio.Event()
+        fired.set()
+
+    async def wait_until(
+        self, probe: Callable[[], T | None], timeout: float, *, surface_id: str | None = None
+    ) -> tuple[T | None, bool]:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + max(0.0, timeout)
+        while True:
+            signal = self._changed
+            value = probe()
+            if value is not None:
+                return value, False
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return None, True
+            try:
+                await asyncio.wait_for(signal.wait(), remaining)
+            except TimeoutError:
+                value = probe()
+                return (value, False) if value is not None else (None, True)
+
+
+class FakeJobs:
+    """Jobs in memory, reconciled with the real tracker on every look."""
+
+    def __init__(self, hub: FakeHub, panes: FakePanes, clock: Callable[[], float]) -> None:
+        self._hub = hub
+        self._panes = panes
+        self._clock = clock
+        self._jobs: dict[str, AgentJob] = {}
+
+    def add(self, job: AgentJob) -> None:
+        self._jobs[job.job_id] = job
+
+    def current(self, job_id: str) -> AgentJob:
+        job = self._jobs.get(job_id)
+        if job is None:
+            raise MyttyError(ErrorCode.JOB_NOT_FOUND, f"no job {job_id!r}")
+        runs = self._hub.book.runs_for(job.surface_id, job.provider.agent_provider)
+        exists = job.surface_id in self._panes.by_surface
+        updated = core_jobs.reconcile(job, runs, exists, self._clock())
+        self._jobs[job_id] = updated
+        return updated
+
+    def re_arm(self, job_id: str) -> AgentJob:
+        job = self.current(job_id)
+        runs = self._hub.book.runs_for(job.surface_id, job.provider.agent_provider)
+        updated = core_jobs.prepare_for_follow_up(job, [r.id for r in runs], self._clock())
+        self._jobs[job_id] = updated
+        return updated
+
+    def snapshot(self, job: AgentJob) -> JobSnapshot:
+        return wire.job_snapshot(job, self._hub.notes.get(job.surface_id))
+
+    def label_for_pane(self, surface_id: SurfaceId) -> str | None:
+        for job in reversed(self._jobs.values()):
+            if job.surface_id == surface_id:
+                return job.label
+        return None
+
+
+class FakeIntegrations:
+    """Integration statuses from a table; a change always needs a human who never answers."""
+
+    def __init__(self) -> None:
+        self.statuses: dict[AgentProvider, str] = dict.fromkeys(PROVIDER_ORDER, "installed")
+
+    async def status(self, provider: AgentProvider) -> str:
+        return self.statuses[provider]
+
+    async def wire(self) -> IntegrationStatusesReply:
+        return wire.integration_statuses(
+            wire.integration_entry(p, self.statuses[p], None) for p in PROVIDER_ORDER
+        )
+
+    async def enable_with_consent(
+        self, providers: list[AgentProvider], *, repair: bool
+    ) -> IntegrationStatusesReply:
+        if all(self.statuses[p] == "installed" for p in providers):
+            return await self.wire()
+        raise MyttyError(ErrorCode.INTEGRATION_DECLINED, "nobody is attached to approve it")
+
+    async def repair_with_consent(self, provider: AgentProvider | None) -> IntegrationStatusesReply:
+        broken = [p for p in PROVIDER_ORDER if self.statuses[p] == "needs-repair"]
+        return await self.enable_with_consent([provider] if provider else broken, repair=True)
+
+
+@dataclass
+class Created:
+    """One pane the controller was asked to create (what a handler passed)."""
+
+    surface_id: SurfaceId
+    split_from: SurfaceId | None
+    direction: str
+    session: str | None
+    cwd: str | None
+    command: str | None
+
+
+@dataclass
+class FakeController:
+    """Every port of ``mytty.control.ports``, over a FakeTmux and the pure books."""
+
+    tmux: FakeTmux = field(default_factory=FakeTmux)
+    tmux_socket: str = "/tmp/fake-tmux/default"
+    clock: Callable[[], float] = field(default=lambda: 1_000_000.0)
+    port_up: bool = True
+    #: The agent a pane's foreground process is (what /proc would say), by surface id.
+    foreground: dict[SurfaceId, AgentProvider] = field(default_factory=dict)
+    #: Providers whose binary is on no PATH.
+    missing_binaries: set[WorkerProvider] = field(default_factory=set)
+    #: base directory → worktree directory resolve_worktree answers with.
+    worktrees: dict[str, str] = field(default_factory=dict)
+    #: pid → surface of the pane whose shell is its ancestor.
+    callers: dict[int, SurfaceId] = field(default_factory=dict)
+    created: list[Created] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.panes = FakePanes()
+        self.hub = FakeHub()
+        self.jobs = FakeJobs(self.hub, self.panes, lambda: self.clock())
+        self.integrations = FakeIntegrations()
+        self._locks: dict[SurfaceId, asyncio.Lock] = {}
+
+    # -- requests -----------------------------------------------------------------------------
+    async def request(self, obj: dict[str, Any], peer_pid: int = 0) -> dict[str, Any]:
+        """One request through the real router; the reply as the client decodes it."""
+        router = ControlRouter(self)
+        reply = await router.dispatch(json.dumps(obj).encode(), peer_pid)
+        decoded: dict[str, Any] = json.loads(json.dumps(reply))
+        return decoded
+
+    # -- TmuxAccess ---------------------------------------------------------------------------
+    def require_port(self) -> TmuxPort:
+        if not self.port_up:
+            raise MyttyError(ErrorCode.TMUX_UNAVAILABLE, "the fake tmux server is down")
+        return self.tmux
+
+    def pane_lock(self, surface_id: SurfaceId) -> asyncio.Lock:
+        return self._locks.setdefault(surface_id, asyncio.Lock())
+
+    # -- PaneDirectory ------------------------------------------------------------------------
+    def require_pane(
+        self, pane_id: str | None, code: ErrorCode = ErrorCode.PANE_NOT_FOUND
+    ) -> FakePane:
+        self.require_port()
+        pane = self.panes.get(pane_id)
+        if pane is None:
+            raise MyttyError(code, f"no pane with id {pane_id!r}")
+        return pane
+
+    async def refresh_panes(self) -> Sequence[PaneRow]:
+        rows = await self.require_port().list_panes()
+        live = [r for r in rows if r.session_name != PRIVATE]
+        seen: set[str] = set()
+        for row in live:
+            seen.add(row.pane_id)
+            pane = self.panes.by_tmux(row.pane_id)
+            if pane is None:
+                surface = parse_surface_id(row.surface) or _new_surface()
+                pane = self.panes.by_surface[surface] = FakePane(surface, row.pane_id, row.pane_pid)
+            pane.row = row
+        for pane in self.panes.panes():
+            if pane.tmux_id not in seen:
+                del self.panes.by_surface[pane.surface_id]
+        return rows
+
+    # -- PaneFacts ------------------------------------------------------------------------------
+    def pane_info(self, pane: PaneView) -> PaneEntry:
+        assert pane.row is not None
+        provider = self.foreground.get(pane.surface_id)
+        command = provider.value if provider is not None else pane.row.current_command
+        run = self.hub.book.most_relevant(pane.surface_id)
+        return wire.pane_entry(
+            pane.surface_id, pane.row, command, run, self.hub.notes.get(pane.surface_id)
+        )
+
+    def pane_environment(self, surface_id: SurfaceId) -> dict[str, str]:
+        return {"MYTTY_SURFACE_ID": surface_id, "MYTTY_EVENT_CAPABILITY": f"cap-{surface_id}"}
+
+    def caller_surface(self, peer_pid: int) -> SurfaceId | None:
+        return self.callers.get(peer_pid)
+
+    # -- PaneFactory ----------------------------------------------------------------------------
+    async def create_pane(
+        self,
+        *,
+        split_from: PaneView | None = None,
+        direction: str = "right",
+        session: str | None = None,
+        cwd: str | None,
+        command: str | None,
+        extra_env: dict[str, str] | None = None,
+        after_window: str | None = None,
+        window_name: str | None = None,
+    ) -> FakePane:
+        port = self.require_port()
+        surface = _new_surface()
+        env = {**self.pane_environment(surface), **(extra_env or {})}
+
+        def register(tmux_id: str, pid: int) -> None:
+            self.panes.by_surface[surface] = FakePane(surface, tmux_id, pid)
+
+        if split_from is not None:
+            await port.split(
+                split_from.tmux_id,
+                direction,
+                cwd=cwd,
+                env=env,
+                command="exec sleep 9",
+                on_created=register,
+            )
+        else:
+            await port.new_window(
+                session or USER_SESSION,
+                cwd=cwd,
+                env=env,
+                command="exec sleep 9",
+                on_created=register,
+            )
+        self.created.append(
+            Created(
+                surface,
+                split_from.surface_id if split_from is not None else None,
+                direction,
+                session,
+                cwd,
+                command,
+            )
+        )
+        await self.refresh_panes()
+        return self.panes.by_surface[surface]
+
+    async def close_pane(self, pane: PaneView) -> None:
+        await self.require_port().kill_pane(pane.tmux_id)
+        await self.refresh_panes()
+
+    async def preferred_session(self) -> str:
+        return USER_SESSION
+
+    async def ensure_user_session(self) -> str:
+        if not await self.require_port().has_session(USER_SESSION):
+            self.tmux.add_session(USER_SESSION)
+            await self.refresh_panes()
+        return USER_SESSION
+
+    # -- AgentChecks ----------------------------------------------------------------------------
+    async def attention_preflight(self, pane: PaneView) -> None:
+        provider = self.foreground.get(pane.surface_id)
+        if provider is not None and await self.integrations.status(provider) == "not-installed":
+            raise MyttyError(ErrorCode.PROVIDER_INTEGRATION_NOT_INSTALLED, f"{provider} has none")
+
+    async def job_attention_preflight(self, job: AgentJob) -> None:
+        provider = job.provider.agent_provider
+        if await self.integrations.status(provider) == "not-installed":
+            raise MyttyError(ErrorCode.PROVIDER_INTEGRATION_NOT_INSTALLED, f"{provider} has none")
+
+    async def spawn_preflight(self, provider: WorkerProvider) -> None:
+        agent = provider.agent_provider
+        if await self.integrations.status(agent) == "needs-repair":
+            raise MyttyError(ErrorCode.PROVIDER_INTEGRATION_NEEDS_REPAIR, f"{agent} is broken")
+
+    def binary_preflight(
+        self, provider: WorkerProvider, anchor: PaneView | None, caller_pid: int
+    ) -> None:
+        if provider in self.missing_binaries:
+            raise MyttyError(ErrorCode.PROVIDER_BINARY_NOT_FOUND, f"no {provider} on PATH")
+
+    async def resolve_worktree(self, base_dir: str, branch: str) -> str:
+        found = self.worktrees.get(base_dir)
+        if found is None:
+            raise MyttyError(ErrorCode.NOT_A_GIT_REPOSITORY, f"{base_dir} is not in a git repo")
+        return found
+
+    async def access_mode_flags(
+        self, worker: WorkerProvider, access: str | None, anchor: PaneView | None
+    ) -> list[str]:
+        return [f"--fake-access={access or 'default'}"]
+
+
+def _new_surface() -> SurfaceId:
+    return SurfaceId(format_uuid_bytes(os.urandom(16)))
+
+
+def _conforms(controller: FakeController) -> Context:
+    """Checked by mypy: the fake provides every port the router hands to handlers."""
+    return controller

@@ -1,0 +1,249 @@
+"""Agent commands against the fake port: spawn's validation order, job lookups and lost jobs."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from mytty.core.events import AgentEventKind, AgentProvider, WorkerProvider
+from mytty.core.ids import SurfaceId
+from tests.control.conftest import event, failure, run, uuid
+from tests.control.fakes import FakeController, FakePane
+
+K = AgentEventKind
+
+
+def spawn(pane: FakePane | None, **fields: Any) -> dict[str, Any]:
+    request: dict[str, Any] = {"type": "spawnAgent", "provider": "claude", "task": "look around"}
+    if pane is not None:
+        request["anchorPaneID"] = pane.surface_id
+        request["direction"] = "right"
+    request.update(fields)
+    return request
+
+
+async def spawned(c: FakeController, pane: FakePane, **fields: Any) -> dict[str, Any]:
+    reply = await c.request(spawn(pane, **fields))
+    assert reply["type"] == "agentJob", reply
+    job: dict[str, Any] = reply["job"]
+    return job
+
+
+# -- spawn --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fields", "code"),
+    [
+        ({"provider": "gemini"}, "invalid-request"),
+        ({"direction": "sideways"}, "invalid-request"),
+        ({"access": "root"}, "invalid-request"),
+        ({"anchorPaneID": "00000000-0000-4000-8000-000000000000"}, "pane-not-found"),
+        ({"task": ""}, "invalid-task"),
+        ({"task": 7}, "invalid-request"),
+        ({"label": "two\nlines"}, "invalid-label"),
+        ({"model": "son net"}, "invalid-model"),
+        ({"cwd": "relative"}, "invalid-cwd"),
+        ({"worktreeBranch": "bad..branch"}, "invalid-worktree-branch"),
+        ({"worktreeBranch": "feature"}, "not-a-git-repository"),
+    ],
+)
+def test_spawn_refuses_bad_input_before_creating_a_pane(fields: dict[str, Any], code: str) -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        assert failure(await c.request(spawn(pane, **fields))) == code
+        assert c.created == []
+
+    run(scenario)
+
+
+def test_spawn_reports_the_first_problem_in_the_documented_order() -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        # anchor before task before label before model before integration before cwd
+        everything_wrong = spawn(
+            pane, anchorPaneID=uuid(), task="", label="a\nb", model="", cwd="rel"
+        )
+        assert failure(await c.request(everything_wrong)) == "pane-not-found"
+        del everything_wrong["anchorPaneID"]
+        assert failure(await c.request(everything_wrong)) == "invalid-task"
+        everything_wrong["task"] = "ok"
+        assert failure(await c.request(everything_wrong)) == "invalid-label"
+        del everything_wrong["label"]
+        assert failure(await c.request(everything_wrong)) == "invalid-model"
+        del everything_wrong["model"]
+        c.integrations.statuses[AgentProvider.CLAUDE_CODE] = "needs-repair"
+        assert failure(await c.request(everything_wrong)) == "provider-integration-needs-repair"
+        c.integrations.statuses[AgentProvider.CLAUDE_CODE] = "installed"
+        assert failure(await c.request(everything_wrong)) == "invalid-cwd"
+        assert c.created == []
+
+    run(scenario)
+
+
+def test_spawn_with_a_provider_binary_on_no_path() -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        c.missing_binaries.add(WorkerProvider.CODEX)
+        reply = await c.request(spawn(pane, provider="codex"))
+        assert failure(reply) == "provider-binary-not-found"
+        assert c.created == []
+
+    run(scenario)
+
+
+def test_spawn_starts_a_launching_job_in_a_new_pane() -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        job = await spawned(c, pane, label="scan-a", cwd="/")
+        (made,) = c.created
+        assert job["paneID"] == {"rawValue": made.surface_id}
+        assert (job["provider"], job["label"], job["state"]) == ("claude", "scan-a", "launching")
+        assert (job["runID"], job["sessionID"], job["message"]) == (None, None, None)
+        assert (made.split_from, made.direction, made.cwd) == (pane.surface_id, "right", "/")
+        # The worker's argv runs from a launch file: the command names the provider and task.
+        assert made.command is not None and "claude" in made.command
+        assert "look around" in made.command and "--fake-access=default" in made.command
+
+    run(scenario)
+
+
+def test_spawn_into_a_worktree_uses_its_directory() -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        c.worktrees["/tmp"] = "/"
+        await spawned(c, pane, worktreeBranch="feature/x")
+        assert c.created[0].cwd == "/"
+
+    run(scenario)
+
+
+def test_spawn_without_an_anchor_opens_a_window_in_the_mytty_session() -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        await spawned(c, None, cwd="/")
+        (made,) = c.created
+        assert (made.split_from, made.session) == (None, "mytty")
+
+    run(scenario)
+
+
+def test_spawn_while_tmux_is_down() -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        c.port_up = False
+        assert failure(await c.request(spawn(None, cwd="/"))) == "tmux-unavailable"
+
+    run(scenario)
+
+
+# -- wait / result / send / focus / close -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "request_type", ["waitAgent", "agentResult", "sendAgent", "focusAgent", "closeAgent"]
+)
+def test_every_agent_command_knows_no_such_job(request_type: str) -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        request = {
+            "type": request_type,
+            "jobID": {"rawValue": uuid()},
+            "until": "completed",
+            "text": "more",
+            "timeoutSeconds": 0,
+        }
+        assert failure(await c.request(request)) == "job-not-found"
+        malformed = {**request, "jobID": 5}
+        assert failure(await c.request(malformed)) == "invalid-request"
+
+    run(scenario)
+
+
+def test_agent_wait_validates_until_and_follows_the_jobs_own_run() -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        job = await spawned(c, pane)
+        job_id = job["jobID"]
+        worker = SurfaceId(job["paneID"]["rawValue"])
+        bad = {"type": "waitAgent", "jobID": job_id, "until": "idle"}
+        assert failure(await c.request(bad)) == "invalid-request"
+        now = {"type": "waitAgent", "jobID": job_id, "until": "running", "timeoutSeconds": 0}
+        reply = await c.request(now)
+        assert (reply["type"], reply["timedOut"], reply["job"]["state"]) == (
+            "agentWaitResult",
+            True,
+            "launching",
+        )
+        request = {**now, "timeoutSeconds": 30}
+        waiting = asyncio.ensure_future(c.request(request))
+        await asyncio.sleep(0)
+        c.hub.ingest(event(pane.surface_id, K.STARTED))  # another pane's run: not the job's
+        await asyncio.sleep(0)
+        assert not waiting.done()
+        run_id = uuid()
+        c.hub.ingest(event(worker, K.STARTED, run=run_id))
+        reply = await waiting
+        assert reply["timedOut"] is False
+        assert reply["job"]["state"] == "running" and reply["job"]["runID"] == {"rawValue": run_id}
+
+    run(scenario)
+
+
+def test_agent_wait_for_attention_needs_the_providers_hooks() -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        job = await spawned(c, pane)
+        c.integrations.statuses[AgentProvider.CLAUDE_CODE] = "not-installed"
+        request = {"type": "waitAgent", "jobID": job["jobID"], "until": "attention"}
+        assert failure(await c.request(request)) == "provider-integration-not-installed"
+
+    run(scenario)
+
+
+def test_a_job_whose_pane_is_gone_is_lost_everywhere() -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        job = await spawned(c, pane)
+        worker = job["paneID"]["rawValue"]
+        c.hub.ingest(event(SurfaceId(worker), K.STARTED))
+        assert await c.request({"type": "closePane", "paneID": worker}) == {"type": "ok"}
+        result = await c.request({"type": "agentResult", "jobID": job["jobID"]})
+        assert result["job"]["state"] == "lost"
+        assert result["content"] == {
+            "paneID": worker,
+            "text": "",
+            "cursorRow": None,
+            "cursorColumn": None,
+        }
+        send = {"type": "sendAgent", "jobID": job["jobID"], "text": "more"}
+        assert failure(await c.request(send)) == "job-lost"
+        focus = {"type": "focusAgent", "jobID": job["jobID"]}
+        assert failure(await c.request(focus)) == "job-lost"
+        # close of a lost job is still ok: the job is lost either way
+        assert await c.request({"type": "closeAgent", "jobID": job["jobID"]}) == {"type": "ok"}
+
+    run(scenario)
+
+
+def test_agent_send_reaches_the_workers_pane_and_re_arms_a_finished_job() -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        job = await spawned(c, pane)
+        worker = SurfaceId(job["paneID"]["rawValue"])
+        first = uuid()
+        c.hub.ingest(event(worker, K.STARTED, run=first))
+        c.hub.ingest(event(worker, K.SUCCEEDED, run=first, at=1_000_001.0))
+        result = await c.request({"type": "agentResult", "jobID": job["jobID"]})
+        assert result["job"]["state"] == "succeeded"
+        send = {"type": "sendAgent", "jobID": job["jobID"], "text": "and the tests"}
+        assert await c.request(send) == {"type": "ok"}
+        target = c.panes.get(worker)
+        assert target is not None
+        assert c.tmux.pane(target.tmux_id).sent == [("text", "and the tests")]
+        again = await c.request({"type": "agentResult", "jobID": job["jobID"]})
+        assert again["job"]["state"] == "launching" and again["job"]["runID"] is None
+
+    run(scenario)
+
+
+def test_agent_close_closes_the_pane_and_the_job_is_lost() -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        job = await spawned(c, pane)
+        assert await c.request({"type": "closeAgent", "jobID": job["jobID"]}) == {"type": "ok"}
+        assert c.panes.get(job["paneID"]["rawValue"]) is None
+        wait = {"type": "waitAgent", "jobID": job["jobID"], "until": "completed"}
+        reply = await c.request(wait)
+        assert (reply["timedOut"], reply["job"]["state"]) == (False, "lost")
+
+    run(scenario)
