@@ -24,7 +24,7 @@ def spawn(pane: FakePane | None, **fields: Any) -> dict[str, Any]:
     return request
 
 
-async def spawned(c: FakeController, pane: FakePane, **fields: Any) -> dict[str, Any]:
+async def spawned(c: FakeController, pane: FakePane | None, **fields: Any) -> dict[str, Any]:
     reply = await c.request(spawn(pane, **fields))
     assert reply["type"] == "agentJob", reply
     job: dict[str, Any] = reply["job"]
