@@ -135,6 +135,9 @@ class FakeJobs:
         self._jobs[job_id] = updated
         return updated
 
+    def ids(self) -> list[str]:
+        return list(self._jobs)
+
     def re_arm(self, job_id: str) -> AgentJob:
         job = self.current(job_id)
         runs = self._hub.book.runs_for(job.surface_id, job.provider.agent_provider)

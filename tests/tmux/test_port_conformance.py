@@ -17,9 +17,9 @@ import struct
 import subprocess
 import termios
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import pytest
 
@@ -56,7 +56,7 @@ class World(Protocol):
         ...
 
 
-Scenario = Callable[[World], Awaitable[None]]
+Scenario = Callable[[World], Coroutine[Any, Any, None]]
 
 
 class FakeWorld:

@@ -163,7 +163,7 @@ def _strings(tree: ast.AST) -> list[tuple[int, str]]:
             text = ""
             for part in node.values:
                 inside_fstring.add(id(part))
-                text += part.value if isinstance(part, ast.Constant) else "{}"
+                text += str(part.value) if isinstance(part, ast.Constant) else "{}"
             out.append((node.lineno, text))
     for node in ast.walk(tree):
         if (
