@@ -23,12 +23,14 @@ if TYPE_CHECKING:
         JobStore,
         PaneDirectory,
         PaneFactory,
-        PaneView,
+        PaneFacts,
         RunWaiter,
     )
     from mytty.protocol.replies import AgentJobReply
 
-    class SpawnContext(PaneDirectory, PaneFactory, RunWaiter, JobStore, AgentChecks, Protocol):
+    class SpawnContext(
+        PaneDirectory, PaneFacts, PaneFactory, RunWaiter, JobStore, AgentChecks, Protocol
+    ):
         """What ``agent_spawn`` uses of the controller."""
 
 
@@ -308,22 +310,6 @@ def parse(request: Request) -> Params:
     )
 
 
-def _anchor_directory(anchor: PaneView) -> str | None:
-    """The anchor pane's working directory.
-
-    tmux knows none for a pane whose shell is still starting (its pty has no session yet), so
-    then the pane's own process is asked.
-    """
-    if anchor.row is not None and anchor.row.current_path:
-        return str(anchor.row.current_path)
-    if anchor.pid > 0:
-        try:
-            return os.readlink(f"/proc/{anchor.pid}/cwd")
-        except OSError:
-            return None
-    return None
-
-
 async def handle(ctx: SpawnContext, params: Params) -> AgentJobReply:
     import time
 
@@ -367,7 +353,7 @@ async def handle(ctx: SpawnContext, params: Params) -> AgentJobReply:
             # tmux sends no notification when a shell changes directory: look again now.
             await ctx.refresh_panes()
             anchor = ctx.require_pane(anchor.surface_id)
-        anchor_dir = _anchor_directory(anchor) if anchor is not None else None
+        anchor_dir = ctx.pane_directory(anchor) if anchor is not None else None
         if anchor_dir:
             cwd = anchor_dir
         else:

@@ -86,6 +86,10 @@ class PaneFacts(Protocol):
         """The pane whose shell is an ancestor of ``peer_pid``, if any."""
         ...
 
+    def pane_directory(self, pane: PaneView) -> str | None:
+        """The pane's working directory: tmux's, else its process's (None when unknown)."""
+        ...
+
 
 class PaneFactory(Protocol):
     """Making and closing panes and sessions."""

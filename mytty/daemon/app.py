@@ -215,6 +215,9 @@ class Controller:
     def caller_surface(self, peer_pid: int) -> SurfaceId | None:
         return self.pane_service.caller_surface(peer_pid)
 
+    def pane_directory(self, pane: PaneView) -> str | None:
+        return self.pane_service.pane_directory(pane)
+
     async def refresh_panes(self) -> list[PaneRow]:
         return await self.pane_service.refresh_panes()
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import collections
 import dataclasses
 import logging
-import os
 import time
 from collections.abc import Callable
 
@@ -53,19 +52,7 @@ def _process_tree(root: int, session: int | None) -> list[int]:
 
 
 def _has_session_file_open(pid: int, session_id: str) -> bool:
-    fd_dir = f"/proc/{pid}/fd"
-    try:
-        fds = os.listdir(fd_dir)
-    except OSError:
-        return False
-    for fd in fds:
-        try:
-            target = os.readlink(f"{fd_dir}/{fd}")
-        except OSError:
-            continue
-        if session_id in target and target.endswith(".jsonl"):
-            return True
-    return False
+    return any(session_id in t and t.endswith(".jsonl") for t in procfs.open_files(pid))
 
 
 class CodexRouter:

@@ -2,7 +2,7 @@
 
 The pure rules live in :mod:`mytty.core.inherit_flags`; this module does the I/O they need:
 
-* a process's argv, executable and cwd from ``/proc``;
+* a process's argv, executable and cwd (through :mod:`mytty.daemon.procfs`);
 * Claude Code's current permission mode from its session transcript
   (``~/.claude/projects/<slug>/<session>.jsonl``), which also reflects a mode switched
   interactively (shift+tab) after launch;
@@ -21,53 +21,13 @@ from mytty.core.agents_detect import classify_process
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import WorkerProvider
 from mytty.core.inherit_flags import CLAUDE_STORED_MODES, inherit_mode_flags, scan_inherited_flags
+from mytty.daemon import procfs
 
 #: How much of a transcript's end is read (records before that are old news).
 TRANSCRIPT_TAIL_BYTES = 512 * 1024
 
-_DELETED_SUFFIX = " (deleted)"
 _SAFE_SESSION_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,255}")
 _MODE_RECORD_TYPES = frozenset({"permission-mode", "user"})
-
-
-# --------------------------------------------------------------------------------------------
-# /proc
-# --------------------------------------------------------------------------------------------
-
-
-def read_process_argv(pid: int, *, proc_root: str = "/proc") -> list[str] | None:
-    """The argv of ``pid``, or None when it can't be read (gone, no permission, kernel thread)."""
-    try:
-        with open(os.path.join(proc_root, str(pid), "cmdline"), "rb") as f:
-            raw = f.read()
-    except OSError:
-        return None
-    if not raw:
-        return None
-    if raw.endswith(b"\0"):
-        raw = raw[:-1]
-    return [os.fsdecode(part) for part in raw.split(b"\0")]
-
-
-def read_process_exe(pid: int, *, proc_root: str = "/proc") -> str | None:
-    """The executable path of ``pid`` (without the `` (deleted)`` mark of a replaced binary)."""
-    try:
-        path = os.readlink(os.path.join(proc_root, str(pid), "exe"))
-    except OSError:
-        return None
-    path = path.removesuffix(_DELETED_SUFFIX)
-    return path or None
-
-
-def read_process_cwd(pid: int, *, proc_root: str = "/proc") -> str | None:
-    """The current directory of ``pid``, or None."""
-    try:
-        path = os.readlink(os.path.join(proc_root, str(pid), "cwd"))
-    except OSError:
-        return None
-    if path.endswith(_DELETED_SUFFIX):
-        return None
-    return path or None
 
 
 # --------------------------------------------------------------------------------------------
@@ -238,7 +198,7 @@ def inherited_mode_flags_for(
     home: str,
     cwd: str | None = None,
     session_id: str | None = None,
-    proc_root: str = "/proc",
+    proc_root: str = procfs.PROC,
 ) -> list[str]:
     """The mode flags a ``worker`` inherits from the lead agent process ``pid``.
 
@@ -248,13 +208,13 @@ def inherited_mode_flags_for(
     transcript; ``cwd`` and ``session_id`` default to the process's cwd and its live session
     record), else the workspace-write flags.
     """
-    argv = read_process_argv(pid, proc_root=proc_root)
+    argv = procfs.argv(pid, proc_root=proc_root)
     if argv is None:
         raise MyttyError(
             ErrorCode.INHERIT_UNAVAILABLE,
             f"couldn't read the command line of the lead agent (pid {pid})",
         )
-    exe = read_process_exe(pid, proc_root=proc_root)
+    exe = procfs.exe(pid, proc_root=proc_root)
     lead = classify_process(exe, argv)
     if lead != worker.agent_provider:
         seen = lead.value if lead is not None else "no known agent"
@@ -266,12 +226,12 @@ def inherited_mode_flags_for(
     flags = scan_inherited_flags(worker, argv)
     stored: str | None = None
     if not flags and worker is WorkerProvider.CLAUDE:
-        lead_cwd = cwd if cwd is not None else read_process_cwd(pid, proc_root=proc_root)
+        lead_cwd = cwd if cwd is not None else procfs.cwd(pid, proc_root=proc_root)
         sid = session_id if session_id is not None else claude_live_session(pid, home)
         if lead_cwd is not None:
             stored = claude_stored_mode(lead_cwd, sid, home)
     elif not flags and worker is WorkerProvider.CURSOR:
-        lead_cwd = cwd if cwd is not None else read_process_cwd(pid, proc_root=proc_root)
+        lead_cwd = cwd if cwd is not None else procfs.cwd(pid, proc_root=proc_root)
         if lead_cwd is not None:
             stored = cursor_stored_mode(lead_cwd, session_id, home)
     return inherit_mode_flags(worker, flags, stored)

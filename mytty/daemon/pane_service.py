@@ -171,6 +171,13 @@ class PaneService:
     def caller_surface(self, peer_pid: int) -> SurfaceId | None:
         return procfs.find_ancestor(peer_pid, self.panes.pid_map())
 
+    def pane_directory(self, pane: PaneView) -> str | None:
+        """tmux's idea of the pane's directory; while its shell is still starting (its pty has
+        no session yet, so tmux knows none) the pane's own process is asked."""
+        if pane.row is not None and pane.row.current_path:
+            return pane.row.current_path
+        return procfs.cwd(pane.pid) if pane.pid > 0 else None
+
     # -- creating and closing panes -------------------------------------------------------------
     def _launch_command(self) -> str:
         """The first command of every pane the controller makes: the shell launcher."""

@@ -1,6 +1,26 @@
-"""Process facts from /proc: foreground process of a pane, argv, ancestry, exec-time env.
+"""The one reader of ``/proc``: process facts the controller needs, with one set of rules.
 
-These are cheap (tens of microseconds) reads, so they run on the event loop.
+Used for a pane's foreground process, caller identity (ancestry), agent detection, codex
+routing (open files) and ``--access inherit`` (argv, executable, cwd of the lead agent).
+
+The rules, the same for every caller:
+
+* A process that is gone, unreadable or half-made is an answer, not an error: readers return
+  ``None`` (lists: empty) and never raise.
+* **argv** splits ``cmdline`` at NULs and drops the empty strings at its end: a process that
+  rewrites its title (``process.title`` in node, as ``claude`` may) leaves NUL padding there,
+  which a real trailing empty argument cannot be told from. Empty arguments before the last
+  real one are kept (``--flag ""`` must not swallow the next flag). An empty ``cmdline``
+  (kernel thread, zombie) is ``None``.
+* **Paths and arguments keep their bytes** (``os.fsdecode``: undecodable bytes survive as
+  surrogates and ``os.fsencode`` gives them back); **names shown as text** (``comm``,
+  environment values) are decoded as UTF-8 with U+FFFD for bad bytes.
+* **exe** drops the kernel's `` (deleted)`` mark: a binary upgraded in place while it runs
+  still names the program it is. **cwd** is ``None`` for a deleted directory: nothing can start
+  there.
+
+``proc_root`` exists for tests that build a fake ``/proc`` tree. The reads take tens of
+microseconds, so they run on the event loop.
 """
 
 from __future__ import annotations
@@ -10,77 +30,100 @@ from collections.abc import Mapping
 from typing import TypeVar
 
 T = TypeVar("T")
+PROC = "/proc"
+_DELETED_SUFFIX = " (deleted)"
 
 
-def _stat_fields(pid: int) -> list[bytes] | None:
+def _path(pid: int, name: str, proc_root: str) -> str:
+    return os.path.join(proc_root, str(pid), name)
+
+
+def _read(pid: int, name: str, proc_root: str) -> bytes | None:
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read()
+        with open(_path(pid, name, proc_root), "rb") as f:
+            return f.read()
     except OSError:
+        return None
+
+
+def _link(pid: int, name: str, proc_root: str) -> str | None:
+    try:
+        return os.readlink(_path(pid, name, proc_root))
+    except OSError:
+        return None
+
+
+def _stat_fields(pid: int, proc_root: str = PROC) -> list[bytes] | None:
+    data = _read(pid, "stat", proc_root)
+    if not data or b")" not in data:
         return None
     # The command name may contain spaces and parentheses: split after the last ')'.
     return data[data.rindex(b")") + 2 :].split()
 
 
-def parent_pid(pid: int) -> int | None:
-    fields = _stat_fields(pid)
+def parent_pid(pid: int, *, proc_root: str = PROC) -> int | None:
+    fields = _stat_fields(pid, proc_root)
     return int(fields[1]) if fields else None
 
 
-def session_id(pid: int) -> int | None:
+def session_id(pid: int, *, proc_root: str = PROC) -> int | None:
     """The process's session id (the pane's shell leads the pane's session)."""
-    fields = _stat_fields(pid)
+    fields = _stat_fields(pid, proc_root)
     return int(fields[3]) if fields else None
 
 
-def foreground_pgid(pane_pid: int) -> int | None:
+def foreground_pgid(pane_pid: int, *, proc_root: str = PROC) -> int | None:
     """The foreground process group of the pane's terminal (``tpgid``)."""
-    fields = _stat_fields(pane_pid)
+    fields = _stat_fields(pane_pid, proc_root)
     if not fields:
         return None
     tpgid = int(fields[5])
     return tpgid if tpgid > 0 else None
 
 
-def foreground_pid(pane_pid: int) -> int | None:
+def foreground_pid(pane_pid: int, *, proc_root: str = PROC) -> int | None:
     """The foreground process (group leader), or None when the shell itself is in front."""
-    tp = foreground_pgid(pane_pid)
+    tp = foreground_pgid(pane_pid, proc_root=proc_root)
     if tp is None or tp == pane_pid:
         return None
     return tp
 
 
-def argv(pid: int) -> list[str] | None:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            raw = f.read()
-    except OSError:
+def argv(pid: int, *, proc_root: str = PROC) -> list[str] | None:
+    """The process's arguments (without the NUL padding of a rewritten title)."""
+    raw = _read(pid, "cmdline", proc_root)
+    if not raw:
         return None
-    # Drop the NUL padding a process leaves when it rewrites its title.
-    return [a.decode("utf-8", "replace") for a in raw.split(b"\0") if a]
+    args = raw.rstrip(b"\0").split(b"\0")
+    return [os.fsdecode(a) for a in args] if args != [b""] else None
 
 
-def exe(pid: int) -> str | None:
-    try:
-        return os.readlink(f"/proc/{pid}/exe")
-    except OSError:
+def exe(pid: int, *, proc_root: str = PROC) -> str | None:
+    """The executable's path, without the `` (deleted)`` mark of a replaced binary."""
+    path = _link(pid, "exe", proc_root)
+    if path is None:
         return None
+    return path.removesuffix(_DELETED_SUFFIX) or None
 
 
-def comm(pid: int) -> str | None:
-    try:
-        with open(f"/proc/{pid}/comm", "rb") as f:
-            return f.read().strip().decode("utf-8", "replace")
-    except OSError:
+def cwd(pid: int, *, proc_root: str = PROC) -> str | None:
+    """The current directory, or None when it is unreadable or was deleted."""
+    path = _link(pid, "cwd", proc_root)
+    if not path or path.endswith(_DELETED_SUFFIX):
         return None
+    return path
 
 
-def environ_value(pid: int, name: str) -> str | None:
+def comm(pid: int, *, proc_root: str = PROC) -> str | None:
+    """The process's short name (what ``ps`` shows; a process may set it)."""
+    raw = _read(pid, "comm", proc_root)
+    return None if raw is None else raw.strip().decode("utf-8", "replace")
+
+
+def environ_value(pid: int, name: str, *, proc_root: str = PROC) -> str | None:
     """One variable of a process's exec-time environment."""
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as f:
-            raw = f.read()
-    except OSError:
+    raw = _read(pid, "environ", proc_root)
+    if raw is None:
         return None
     prefix = name.encode() + b"="
     for entry in raw.split(b"\0"):
@@ -89,7 +132,33 @@ def environ_value(pid: int, name: str) -> str | None:
     return None
 
 
-def find_ancestor(pid: int, candidates: Mapping[int, T], max_depth: int = 64) -> T | None:
+def open_files(pid: int, *, proc_root: str = PROC) -> list[str]:
+    """Where the process's file descriptors point (paths, ``socket:[…]``, ``pipe:[…]``)."""
+    fd_dir = _path(pid, "fd", proc_root)
+    try:
+        fds = os.listdir(fd_dir)
+    except OSError:
+        return []
+    targets = []
+    for fd in fds:
+        try:
+            targets.append(os.readlink(os.path.join(fd_dir, fd)))
+        except OSError:
+            continue
+    return targets
+
+
+def fd_count(pid: int, *, proc_root: str = PROC) -> int | None:
+    """How many file descriptors the process holds (None when unreadable)."""
+    try:
+        return len(os.listdir(_path(pid, "fd", proc_root)))
+    except OSError:
+        return None
+
+
+def find_ancestor(
+    pid: int, candidates: Mapping[int, T], max_depth: int = 64, *, proc_root: str = PROC
+) -> T | None:
     """Walk up from ``pid`` to the first pid in ``candidates``; return its value."""
     depth = 0
     current: int | None = pid
@@ -97,21 +166,19 @@ def find_ancestor(pid: int, candidates: Mapping[int, T], max_depth: int = 64) ->
         hit = candidates.get(current)
         if hit is not None:
             return hit
-        current = parent_pid(current)
+        current = parent_pid(current, proc_root=proc_root)
         depth += 1
     return None
 
 
-def children(pid: int) -> list[int]:
+def children(pid: int, *, proc_root: str = PROC) -> list[int]:
     out: list[int] = []
     try:
-        tasks = os.listdir(f"/proc/{pid}/task")
+        tasks = os.listdir(_path(pid, "task", proc_root))
     except OSError:
         return out
     for tid in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
-                out.extend(int(x) for x in f.read().split())
-        except OSError:
-            continue
+        raw = _read(pid, os.path.join("task", tid, "children"), proc_root)
+        if raw is not None:
+            out.extend(int(x) for x in raw.split())
     return out

@@ -35,6 +35,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mytty.daemon import procfs
 from mytty.daemon.request_scope import CURRENT, RequestScope
 from mytty.protocol.limits import (
     MAX_REQUEST_BYTES,
@@ -113,9 +114,8 @@ def connection_limit(servers: int = 2) -> int:
     soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
         soft = 1 << 20
-    try:
-        in_use = len(os.listdir("/proc/self/fd"))
-    except OSError:  # pragma: no cover - no /proc
+    in_use = procfs.fd_count(os.getpid())
+    if in_use is None:  # pragma: no cover - no /proc
         in_use = 32
     return max(MIN_CONNECTIONS, (soft - in_use - RESERVED_FDS) // servers)
 

@@ -277,6 +277,9 @@ class FakeController:
     def caller_surface(self, peer_pid: int) -> SurfaceId | None:
         return self.callers.get(peer_pid)
 
+    def pane_directory(self, pane: PaneView) -> str | None:
+        return pane.row.current_path if pane.row is not None and pane.row.current_path else None
+
     # -- PaneFactory ----------------------------------------------------------------------------
     async def create_pane(
         self,

@@ -1,4 +1,4 @@
-"""Inherit I/O: /proc reads, Claude transcripts, and the whole procedure on a fake /proc."""
+"""Inherit I/O: /proc reads (mytty.daemon.procfs), Claude transcripts, the whole procedure on a fake /proc."""
 
 from __future__ import annotations
 
@@ -22,10 +22,10 @@ from mytty.daemon.inherit import (
     claude_transcript_path,
     cursor_stored_mode,
     inherited_mode_flags_for,
-    read_process_argv,
-    read_process_cwd,
-    read_process_exe,
 )
+from mytty.daemon.procfs import argv as read_process_argv
+from mytty.daemon.procfs import cwd as read_process_cwd
+from mytty.daemon.procfs import exe as read_process_exe
 
 SID = "2f295c41-79c8-40fa-854a-def4848899c0"
 CLAUDE_EXE = "/home/dev/.npm/lib/node_modules/@anthropic-ai/claude-code/bin/claude.exe"
