@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # types only: importing the ports loads none of these
 
     from mytty.core.attention import AttentionBook
     from mytty.core.events import AgentProvider, WorkerProvider
-    from mytty.core.ids import SurfaceId
+    from mytty.core.ids import SurfaceId, TmuxPaneId
     from mytty.core.jobs import AgentJob
     from mytty.core.ledger import EventLedger
     from mytty.core.notes import StatusNotes
@@ -40,7 +40,7 @@ class PaneView(Protocol):
     @property
     def surface_id(self) -> SurfaceId: ...
     @property
-    def tmux_id(self) -> str:
+    def tmux_id(self) -> TmuxPaneId:
         """tmux's ``%N``: only ever handed back to the tmux port."""
         ...
 

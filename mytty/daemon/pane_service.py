@@ -17,7 +17,7 @@ from mytty.control.ports import PaneView
 from mytty.core import agents_detect
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentProvider
-from mytty.core.ids import SurfaceId
+from mytty.core.ids import SurfaceId, TmuxPaneId
 from mytty.core.quoting import shell_quote
 from mytty.daemon import procfs
 from mytty.daemon.agents import AgentHub
@@ -183,7 +183,7 @@ class PaneService:
         """The first command of every pane the controller makes: the shell launcher."""
         return f"exec /bin/sh {shell_quote(str(self._launcher))}"
 
-    def _register(self, surface: SurfaceId, tmux_id: str, pid: int) -> None:
+    def _register(self, surface: SurfaceId, tmux_id: TmuxPaneId, pid: int) -> None:
         # Runs before tmux's hook notification for this pane is dispatched.
         self.panes.register_created(surface, tmux_id, pid)
 
@@ -221,7 +221,7 @@ class PaneService:
             env["MYTTY_LAUNCH_FILE"] = launch_path
         launcher = self._launch_command()
 
-        def register(tmux_id: str, pid: int) -> None:
+        def register(tmux_id: TmuxPaneId, pid: int) -> None:
             self._register(surface, tmux_id, pid)
 
         try:

@@ -20,7 +20,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from mytty.core.ids import SurfaceId, format_uuid_bytes, parse_surface_id
+from mytty.core.ids import SurfaceId, TmuxPaneId, format_uuid_bytes, parse_surface_id
 from mytty.daemon import procfs
 from mytty.tmux.port import PaneRow
 
@@ -30,7 +30,7 @@ PRIVATE_SESSION = "_mytty"
 @dataclass
 class Pane:
     surface_id: SurfaceId
-    tmux_id: str
+    tmux_id: TmuxPaneId
     pid: int
     row: PaneRow | None = None
     option_written: bool = False
@@ -49,7 +49,7 @@ class PaneRegistry:
     def __init__(self, secret: bytes) -> None:
         self._secret = secret
         self.by_surface: dict[SurfaceId, Pane] = {}
-        self.by_tmux: dict[str, Pane] = {}
+        self.by_tmux: dict[TmuxPaneId, Pane] = {}
         #: Bumped whenever the controller registers a pane it just created. A listing taken
         #: before that cannot know the pane, so reconcile must not drop it as gone.
         self.generation = 0
@@ -94,11 +94,11 @@ class PaneRegistry:
         out, self._unsaved = self._unsaved, []
         return out
 
-    def _may_hold(self, surface: SurfaceId, tmux_id: str) -> bool:
+    def _may_hold(self, surface: SurfaceId, tmux_id: TmuxPaneId) -> bool:
         bound = self._bindings.get(surface)
         return bound is None or bound == (self.server, tmux_id)
 
-    def _bind(self, surface: SurfaceId, tmux_id: str) -> None:
+    def _bind(self, surface: SurfaceId, tmux_id: TmuxPaneId) -> None:
         if surface not in self._bindings and self.server:
             self._bindings[surface] = (self.server, tmux_id)
             self._unsaved.append((surface, self.server, tmux_id))
@@ -108,7 +108,7 @@ class PaneRegistry:
     def new_surface_id() -> SurfaceId:
         return SurfaceId(format_uuid_bytes(os.urandom(16)))
 
-    def register_created(self, surface_id: SurfaceId, tmux_id: str, pid: int) -> Pane:
+    def register_created(self, surface_id: SurfaceId, tmux_id: TmuxPaneId, pid: int) -> Pane:
         self.generation += 1
         pane = Pane(
             surface_id=surface_id,

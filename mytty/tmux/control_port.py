@@ -13,6 +13,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 
 from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.ids import TmuxPaneId
 from mytty.core.quoting import shell_quote as quote  # tmux reads the same quoting
 from mytty.tmux import bootstrap
 from mytty.tmux.control_client import (
@@ -155,7 +156,7 @@ class ControlModePort:
         env: Mapping[str, str],
         command: str,
         on_created: OnCreated,
-    ) -> tuple[str, int]:
+    ) -> tuple[TmuxPaneId, int]:
         flags = _DIRECTION_FLAGS[direction]
         cwd_flag = f"-c {quote(cwd)} " if cwd else ""
         line = (
@@ -174,7 +175,7 @@ class ControlModePort:
         on_created: OnCreated,
         after: str | None = None,
         name: str | None = None,
-    ) -> tuple[str, int]:
+    ) -> tuple[TmuxPaneId, int]:
         cwd_flag = f"-c {quote(cwd)} " if cwd else ""
         name_flag = f"-n {quote(name)} " if name else ""
         target = quote(after) if after else quote(session + ":")
@@ -192,7 +193,7 @@ class ControlModePort:
         env: Mapping[str, str],
         command: str,
         on_created: OnCreated,
-    ) -> str:
+    ) -> TmuxPaneId:
         line = (
             f"new-session -d -s {quote(name)} -c {quote(cwd)} "
             f"{_NEW_PANE_FORMAT} {quote(_PLACEHOLDER)}"
@@ -206,12 +207,15 @@ class ControlModePort:
     async def respawn(self, pane_id: str, *, env: Mapping[str, str], command: str) -> None:
         await self._run(f"respawn-pane -k -t {quote(pane_id)} {_env_flags(env)} {quote(command)}")
 
-    async def _create(self, line: str, on_created: OnCreated, code: ErrorCode) -> tuple[str, int]:
-        created: list[tuple[str, int]] = []
+    async def _create(
+        self, line: str, on_created: OnCreated, code: ErrorCode
+    ) -> tuple[TmuxPaneId, int]:
+        created: list[tuple[TmuxPaneId, int]] = []
 
         def register(lines: list[str]) -> None:
             if lines:
-                pane_id, _, pid = lines[0].partition(" ")
+                text, _, pid = lines[0].partition(" ")
+                pane_id = TmuxPaneId(text)
                 created.append((pane_id, parse_int(pid)))
                 on_created(pane_id, parse_int(pid))
 

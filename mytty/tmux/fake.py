@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.ids import TmuxPaneId
 from mytty.tmux.port import (
     MAX_CAPTURE_LINES,
     SPLIT_DIRECTIONS,
@@ -38,7 +39,7 @@ DEFAULT_SIZE = (80, 24)
 
 @dataclass(eq=False)
 class FakePane:
-    pane_id: str
+    pane_id: TmuxPaneId
     pid: int
     window: FakeWindow
     command: str
@@ -198,7 +199,7 @@ class FakeTmux:
     ) -> FakePane:
         left, top, width, height = geometry
         return FakePane(
-            f"%{next(self._ids)}",
+            TmuxPaneId(f"%{next(self._ids)}"),
             next(self._pids),
             window,
             command,
@@ -337,7 +338,7 @@ class FakeTmux:
         env: Mapping[str, str],
         command: str,
         on_created: OnCreated,
-    ) -> tuple[str, int]:
+    ) -> tuple[TmuxPaneId, int]:
         if direction not in SPLIT_DIRECTIONS:
             raise KeyError(direction)
         old = self._find_pane(target, ErrorCode.SPLIT_FAILED)
@@ -375,7 +376,7 @@ class FakeTmux:
         on_created: OnCreated,
         after: str | None = None,
         name: str | None = None,
-    ) -> tuple[str, int]:
+    ) -> tuple[TmuxPaneId, int]:
         self._check()
         if after is not None:
             anchor = next(
@@ -416,7 +417,7 @@ class FakeTmux:
         env: Mapping[str, str],
         command: str,
         on_created: OnCreated,
-    ) -> str:
+    ) -> TmuxPaneId:
         self._check()
         if self._find_session(name) is not None:
             raise MyttyError(ErrorCode.NEW_TAB_FAILED, f"tmux: duplicate session: {name}")

@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
+from mytty.core.ids import TmuxPaneId
+
 SURFACE_OPTION = "@mytty_surface"
 SEP = "\x1f"
 
@@ -53,7 +55,7 @@ LIST_FORMAT = SEP.join("#{" + f + "}" for f in _FIELDS)
 class PaneRow:
     """One line of ``list-panes -a``."""
 
-    pane_id: str
+    pane_id: TmuxPaneId
     pane_pid: int
     session_id: str
     session_name: str
@@ -113,7 +115,7 @@ def parse_pane_row(line: str) -> PaneRow | None:
         zoomed,
     ) = parts
     return PaneRow(
-        pane_id=pid_,
+        pane_id=TmuxPaneId(pid_),
         pane_pid=parse_int(ppid),
         session_id=sid,
         session_name=sname,
@@ -195,7 +197,7 @@ class HumanClient(NamedTuple):
 
 #: Called with (tmux pane id, pane pid) as soon as tmux reports a new pane, before any later
 #: notification is handled: register the pane there, or a racing reconcile adopts it as foreign.
-OnCreated = Callable[[str, int], None]
+OnCreated = Callable[[TmuxPaneId, int], None]
 
 #: Where a split puts the new pane, relative to the pane it splits.
 SPLIT_DIRECTIONS = ("right", "left", "down", "up")
@@ -228,14 +230,14 @@ class TmuxPort(Protocol):
     # -- creating panes -------------------------------------------------------------------------
     async def split(
         self,
-        target: str,
+        target: TmuxPaneId,
         direction: str,
         *,
         cwd: str | None,
         env: Mapping[str, str],
         command: str,
         on_created: OnCreated,
-    ) -> tuple[str, int]:
+    ) -> tuple[TmuxPaneId, int]:
         """Split pane ``target`` (``direction`` in :data:`SPLIT_DIRECTIONS`) without focusing.
 
         ``env`` is set for the new pane only; ``command`` is shell text. Returns (pane id, pid);
@@ -253,7 +255,7 @@ class TmuxPort(Protocol):
         on_created: OnCreated,
         after: str | None = None,
         name: str | None = None,
-    ) -> tuple[str, int]:
+    ) -> tuple[TmuxPaneId, int]:
         """A new window right after the current one of ``session`` (or after window ``after``,
         ``@N``), named ``name`` if given; later windows move up one. ``new-tab-failed`` when
         refused."""
@@ -267,7 +269,7 @@ class TmuxPort(Protocol):
         env: Mapping[str, str],
         command: str,
         on_created: OnCreated,
-    ) -> str:
+    ) -> TmuxPaneId:
         """A new detached session whose first pane gets ``env`` (that pane only) and ``command``.
 
         tmux's ``new-session -e`` would put ``env`` into the session's environment, inherited
@@ -277,36 +279,36 @@ class TmuxPort(Protocol):
         """
         ...
 
-    async def respawn(self, pane_id: str, *, env: Mapping[str, str], command: str) -> None:
+    async def respawn(self, pane_id: TmuxPaneId, *, env: Mapping[str, str], command: str) -> None:
         """Kill the pane's process and start ``command`` in it with ``env``."""
         ...
 
     # -- input ----------------------------------------------------------------------------------
-    async def send_text(self, pane_id: str, text: str) -> None:
+    async def send_text(self, pane_id: TmuxPaneId, text: str) -> None:
         """Type ``text`` verbatim; every newline becomes an Enter key press."""
         ...
 
-    async def send_key(self, pane_id: str, key_name: str) -> None:
+    async def send_key(self, pane_id: TmuxPaneId, key_name: str) -> None:
         """Press one key by its tmux name (validate names first: tmux types unknown ones)."""
         ...
 
     # -- screen ---------------------------------------------------------------------------------
-    async def capture(self, pane_id: str) -> ScreenCapture:
+    async def capture(self, pane_id: TmuxPaneId) -> ScreenCapture:
         """Scrollback plus screen (at most :data:`MAX_CAPTURE_LINES` and ``_BYTES``), cursor."""
         ...
 
     # -- panes, windows, sessions ---------------------------------------------------------------
-    async def kill_pane(self, pane_id: str) -> None: ...
+    async def kill_pane(self, pane_id: TmuxPaneId) -> None: ...
 
     async def kill_session(self, name: str) -> None:
         """End session ``name`` (exact name); nothing happens when it does not exist."""
         ...
 
-    async def focus(self, pane_id: str, window_id: str, session_name: str) -> None:
+    async def focus(self, pane_id: TmuxPaneId, window_id: str, session_name: str) -> None:
         """Select the pane and its window; move the human's client there if it is elsewhere."""
         ...
 
-    async def set_pane_option(self, pane_id: str, name: str, value: str) -> None:
+    async def set_pane_option(self, pane_id: TmuxPaneId, name: str, value: str) -> None:
         """Set the pane user option ``name`` (``@...``; :data:`SURFACE_OPTION` is in rows)."""
         ...
 

@@ -25,7 +25,7 @@ from mytty.core import jobs as core_jobs
 from mytty.core.attention import AttentionBook
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import PROVIDER_ORDER, AgentEvent, AgentProvider, WorkerProvider
-from mytty.core.ids import SurfaceId, format_uuid_bytes, parse_surface_id
+from mytty.core.ids import SurfaceId, TmuxPaneId, format_uuid_bytes, parse_surface_id
 from mytty.core.jobs import AgentJob
 from mytty.core.ledger import EventLedger
 from mytty.core.notes import StatusNotes
@@ -45,7 +45,7 @@ USER_SESSION = "mytty"
 @dataclass
 class FakePane:
     surface_id: SurfaceId
-    tmux_id: str
+    tmux_id: TmuxPaneId
     pid: int
     row: PaneRow | None = None
 
@@ -297,7 +297,7 @@ class FakeController:
         surface = _new_surface()
         env = {**self.pane_environment(surface), **(extra_env or {})}
 
-        def register(tmux_id: str, pid: int) -> None:
+        def register(tmux_id: TmuxPaneId, pid: int) -> None:
             self.panes.by_surface[surface] = FakePane(surface, tmux_id, pid)
 
         if split_from is not None:

@@ -21,7 +21,7 @@ from mytty.core.events import (
     AgentRunState,
     WorkerProvider,
 )
-from mytty.core.ids import JobId, RunId, SurfaceId, stable_uuid
+from mytty.core.ids import JobId, RunId, SurfaceId, TmuxPaneId, stable_uuid
 from mytty.core.jobs import AgentJobState, new_job
 from mytty.core.ledger import EventLedger, LedgerPage, LedgerRecord
 from mytty.core.runs import AgentRun
@@ -48,7 +48,7 @@ def same(actual: object, expected: object) -> None:
 
 def row(**changes: Any) -> PaneRow:
     base = PaneRow(
-        pane_id="%3",
+        pane_id=TmuxPaneId("%3"),
         pane_pid=100,
         session_id="$1",
         session_name="work",

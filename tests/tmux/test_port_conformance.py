@@ -24,6 +24,7 @@ from typing import Any, Protocol, TypeVar
 import pytest
 
 from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.ids import TmuxPaneId
 from mytty.tmux.control_port import connect
 from mytty.tmux.fake import FakeTmux
 from mytty.tmux.port import SURFACE_OPTION, HumanClient, PaneRow, TmuxPort
@@ -57,6 +58,8 @@ class World(Protocol):
 
 
 Scenario = Callable[[World], Coroutine[Any, Any, None]]
+#: A pane id no server has.
+MISSING = TmuxPaneId("%999")
 
 
 class FakeWorld:
@@ -310,7 +313,7 @@ def test_split_of_a_missing_pane_is_split_failed(run: Callable[[Scenario], None]
         created = Created()
         await raises(
             ErrorCode.SPLIT_FAILED,
-            w.port.split("%999", "right", cwd=None, env={}, command=SLEEP, on_created=created),
+            w.port.split(MISSING, "right", cwd=None, env={}, command=SLEEP, on_created=created),
         )
         assert created.seen == []
 
@@ -437,7 +440,7 @@ def test_respawn_restarts_the_pane_with_a_new_process(run: Callable[[Scenario], 
         )
         assert env["MYTTY_T"] == "respawned"
         await raises(
-            ErrorCode.INTERNAL_ERROR, w.port.respawn("%999", env={}, command="exec sleep 1")
+            ErrorCode.INTERNAL_ERROR, w.port.respawn(MISSING, env={}, command="exec sleep 1")
         )
 
     run(scenario)
@@ -467,9 +470,9 @@ def test_input_and_capture_of_a_missing_pane_is_pane_not_found(
     run: Callable[[Scenario], None],
 ) -> None:
     async def scenario(w: World) -> None:
-        await raises(ErrorCode.PANE_NOT_FOUND, w.port.send_text("%999", "x"))
-        await raises(ErrorCode.PANE_NOT_FOUND, w.port.send_key("%999", "Enter"))
-        await raises(ErrorCode.PANE_NOT_FOUND, w.port.capture("%999"))
+        await raises(ErrorCode.PANE_NOT_FOUND, w.port.send_text(MISSING, "x"))
+        await raises(ErrorCode.PANE_NOT_FOUND, w.port.send_key(MISSING, "Enter"))
+        await raises(ErrorCode.PANE_NOT_FOUND, w.port.capture(MISSING))
 
     run(scenario)
 
@@ -534,7 +537,7 @@ def test_focus_selects_the_pane_and_its_window(run: Callable[[Scenario], None]) 
         now = await rows(w.port)
         assert now[other].window_active and now[other].pane_active
         assert not now[pane].pane_active and not now[base.pane_id].window_active
-        await raises(ErrorCode.PANE_NOT_FOUND, w.port.focus("%999", window, "base"))
+        await raises(ErrorCode.PANE_NOT_FOUND, w.port.focus(MISSING, window, "base"))
 
     run(scenario)
 
@@ -563,7 +566,7 @@ def test_pane_options_carry_the_surface_id(run: Callable[[Scenario], None]) -> N
         base = await base_pane(w.port)
         await w.port.set_pane_option(base.pane_id, SURFACE_OPTION, "SURFACE 'id'")
         assert (await rows(w.port))[base.pane_id].surface == "SURFACE 'id'"
-        await raises(ErrorCode.PANE_NOT_FOUND, w.port.set_pane_option("%999", SURFACE_OPTION, "x"))
+        await raises(ErrorCode.PANE_NOT_FOUND, w.port.set_pane_option(MISSING, SURFACE_OPTION, "x"))
 
     run(scenario)
 
@@ -617,7 +620,7 @@ def test_a_server_that_exits_makes_every_verb_tmux_unavailable(
         async with asyncio.timeout(10):
             await w.port.wait_closed()  # type: ignore[attr-defined]
         await raises(ErrorCode.TMUX_UNAVAILABLE, w.port.list_panes())
-        await raises(ErrorCode.TMUX_UNAVAILABLE, w.port.send_text("%0", "x"))
+        await raises(ErrorCode.TMUX_UNAVAILABLE, w.port.send_text(TmuxPaneId("%0"), "x"))
         await raises(ErrorCode.TMUX_UNAVAILABLE, w.port.has_session("base"))
 
     run(scenario)
