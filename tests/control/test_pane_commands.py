@@ -260,3 +260,50 @@ def test_env_outside_any_pane_is_not_in_pane() -> None:
         assert reply["environment"]["MYTTY_SURFACE_ID"] == pane.surface_id
 
     run(scenario)
+
+
+# -- attention / integrations -----------------------------------------------------------------
+
+
+def test_attention_lists_items_and_acknowledges_only_known_runs() -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        run_id = uuid()
+        c.hub.ingest(event(pane.surface_id, K.STARTED, run=run_id))
+        c.hub.ingest(event(pane.surface_id, K.APPROVAL_REQUESTED, run=run_id, message="ok?"))
+        (item,) = (await c.request({"type": "attention"}))["items"]
+        assert (item["paneID"], item["runID"], item["kind"]) == (
+            pane.surface_id,
+            run_id,
+            "approval-request",
+        )
+        assert item["message"] == "ok?" and item["resolvedAt"] is None
+        typo = {"type": "attention", "acknowledge": [uuid()]}
+        assert failure(await c.request(typo)) == "run-not-found"
+        assert (await c.request({"type": "attention"}))["items"][0]["resolvedAt"] is None
+        acked = await c.request({"type": "attention", "acknowledge": [run_id.lower()]})
+        assert acked["items"][0]["resolvedAt"] is not None
+
+    run(scenario)
+
+
+def test_integration_commands() -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        listed = await c.request({"type": "integrationList"})
+        assert listed["type"] == "integrationStatuses"
+        assert [i["provider"] for i in listed["integrations"]] == [
+            "codex",
+            "claude-code",
+            "opencode",
+            "antigravity",
+            "cursor",
+        ]
+        bad = {"type": "integrationEnable", "provider": "vim"}
+        assert failure(await c.request(bad)) == "invalid-provider"
+        assert failure(await c.request({"type": "integrationEnable"})) == "invalid-request"
+        installed = {"type": "integrationEnable", "provider": "codex"}
+        assert (await c.request(installed))["type"] == "integrationStatuses"
+        c.integrations.statuses[AgentProvider.CODEX] = "needs-repair"
+        assert failure(await c.request(installed)) == "integration-declined"
+        assert failure(await c.request({"type": "integrationRepair"})) == "integration-declined"
+
+    run(scenario)

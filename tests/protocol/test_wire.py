@@ -362,17 +362,21 @@ def test_event_socket_replies_are_the_seeds_lines() -> None:
     )
 
 
+#: The seed's envelope example as an event.
+SEED_EVENT = AgentEvent(
+    id=EVENT,
+    run_id=RUN,
+    surface_id=PANE,
+    provider=AgentProvider.CODEX,
+    kind=AgentEventKind.APPROVAL_REQUESTED,
+    occurred_at=1_784_185_200.0,
+    session_id="0190f6f3-2a50-7000-8000-000000000001",
+    message="Approve the dependency update.",
+)
+
+
 def test_agent_event_matches_the_seed_envelope_and_round_trips() -> None:
-    event = AgentEvent(
-        id=EVENT,
-        run_id=RUN,
-        surface_id=PANE,
-        provider=AgentProvider.CODEX,
-        kind=AgentEventKind.APPROVAL_REQUESTED,
-        occurred_at=1_784_185_200.0,
-        session_id="0190f6f3-2a50-7000-8000-000000000001",
-        message="Approve the dependency update.",
-    )
+    event = SEED_EVENT
     same(
         wire.agent_event(event),
         {
@@ -415,10 +419,8 @@ def test_agent_event_matches_the_seed_envelope_and_round_trips() -> None:
 
 
 def test_the_last_answer_survives_a_round_trip_through_the_wire() -> None:
-    event = AgentEvent(
-        id=EVENT,
-        run_id=RUN,
-        surface_id=PANE,
+    event = replace(
+        SEED_EVENT,
         provider=AgentProvider.CLAUDE_CODE,
         kind=AgentEventKind.SUCCEEDED,
         occurred_at=2.0,
