@@ -6,7 +6,7 @@ Always answers ``ok`` for a known job.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import JOB_ARG, Command
 from mytty.core import codes
@@ -41,8 +41,13 @@ result.
 )
 
 
-class Params(NamedTuple):
-    job_id: str
+class Params:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = ("job_id",)
+
+    def __init__(self, job_id: str) -> None:
+        self.job_id = job_id
 
 
 def parse(request: Request) -> Params:

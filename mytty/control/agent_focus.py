@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import JOB_ARG, Command
 from mytty.core import codes
@@ -34,8 +34,13 @@ Request `{"type":"focusAgent","jobID":{"rawValue":"<UUID>"}}`, reply `{"type":"o
 )
 
 
-class Params(NamedTuple):
-    job_id: str
+class Params:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = ("job_id",)
+
+    def __init__(self, job_id: str) -> None:
+        self.job_id = job_id
 
 
 def parse(request: Request) -> Params:

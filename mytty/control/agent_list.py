@@ -6,7 +6,7 @@ completion of job ids uses it (``mytty-ctl completion``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import Command
 from mytty.core import codes
@@ -39,8 +39,10 @@ Request `{"type":"listAgents"}`. Reply `{"jobs":[{…snapshot…}],"type":"agent
 )
 
 
-class Params(NamedTuple):
-    pass
+class Params:
+    """This request has no fields."""
+
+    __slots__ = ()
 
 
 def parse(request: Request) -> Params:

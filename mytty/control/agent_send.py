@@ -6,7 +6,7 @@ Re-arming (new baseline, unbound, ``launching``, a fresh 30 s window) makes the 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import ENTER, JOB_ARG, Arg, Command
 from mytty.core import codes
@@ -48,10 +48,15 @@ Reply `{"type":"ok"}`.
 )
 
 
-class Params(NamedTuple):
-    job_id: str
-    text: str
-    press_enter: bool
+class Params:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = ("job_id", "text", "press_enter")
+
+    def __init__(self, job_id: str, text: str, press_enter: bool) -> None:
+        self.job_id = job_id
+        self.text = text
+        self.press_enter = press_enter
 
 
 def parse(request: Request) -> Params:

@@ -9,7 +9,7 @@ once it is fully started, so the task arrives byte for byte and never lands in s
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import PATH, Command, Option, Values
 from mytty.core import codes
@@ -280,18 +280,48 @@ bad branch name `invalid-worktree-branch`, all checked before connecting.
 )
 
 
-class Params(NamedTuple):
-    peer_pid: int
-    provider: str
-    direction: str
-    access: str | None
-    anchor_id: str | None
-    task: str
-    label: str | None
-    model: str | None
-    cwd: str | None
-    caller_cwd: str | None
-    branch: str | None
+class Params:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = (
+        "peer_pid",
+        "provider",
+        "direction",
+        "access",
+        "anchor_id",
+        "task",
+        "label",
+        "model",
+        "cwd",
+        "caller_cwd",
+        "branch",
+    )
+
+    def __init__(
+        self,
+        peer_pid: int,
+        provider: str,
+        direction: str,
+        access: str | None,
+        anchor_id: str | None,
+        task: str,
+        label: str | None,
+        model: str | None,
+        cwd: str | None,
+        caller_cwd: str | None,
+        branch: str | None,
+    ) -> None:
+        self.peer_pid = peer_pid
+        self.provider = provider
+        self.direction = direction
+        self.access = access
+        self.anchor_id = anchor_id
+        self.task = task
+        self.label = label
+        self.model = model
+        self.cwd = cwd
+        self.caller_cwd = caller_cwd
+        self.branch = branch
 
 
 def parse(request: Request) -> Params:

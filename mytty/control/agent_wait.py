@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from mytty.control.spec import JOB_ARG, SECONDS, Command, Option
 from mytty.core import codes
@@ -82,10 +82,15 @@ Reply `{{"job":{{…snapshot…}},"timedOut":false,"type":"agentWaitResult"}}`.
 )
 
 
-class Params(NamedTuple):
-    job_id: str
-    until: str
-    timeout_s: float
+class Params:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = ("job_id", "until", "timeout_s")
+
+    def __init__(self, job_id: str, until: str, timeout_s: float) -> None:
+        self.job_id = job_id
+        self.until = until
+        self.timeout_s = timeout_s
 
 
 def parse(request: Request) -> Params:

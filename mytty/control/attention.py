@@ -12,7 +12,7 @@ running in that pane, or null) so a human can find the pane.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import Command
 from mytty.core import codes
@@ -44,9 +44,14 @@ the original's item. See [attention items](event-protocol.md#attention-items);
 )
 
 
-class Params(NamedTuple):
-    runs: frozenset[str]
-    everything: bool
+class Params:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = ("runs", "everything")
+
+    def __init__(self, runs: frozenset[str], everything: bool) -> None:
+        self.runs = runs
+        self.everything = everything
 
 
 def parse(request: Request) -> Params:

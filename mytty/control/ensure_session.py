@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import Command
 from mytty.core import codes
@@ -28,8 +28,10 @@ COMMAND = Command(
 )
 
 
-class Params(NamedTuple):
-    pass
+class Params:
+    """This request has no fields."""
+
+    __slots__ = ()
 
 
 def parse(request: Request) -> Params:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import Command, Option, Values
 from mytty.core import codes
@@ -98,8 +98,13 @@ The `PATH` value there is the controller's own `PATH` plus the `mytty-ctl` direc
 )
 
 
-class Params(NamedTuple):
-    peer_pid: int
+class Params:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = ("peer_pid",)
+
+    def __init__(self, peer_pid: int) -> None:
+        self.peer_pid = peer_pid
 
 
 def parse(request: Request) -> Params:

@@ -8,7 +8,7 @@ cursor older than the retained window gets what is retained plus ``truncated: tr
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import COUNT, SECONDS, Command, Option, Values
 from mytty.core import codes
@@ -106,9 +106,14 @@ done
 )
 
 
-class Params(NamedTuple):
-    after: int | None
-    timeout_s: float
+class Params:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = ("after", "timeout_s")
+
+    def __init__(self, after: int | None, timeout_s: float) -> None:
+        self.after = after
+        self.timeout_s = timeout_s
 
 
 def parse(request: Request) -> Params:

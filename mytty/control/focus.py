@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import PANE, Command
 from mytty.core import codes
@@ -29,8 +29,13 @@ active client is switched to it. Request `{"type":"focus","paneID":"<UUID>"}`, r
 )
 
 
-class Params(NamedTuple):
-    pane_id: str
+class Params:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = ("pane_id",)
+
+    def __init__(self, pane_id: str) -> None:
+        self.pane_id = pane_id
 
 
 def parse(request: Request) -> Params:

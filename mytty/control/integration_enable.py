@@ -7,7 +7,7 @@ to skip the question; an AI orchestrator can ask for an install but never approv
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import Arg, Command
 from mytty.core import codes
@@ -69,8 +69,13 @@ Request `{{"type":"integrationEnable","provider":"opencode"}}`. Reply: the
 )
 
 
-class Params(NamedTuple):
-    provider: str
+class Params:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = ("provider",)
+
+    def __init__(self, provider: str) -> None:
+        self.provider = provider
 
 
 def parse(request: Request) -> Params:

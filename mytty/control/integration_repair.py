@@ -3,7 +3,7 @@ human approves (see :mod:`mytty.control.integration_enable`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.integration_enable import ERRORS, PROVIDER, RECEIVE_TIMEOUT_S, provider_of
 from mytty.control.spec import Arg, Command
@@ -48,8 +48,13 @@ object after the change.
 )
 
 
-class Params(NamedTuple):
-    provider: str | None
+class Params:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = ("provider",)
+
+    def __init__(self, provider: str | None) -> None:
+        self.provider = provider
 
 
 def parse(request: Request) -> Params:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import Command
 from mytty.core import codes
@@ -46,8 +46,10 @@ Request `{"type":"list"}`. Reply:
 )
 
 
-class Params(NamedTuple):
-    pass
+class Params:
+    """This request has no fields."""
+
+    __slots__ = ()
 
 
 def parse(request: Request) -> Params:

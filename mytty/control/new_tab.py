@@ -7,7 +7,7 @@ cannot be garbled by a slow rc file and never lands in shell history).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import CWD, INITIAL_COMMAND, Command
 from mytty.core import codes
@@ -51,9 +51,14 @@ Reply `{"paneID":"56039AE7-369F-493B-8C55-0F4BB121E342","type":"pane"}`.
 )
 
 
-class Params(NamedTuple):
-    cwd: str | None
-    command: str | None
+class Params:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = ("cwd", "command")
+
+    def __init__(self, cwd: str | None, command: str | None) -> None:
+        self.cwd = cwd
+        self.command = command
 
 
 def parse(request: Request) -> Params:

@@ -7,7 +7,7 @@ that arrives in one burst as a paste, where Enter inserts a newline instead of s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import ENTER, PANE, Arg, Command
 from mytty.core import codes
@@ -45,10 +45,15 @@ Request `{{"type":"send","paneID":"<UUID>","text":"echo typed","pressEnter":true
 )
 
 
-class Params(NamedTuple):
-    pane_id: str
-    text: str
-    press_enter: bool
+class Params:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = ("pane_id", "text", "press_enter")
+
+    def __init__(self, pane_id: str, text: str, press_enter: bool) -> None:
+        self.pane_id = pane_id
+        self.text = text
+        self.press_enter = press_enter
 
 
 def parse(request: Request) -> Params:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import LIST, PANE, Arg, Command, Option
 from mytty.core import codes
@@ -60,10 +60,15 @@ Request `{"type":"sendKey","paneID":"<UUID>","key":"c","modifiers":["control"]}`
 )
 
 
-class Params(NamedTuple):
-    pane_id: str
-    key: str
-    modifiers: list[str]
+class Params:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = ("pane_id", "key", "modifiers")
+
+    def __init__(self, pane_id: str, key: str, modifiers: list[str]) -> None:
+        self.pane_id = pane_id
+        self.key = key
+        self.modifiers = modifiers
 
 
 def parse(request: Request) -> Params:

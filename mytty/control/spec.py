@@ -5,22 +5,24 @@ Every command module ``mytty/control/<command>.py`` holds, in this order:
 - ``COMMAND = Command(...)``: the declaration below. ``mytty-ctl``'s parser, ``--help``,
   ``guide`` and shell completion, the reference page (``scripts/gen-docs``), the control
   registry and the check that a handler raises only its declared codes all read it;
-- ``class Params(NamedTuple)`` and ``parse(request) -> Params``: the typed request (every
-  problem is ``invalid-request``);
+- ``class Params`` and ``parse(request) -> Params``: the typed request (every problem is
+  ``invalid-request``);
 - ``async def handle(ctx, params)``: the controller side.
 
 ``mytty-ctl`` imports the one command module it runs (by name, from the registry), so a command
 module's top level may import only light modules: this one, ``mytty.core.codes``,
 ``mytty.core.vocab``, ``mytty.protocol.limits`` and the like (no ``dataclasses``, ``asyncio``
 or enums). The handler imports the rest inside its function. ``tests/cli/test_ctl_imports.py``
-holds every command module to that. ``Params`` is a ``NamedTuple`` rather than a frozen
-dataclass for the same reason: importing ``dataclasses`` costs a quarter of a ``mytty-ctl`` call.
+holds every command module to that. ``Params`` is a plain slotted class with a typed
+``__init__``, not a frozen dataclass or a ``NamedTuple``: both generate code at import time
+(``dataclasses`` also costs a quarter of a ``mytty-ctl`` call to import), which made one
+command's import seven times slower.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 # How the CLI turns an argument into its wire value (see mytty.cli.ctl).
 TEXT = "text"  # as typed
@@ -126,13 +128,6 @@ class Option:
         return word if self.required and not self.env_default else f"[{word}]"
 
 
-#: ``client(request, values, env)``: command-specific client-side work (may raise a usage
-#: error through ``values``); returns a receive timeout to use instead of the declared one.
-ClientHook = Callable[[dict[str, object], "Values"], "float | None"]
-#: ``render(reply, values)``: the text to print instead of the JSON line.
-RenderHook = Callable[[Mapping[str, object], "Values"], str]
-
-
 class Values:
     """What ``mytty-ctl`` parsed for one command line, as a client hook sees it."""
 
@@ -149,6 +144,14 @@ class Values:
         self.options = options
         self.flags = flags
         self.fail = fail
+
+
+if TYPE_CHECKING:  # (a runtime alias with forward references would compile them on import)
+    #: ``client(request, values)``: command-specific client-side work (may fail through
+    #: ``values``); returns a receive timeout to use instead of the declared one.
+    ClientHook = Callable[[dict[str, object], Values], float | None]
+    #: ``render(reply, values)``: the text to print instead of the JSON line.
+    RenderHook = Callable[[Mapping[str, object], Values], str]
 
 
 class Command:

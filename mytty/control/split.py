@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import CWD, INITIAL_COMMAND, PANE, Arg, Command
 from mytty.core import codes
@@ -57,11 +57,16 @@ Reply `{"paneID":"F175A676-FA87-4D90-8CA0-68A6CAE6188C","type":"pane"}`.
 )
 
 
-class Params(NamedTuple):
-    pane_id: str
-    direction: str
-    cwd: str | None
-    command: str | None
+class Params:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = ("pane_id", "direction", "cwd", "command")
+
+    def __init__(self, pane_id: str, direction: str, cwd: str | None, command: str | None) -> None:
+        self.pane_id = pane_id
+        self.direction = direction
+        self.cwd = cwd
+        self.command = command
 
 
 def parse(request: Request) -> Params:

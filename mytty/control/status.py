@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import Arg, Command, Option, Values
 from mytty.core import codes
@@ -81,9 +81,14 @@ Request `{"type":"setPaneStatus","paneID":"<UUID>","status":"running tests"}`; l
 )
 
 
-class Params(NamedTuple):
-    pane_id: str
-    status: str | None
+class Params:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = ("pane_id", "status")
+
+    def __init__(self, pane_id: str, status: str | None) -> None:
+        self.pane_id = pane_id
+        self.status = status
 
 
 def parse(request: Request) -> Params:

@@ -6,7 +6,7 @@ never had an event never satisfies ``idle`` (there is no "nothing yet = idle" de
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import PANE, SECONDS, Command, Option
 from mytty.core import codes
@@ -89,10 +89,15 @@ closes while waiting.
 )
 
 
-class Params(NamedTuple):
-    pane_id: str
-    until: str
-    timeout_s: float
+class Params:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = ("pane_id", "until", "timeout_s")
+
+    def __init__(self, pane_id: str, until: str, timeout_s: float) -> None:
+        self.pane_id = pane_id
+        self.until = until
+        self.timeout_s = timeout_s
 
 
 def parse(request: Request) -> Params:

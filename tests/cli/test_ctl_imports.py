@@ -6,6 +6,7 @@ handlers' dependencies, ``dataclasses``, the ``ErrorCode`` enum or heavy third-p
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -134,6 +135,28 @@ def test_every_command_module_is_light_at_import() -> None:
     modules = set(json.loads(proc.stdout))
     assert "mytty.control.agent_spawn" in modules
     assert forbidden_in(modules) == []
+
+
+_NO_COMPILE = """
+import contextlib, json, socket, sys, typing  # what mytty-ctl loads anyway (functools compiles)
+compiled = []
+sys.addaudithook(lambda event, args: compiled.append(args[1]) if event == "compile" else None)
+from mytty.control import registry
+registry.modules()
+print(compiled)
+"""
+
+
+def test_importing_the_command_modules_compiles_no_code() -> None:
+    # A NamedTuple or dataclass generates and compiles code at import time; in mytty-ctl that
+    # made one command's import seven times slower. Params classes are plain slotted classes.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    warm = subprocess.run([sys.executable, "-c", _NO_COMPILE], env=env, capture_output=True)
+    assert warm.returncode == 0, warm.stderr  # (this run also writes the .pyc files)
+    proc = subprocess.run(
+        [sys.executable, "-c", _NO_COMPILE], capture_output=True, text=True, timeout=30, check=True
+    )
+    assert proc.stdout.strip() == "[]"
 
 
 def test_the_checker_notices_a_forbidden_import(fake: FakeController) -> None:
