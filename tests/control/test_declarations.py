@@ -132,7 +132,9 @@ def test_the_router_catches_an_undeclared_code(
     from mytty.daemon.request_router import STRICT_ERRORS_VAR, ControlRouter
 
     monkeypatch.setenv(STRICT_ERRORS_VAR, "1" if strict else "0")
-    router = ControlRouter(ctx=None)  # type: ignore[arg-type]  # _Raising never reads it
+    from tests.control.fakes import FakeController
+
+    router = ControlRouter(ctx=FakeController())
 
     def answer(code: ErrorCode) -> dict[str, Any]:
         router._commands = {"frob": _Raising(code)}  # type: ignore[dict-item]
