@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from pathlib import Path
 
 from mytty.control.ports import PaneView
@@ -25,6 +26,7 @@ from mytty.daemon.home import Home
 from mytty.daemon.panes import Pane, PaneRegistry
 from mytty.daemon.shell_events import ShellEventWatcher
 from mytty.daemon.store import StoreError
+from mytty.daemon.sweep import sweep_gone_panes
 from mytty.daemon.tmux_link import TmuxLink
 from mytty.integrations.shell_files import integration_dir
 from mytty.protocol import wire
@@ -57,9 +59,14 @@ class PaneService:
         self._launcher = integration_dir() / "mytty-shell"
 
     # -- the tmux connection's listener ---------------------------------------------------------
-    def tmux_server_replaced(self) -> None:
-        for pane in self.panes.reset():
+    async def tmux_server_gone(self) -> None:
+        # Its panes are gone with it: capabilities revoked (only live panes authorize), jobs
+        # lost (they reconcile against live panes), runs closed as the startup sweep does.
+        gone = self.panes.reset()
+        for pane in gone:
             self._forget_pane(pane)
+        await sweep_gone_panes(self._hub, {p.surface_id for p in gone}, time.time())
+        self._hub.bump()
 
     async def tmux_connected(self, *, had_user_session: bool) -> None:
         # Surface ids are bound to this server's panes (see daemon.panes).

@@ -1,8 +1,13 @@
-"""The startup sweep: runs whose agent died while no controller was watching end as disconnected."""
+"""Sweeps: runs whose agent died unseen end as ``disconnected`` (synthesized, mytty.startupSweep).
+
+At startup they are the runs whose agent died while no controller was watching; while running,
+the runs of every pane of a tmux server that went away (issue 15 #4).
+"""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Collection
 
 from mytty.core.runs import AgentRun, startup_sweep_events
 from mytty.daemon import procfs
@@ -26,8 +31,18 @@ async def startup_sweep(hub: AgentHub, panes: PaneRegistry, now: float) -> None:
         # its shell (nothing in the foreground).
         return procfs.foreground_pid(pane.pid) is None
 
+    await _sweep(hub, now, is_dead)
+
+
+async def sweep_gone_panes(hub: AgentHub, surfaces: Collection[str], now: float) -> None:
+    """Record ``disconnected`` for every active run on ``surfaces`` (panes that are gone)."""
+    if surfaces:
+        await _sweep(hub, now, lambda run: run.surface_id in surfaces)
+
+
+async def _sweep(hub: AgentHub, now: float, is_dead: Callable[[AgentRun], bool]) -> None:
     for event in startup_sweep_events(hub.book, now, is_dead):
         try:
             await hub.ingest(event)
         except Exception as exc:  # the store is down: the next start sweeps again
-            log.error("startup sweep could not record %s: %s", event.run_id, exc)
+            log.error("sweep could not record %s: %s", event.run_id, exc)

@@ -3,7 +3,10 @@
 The controller attaches one control-mode client to its private session. Pane changes outside
 that session reach it only through tmux hooks (:mod:`mytty.tmux.hooks`), which this module
 installs (and which the private session's keepalive removes when the controller dies). When the connection drops the
-supervisor reconnects; a tmux server that was replaced means every known pane is gone.
+supervisor reconnects. Whether the server's panes went with it is decided by the server's
+identity (pid + start time, never the pid alone): when no server with the same identity
+answers on the socket any more, every known pane is gone at once, not when a new server
+appears (issue 15 #4: until then a dead pane's capability was still accepted).
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ log = logging.getLogger(__name__)
 class TmuxLinkListener(Protocol):
     """What the rest of the controller hears about the connection."""
 
-    def tmux_server_replaced(self) -> None:
-        """A different tmux server answers on the socket: its panes are all new."""
+    async def tmux_server_gone(self) -> None:
+        """The server the panes belonged to is gone (dead, or replaced by another)."""
 
     async def tmux_connected(self, *, had_user_session: bool) -> None:
         """The port is usable (hooks and environment are installed)."""
@@ -46,7 +49,8 @@ class TmuxLink:
         self._port: ControlModePort | None = None
         #: The latest connection, usable or not (closed at shutdown).
         self._conn: ControlModePort | None = None
-        self._server_pid = 0
+        #: The identity of the server the known panes belong to ("" when none).
+        self._server = ""
         self._dirty = asyncio.Event()
 
     @property
@@ -80,15 +84,12 @@ class TmuxLink:
             fresh=first,
         )
         port = await connect(self.socket, PRIVATE_SESSION, self._on_notification)
-        server_pid = await port.server_pid()
-        if self._server_pid and server_pid != self._server_pid:
-            log.info(
-                "tmux server changed (pid %s → %s): forgetting old panes",
-                self._server_pid,
-                server_pid,
-            )
-            listener.tmux_server_replaced()
-        self._server_pid = server_pid
+        server = await port.server_identity()
+        if self._server and server != self._server:
+            log.info("tmux server changed (%s → %s): forgetting old panes", self._server, server)
+            self._server = ""
+            await listener.tmux_server_gone()
+        self._server = server
         self._conn = self._port = port
         await port.watch_hooks(hooks.PANE_HOOKS, hooks.HOOK_INDEX)
         for name, value in self._global_env.items():
@@ -104,6 +105,7 @@ class TmuxLink:
             log.warning("lost the tmux control connection; reconnecting")
             self._port = None
             listener.tmux_lost()
+            await self._check_server(listener)
             while True:
                 try:
                     await self.connect(listener, first=False)
@@ -114,6 +116,18 @@ class TmuxLink:
                     # Waiting for a tmux server to come back has no event to wait on.
                     await asyncio.sleep(delay)
                     delay = min(delay * 2, 5.0)
+
+    async def _check_server(self, listener: TmuxLinkListener) -> None:
+        """Forget the panes now if their server is gone, not when a new one appears."""
+        now = await asyncio.to_thread(bootstrap.server_identity, self.socket)
+        if self._server and now is not None and now != self._server:
+            log.warning(
+                "the tmux server %s is gone%s: its panes are gone",
+                self._server,
+                f" ({now} answers now)" if now else "",
+            )
+            self._server = ""
+            await listener.tmux_server_gone()
 
     def _on_notification(self, kind: str, rest: str) -> None:
         if hooks.is_pane_change(kind):

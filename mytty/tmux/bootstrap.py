@@ -66,6 +66,29 @@ def server_alive(socket_path: str) -> bool:
     return bool(server(socket_path).is_alive())
 
 
+#: ``<pid>@<start time>``: unlike the pid alone, never the same for two servers.
+SERVER_IDENTITY_FORMAT = "#{pid}@#{start_time}"
+
+
+def server_identity(socket_path: str, timeout: float = 5.0) -> str | None:
+    """The identity of the server answering on ``socket_path``; "" when none answers.
+
+    None when the answer did not come in time (a stopped server may still own its panes).
+    """
+    try:
+        out = subprocess.run(
+            [*tmux_argv(socket_path), "display-message", "-p", SERVER_IDENTITY_FORMAT],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired:
+        return None
+    return out.stdout.strip() if out.returncode == 0 else ""
+
+
 def user_sessions(srv: libtmux.Server, private: str) -> list[str]:
     if not srv.is_alive():
         return []

@@ -124,7 +124,7 @@ class ControlModePort:
         return lines[0]
 
     async def server_identity(self) -> str:
-        lines = await self._run("display-message -p '#{pid}@#{start_time}'")
+        lines = await self._run(f"display-message -p {quote(bootstrap.SERVER_IDENTITY_FORMAT)}")
         return lines[0] if lines else ""
 
     async def server_pid(self) -> int:
