@@ -84,10 +84,13 @@ def _one_of(words: tuple[str, ...]) -> str:
 # ``--`` ends the options
 # --------------------------------------------------------------------------------------------
 def parse_args(command: spec.Command, tokens: list[str]) -> spec.Values:
-    usage = f"usage: mytty-ctl {command.synopsis()}"
+    def usage() -> str:
+        from mytty.control.manual import synopsis
+
+        return f"mytty-ctl {synopsis(command)}"
 
     def fail(code: str, message: str) -> NoReturn:
-        _fail(code, f"{message} ({usage})" if code == "usage" else message)
+        _fail(code, f"{message} (usage: {usage()})" if code == "usage" else message)
 
     positionals: list[str] = []
     options: dict[str, str] = {}
@@ -125,7 +128,7 @@ def parse_args(command: spec.Command, tokens: list[str]) -> spec.Values:
         i += 1
     required = sum(1 for a in command.args if not a.optional)
     if not required <= len(positionals) <= len(command.args):
-        _fail("usage", usage.removeprefix("usage: "))
+        _fail("usage", usage())
     return spec.Values(positionals, options, flags, fail)
 
 

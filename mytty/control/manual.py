@@ -9,7 +9,7 @@ in registry order (:mod:`mytty.control.registry`), plus the fixed prose of the g
 from __future__ import annotations
 
 from mytty.control import registry
-from mytty.control.spec import Command
+from mytty.control.spec import Arg, Command, Option
 
 #: How ``--help`` and the reference group the commands (by their first word).
 SECTIONS: tuple[tuple[str, str, str], ...] = (
@@ -19,6 +19,63 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
 )
 _COLUMN = 45
 _WIDTH = 96
+
+
+def _arg_shown(arg: Arg) -> str:
+    word = "|".join(arg.choices) if arg.choices else arg.metavar
+    return f"[{word}]" if arg.optional else word
+
+
+def _option_shown(opt: Option) -> str:
+    word = opt.flag
+    if opt.takes_value:
+        word = f"{opt.flag} {'|'.join(opt.choices) if opt.choices else opt.metavar}"
+    return word if opt.required and not opt.env_default else f"[{word}]"
+
+
+def synopsis(command: Command) -> str:
+    """``split PANE [left|right|up|down|auto] [--cwd DIR] [--command TEXT]``."""
+    words = [command.name or command.wire]
+    words += [_arg_shown(a) for a in command.args]
+    shown_groups: set[str] = set()
+    for opt in command.options:
+        if opt.group is None:
+            words.append(_option_shown(opt))
+        elif opt.group not in shown_groups:
+            shown_groups.add(opt.group)
+            members = [o for o in command.options if o.group == opt.group]
+            words.append("(" + " | ".join(_option_shown(o).strip("[]") for o in members) + ")")
+    return " ".join(words)
+
+
+def _shown_default(value: object) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def command_help(command: Command) -> str:
+    """What ``mytty-ctl <command> --help`` prints."""
+    lines = [f"usage: mytty-ctl {synopsis(command)}", "", command.summary]
+    rows: list[tuple[str, str, tuple[str, ...], object]] = [
+        (a.metavar, a.help, a.choices, a.default) for a in command.args
+    ]
+    rows += [
+        (o.flag + (f" {o.metavar}" if o.metavar else ""), o.help, o.choices, o.default)
+        for o in command.options
+    ]
+    if rows:
+        lines.append("")
+        width = max(len(r[0]) for r in rows) + 2
+        for left, text, choices, default in rows:
+            extra = []
+            if choices:
+                extra.append("one of " + ", ".join(choices))
+            if default is not None and default is not False:
+                extra.append(f"default {_shown_default(default)}")
+            suffix = f" ({'; '.join(extra)})" if extra else ""
+            lines.append(f"  {left.ljust(width)}{text}{suffix}")
+    return "\n".join(lines) + "\n"
 
 
 def section_of(command: Command) -> str:
@@ -55,7 +112,7 @@ def usage_text(commands: list[Command] | None = None) -> str:
         if members:
             lines += ["", title]
             for command in members:
-                lines += _line(command.synopsis(), command.summary)
+                lines += _line(synopsis(command), command.summary)
     lines += [
         "",
         *_line("guide", "the full manual for agents (no controller needed)"),
@@ -73,14 +130,14 @@ def help_text(name: str, commands: list[Command] | None = None) -> str:
     commands = registry.declarations() if commands is None else commands
     for command in commands:
         if command.name == name:
-            return command.help_text()
+            return command_help(command)
     members = [c for c in commands if c.name and c.name.startswith(name + " ")]
     lines = [
         f"usage: mytty-ctl {name} {'|'.join(c.name.split(' ', 1)[1] for c in members if c.name)} ..."
     ]
     lines.append("")
     for command in members:
-        lines += _line(command.synopsis(), command.summary)
+        lines += _line(synopsis(command), command.summary)
     return "\n".join(lines) + "\n"
 
 
@@ -93,7 +150,7 @@ def guide_text(commands: list[Command] | None = None) -> str:
     for command in commands:
         if command.name is None:
             continue
-        header, text = command.synopsis(), command.guide or command.summary
+        header, text = synopsis(command), command.guide or command.summary
         if text.startswith(command.name + " "):  # the entry names its own short form
             header, _, text = text.partition("\n")
         body = "\n".join(("      " + row) if row else "" for row in text.splitlines())
@@ -112,11 +169,11 @@ def _codes(codes: tuple[str, ...]) -> str:
 
 def reference_section(command: Command) -> str:
     """One command's section of ``docs/reference/mytty-ctl.md`` (Markdown)."""
-    synopsis = command.synopsis() if command.name else command.wire
-    heading = command.heading or synopsis
+    usage = synopsis(command) if command.name else command.wire
+    heading = command.heading or usage
     parts = [f"### `{heading}`", ""]
-    if heading != synopsis:
-        parts += ["```sh", f"mytty-ctl {synopsis}", "```", ""]
+    if heading != usage:
+        parts += ["```sh", f"mytty-ctl {usage}", "```", ""]
     parts += [command.doc.strip(), ""]
     rows: list[tuple[str, str, tuple[str, ...], object]] = [
         (f"`{a.metavar}`", a.help, a.choices, a.default) for a in command.args

@@ -61,10 +61,6 @@ class Arg:
         self.default = default
         self.optional = optional or default is not None
 
-    def shown(self) -> str:
-        word = "|".join(self.choices) if self.choices else self.metavar
-        return f"[{word}]" if self.optional else word
-
 
 class Option:
     """A ``--flag`` (``metavar`` None: a boolean) or ``--option VALUE``."""
@@ -119,13 +115,6 @@ class Option:
     @property
     def takes_value(self) -> bool:
         return self.metavar is not None
-
-    def shown(self) -> str:
-        if not self.takes_value:
-            word = self.flag
-        else:
-            word = f"{self.flag} {'|'.join(self.choices) if self.choices else self.metavar}"
-        return word if self.required and not self.env_default else f"[{word}]"
 
 
 class Values:
@@ -215,49 +204,6 @@ class Command:
             if opt.flag == flag:
                 return opt
         return None
-
-    def synopsis(self) -> str:
-        """``split PANE [left|right|up|down|auto] [--cwd DIR] [--command TEXT]``."""
-        words = [self.name or self.wire]
-        words += [a.shown() for a in self.args]
-        shown_groups: set[str] = set()
-        for opt in self.options:
-            if opt.group is None:
-                words.append(opt.shown())
-            elif opt.group not in shown_groups:
-                shown_groups.add(opt.group)
-                members = [o for o in self.options if o.group == opt.group]
-                words.append("(" + " | ".join(o.shown().strip("[]") for o in members) + ")")
-        return " ".join(words)
-
-    def help_text(self) -> str:
-        """What ``mytty-ctl <command> --help`` prints."""
-        lines = [f"usage: mytty-ctl {self.synopsis()}", "", self.summary]
-        rows: list[tuple[str, str, tuple[str, ...], object]] = [
-            (a.metavar, a.help, a.choices, a.default) for a in self.args
-        ]
-        rows += [
-            (o.flag + (f" {o.metavar}" if o.metavar else ""), o.help, o.choices, o.default)
-            for o in self.options
-        ]
-        if rows:
-            lines.append("")
-            width = max(len(r[0]) for r in rows) + 2
-            for left, text, choices, default in rows:
-                extra = []
-                if choices:
-                    extra.append("one of " + ", ".join(choices))
-                if default is not None and default is not False:
-                    extra.append(f"default {_shown_default(default)}")
-                suffix = f" ({'; '.join(extra)})" if extra else ""
-                lines.append(f"  {left.ljust(width)}{text}{suffix}")
-        return "\n".join(lines) + "\n"
-
-
-def _shown_default(value: object) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
 
 
 # -- arguments several commands share ---------------------------------------------------------

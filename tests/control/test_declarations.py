@@ -198,7 +198,7 @@ def test_a_declaration_alone_yields_cli_parsing(tmp_path: Path) -> None:
 
 
 def test_a_declaration_alone_yields_help_guide_and_docs() -> None:
-    help_text = FROB.help_text()
+    help_text = manual.command_help(FROB)
     assert help_text.startswith(
         "usage: mytty-ctl frob PANE [low|high] [--times N] [--loud] [--dir DIR]\n"
     )
