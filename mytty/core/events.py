@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 
+from mytty.core import vocab
 from mytty.core.ids import RunId, SurfaceId
 
 SCHEMA_VERSION = 1
@@ -19,11 +20,11 @@ SYNTHESIZED_PREFIX = "mytty."
 
 
 class AgentProvider(StrEnum):
-    CODEX = "codex"
-    CLAUDE_CODE = "claude-code"
-    OPENCODE = "opencode"
-    ANTIGRAVITY = "antigravity"
-    CURSOR = "cursor"
+    CODEX = vocab.CODEX
+    CLAUDE_CODE = vocab.CLAUDE_CODE
+    OPENCODE = vocab.OPENCODE
+    ANTIGRAVITY = vocab.ANTIGRAVITY
+    CURSOR = vocab.CURSOR
 
 
 #: The canonical order used by ``integration list`` and friends.
@@ -39,9 +40,9 @@ PROVIDER_ORDER: tuple[AgentProvider, ...] = (
 class WorkerProvider(StrEnum):
     """The three providers ``agent spawn`` can launch (a different vocabulary on purpose)."""
 
-    CODEX = "codex"
-    CLAUDE = "claude"
-    CURSOR = "cursor"
+    CODEX = vocab.CODEX
+    CLAUDE = vocab.CLAUDE
+    CURSOR = vocab.CURSOR
 
     @property
     def agent_provider(self) -> AgentProvider:

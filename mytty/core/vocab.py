@@ -2,15 +2,23 @@
 
 ``mytty-ctl`` validates arguments against these before connecting and the controller checks
 requests against the same tuples, so the two can't drift. Plain tuples rather than enums keep
-them cheap to import (the enums in ``mytty.core.events`` take their values from here).
+them cheap to import (``mytty-agent-hook`` uses them too, and it may not load ``typing``); the
+enums in ``mytty.core.events`` take their values from here.
 """
 
 from __future__ import annotations
 
+# Provider names (the values of ``AgentProvider`` and ``WorkerProvider`` in mytty.core.events).
+CODEX = "codex"
+CLAUDE_CODE = "claude-code"
+OPENCODE = "opencode"
+ANTIGRAVITY = "antigravity"
+CURSOR = "cursor"
+CLAUDE = "claude"  # agent spawn's name for Claude Code
 #: Event providers (``AgentProvider``), in the canonical order of ``integration list``.
-PROVIDERS: tuple[str, ...] = ("codex", "claude-code", "opencode", "antigravity", "cursor")
+PROVIDERS: tuple[str, ...] = (CODEX, CLAUDE_CODE, OPENCODE, ANTIGRAVITY, CURSOR)
 #: The providers ``agent spawn`` can start (``WorkerProvider``): a different vocabulary on purpose.
-WORKER_PROVIDERS: tuple[str, ...] = ("claude", "codex", "cursor")
+WORKER_PROVIDERS: tuple[str, ...] = (CLAUDE, CODEX, CURSOR)
 
 #: Where ``split`` and ``agent spawn`` put the new pane; ``auto`` keeps the tab an even grid.
 DIRECTIONS: tuple[str, ...] = ("left", "right", "up", "down", "auto")

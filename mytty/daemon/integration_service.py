@@ -6,6 +6,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 
+from mytty.core import vocab
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import PROVIDER_ORDER, AgentProvider
 from mytty.integrations import api
@@ -34,7 +35,7 @@ class IntegrationService:
         if provider is not None:
             return await self.enable_with_consent([provider], repair=True)
         statuses = await asyncio.to_thread(api.list_statuses)
-        broken = [s.provider for s in statuses if s.status == "needs-repair"]
+        broken = [s.provider for s in statuses if s.status == vocab.NEEDS_REPAIR]
         if not broken:
             return await self.wire()
         return await self.enable_with_consent(broken, repair=True)
@@ -45,7 +46,7 @@ class IntegrationService:
         todo = []
         for provider in providers:
             status = await self.status(provider)
-            if status != "installed":
+            if status != vocab.INSTALLED:
                 todo.append(provider)
         if not todo:
             return await self.wire()

@@ -12,6 +12,7 @@ import os
 import shutil
 
 from mytty.control.ports import PaneView
+from mytty.core import vocab
 from mytty.core.access import FixedAccess, plan_access
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import WorkerProvider
@@ -36,7 +37,7 @@ class AgentPreflight:
         provider, _pid = self._panes.foreground_agent(pane)
         if provider is None:
             return
-        if await self._integrations.status(provider) == "not-installed":
+        if await self._integrations.status(provider) == vocab.NOT_INSTALLED:
             raise MyttyError(
                 ErrorCode.PROVIDER_INTEGRATION_NOT_INSTALLED,
                 f"{provider.value} runs in this pane without mytty's hooks, so it can never "
@@ -45,7 +46,7 @@ class AgentPreflight:
 
     async def job_attention_preflight(self, job: AgentJob) -> None:
         provider = job.provider.agent_provider
-        if await self._integrations.status(provider) == "not-installed":
+        if await self._integrations.status(provider) == vocab.NOT_INSTALLED:
             raise MyttyError(
                 ErrorCode.PROVIDER_INTEGRATION_NOT_INSTALLED,
                 f"{provider.value} has no mytty hooks installed, so the job can never report that "
@@ -87,7 +88,7 @@ class AgentPreflight:
 
     async def spawn_preflight(self, provider: WorkerProvider) -> None:
         agent = provider.agent_provider
-        if await self._integrations.status(agent) == "needs-repair":
+        if await self._integrations.status(agent) == vocab.NEEDS_REPAIR:
             raise MyttyError(
                 ErrorCode.PROVIDER_INTEGRATION_NEEDS_REPAIR,
                 f"the {agent.value} hook integration needs repair; run "

@@ -7,6 +7,8 @@ and the helper runs on every tool call. ``mytty.hook.adapt`` converts to ``Agent
 callers that want the typed value; tests check both agree.
 """
 
+from mytty.core import vocab
+
 #: The wire values of AgentEventKind (kept as strings here; a test pins them to the enum).
 IDLE = "idle"
 STARTED = "started"
@@ -17,8 +19,8 @@ SUCCEEDED = "succeeded"
 FAILED = "failed"
 DISCONNECTED = "disconnected"
 
-#: The raw values of AgentProvider, in the canonical order (a test pins them to the enum).
-PROVIDERS: tuple[str, ...] = ("codex", "claude-code", "opencode", "antigravity", "cursor")
+#: The raw values of AgentProvider, in the canonical order.
+PROVIDERS: tuple[str, ...] = vocab.PROVIDERS
 
 #: Permission requests for these tools ask the user a question rather than for a go-ahead.
 INPUT_TOOLS = frozenset({"AskUserQuestion", "request_user_input", "question"})

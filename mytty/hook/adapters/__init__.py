@@ -7,14 +7,15 @@ only its own provider's module. Providers that expect an answer on stdout also d
 
 from types import ModuleType
 
+from mytty.core import vocab
 from mytty.hook.mapping import PROVIDERS
 
 _MODULES = {
-    "codex": "codex",
-    "claude-code": "claude",
-    "opencode": "opencode",
-    "antigravity": "antigravity",
-    "cursor": "cursor",
+    vocab.CODEX: "codex",
+    vocab.CLAUDE_CODE: "claude",
+    vocab.OPENCODE: "opencode",
+    vocab.ANTIGRAVITY: "antigravity",
+    vocab.CURSOR: "cursor",
 }
 
 
