@@ -229,3 +229,16 @@ INITIAL_COMMAND = Option(
     nonempty=True,
     code="invalid-command",
 )
+
+
+def timeout_option(default: float, maximum: float) -> Option:
+    """``--timeout-seconds N`` of a wait: a number of seconds, clamped to ``[0, maximum]``."""
+    return Option(
+        "--timeout-seconds",
+        "N",
+        "timeoutSeconds",
+        f"give up after N seconds (negative counts as 0, at most {int(maximum)})",
+        kind=SECONDS,
+        default=default,
+        maximum=maximum,
+    )

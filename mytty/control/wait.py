@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from mytty.control.spec import PANE, SECONDS, Command, Option
+from mytty.control.spec import PANE, Command, Option, timeout_option
 from mytty.core import codes
 from mytty.core.vocab import ATTENTION, IDLE, PANE_WAIT_CONDITIONS
 from mytty.protocol.limits import MAX_WAIT_S
@@ -38,15 +38,7 @@ COMMAND = Command(
             choices=PANE_WAIT_CONDITIONS,
             required=True,
         ),
-        Option(
-            "--timeout-seconds",
-            "N",
-            "timeoutSeconds",
-            f"give up after N seconds (negative counts as 0, at most {int(MAX_WAIT_S)})",
-            kind=SECONDS,
-            default=DEFAULT_TIMEOUT_S,
-            maximum=MAX_WAIT_S,
-        ),
+        timeout_option(DEFAULT_TIMEOUT_S, MAX_WAIT_S),
     ),
     wait_key="timeoutSeconds",
     errors=(
