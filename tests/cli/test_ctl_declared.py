@@ -103,3 +103,11 @@ def test_a_non_utf8_argument_is_a_usage_error(fake: FakeController) -> None:
     assert proc.returncode == 1 and proc.stdout == b""
     assert proc.stderr == b"mytty-ctl: usage: argument 3 is not valid UTF-8 (byte 0xe9)\n"
     assert fake.connections == 0
+
+
+def test_the_guide_has_every_command_and_the_key_names(workdir: object) -> None:
+    ran = run_ctl("guide", env=ctl_env(None))
+    assert ran.returncode == 0
+    for name in NAMES:
+        assert f"\n  {name}" in ran.stdout, name
+    assert "\nSEND-KEY NAMES\n" in ran.stdout and "PPage" in ran.stdout and "ctrl" in ran.stdout
