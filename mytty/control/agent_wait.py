@@ -12,7 +12,8 @@ from mytty.protocol.limits import MAX_WAIT_S
 if TYPE_CHECKING:
     from mytty.control.base import Request
     from mytty.control.ports import AgentChecks, JobStore, RunWaiter
-    from mytty.core.jobs import AgentJob, WaitCondition
+    from mytty.core.jobs import AgentJob
+    from mytty.core.vocab import JobWaitCondition
     from mytty.protocol.replies import AgentWaitResultReply
 
     class AgentWaitContext(JobStore, RunWaiter, AgentChecks, Protocol):
@@ -102,7 +103,7 @@ async def handle(ctx: AgentWaitContext, params: Params) -> AgentWaitResultReply:
     if params.until == ATTENTION:
         await ctx.job_attention_preflight(job)
 
-    until = cast("WaitCondition", params.until)  # parse() checked it is one of them
+    until = cast("JobWaitCondition", params.until)  # parse() checked it is one of them
 
     def probe() -> AgentJob | None:
         current = ctx.jobs.current(params.job_id)

@@ -12,7 +12,7 @@ Pure: the caller says what runs in the anchor pane; :func:`plan_access` decides.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING
 
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentProvider, WorkerProvider
@@ -39,7 +39,8 @@ class InheritAccess:
 
 
 AccessPlan = FixedAccess | InheritAccess
-ResolvedAccess = Literal["inherit", "review", "workspace-write"]
+if TYPE_CHECKING:
+    from mytty.core.vocab import AccessMode as ResolvedAccess
 
 
 def resolve_access(

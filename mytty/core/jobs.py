@@ -49,7 +49,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Literal
+from typing import TYPE_CHECKING
 
 from mytty.core.events import AgentRunState, WorkerProvider
 from mytty.core.ids import JobId, RunId, SurfaceId
@@ -97,7 +97,8 @@ _RUN_TO_JOB: dict[AgentRunState, AgentJobState] = {
 
 _UNBINDABLE_RUN_STATES = frozenset({_R.UNKNOWN, _R.IDLE})
 
-WaitCondition = Literal["running", "attention", "completed"]
+if TYPE_CHECKING:
+    from mytty.core.vocab import JobWaitCondition as WaitCondition
 
 
 @dataclass(frozen=True, slots=True)

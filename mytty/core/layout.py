@@ -8,9 +8,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING
 
-SplitDirection = Literal["left", "right", "up", "down"]
+if TYPE_CHECKING:
+    from mytty.core.vocab import Side as SplitDirection
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,11 +2,23 @@
 
 ``mytty-ctl`` validates arguments against these before connecting and the controller checks
 requests against the same tuples, so the two can't drift. Plain tuples rather than enums keep
-them cheap to import (``mytty-agent-hook`` uses them too, and it may not load ``typing``); the
-enums in ``mytty.core.events`` take their values from here.
+them cheap to import (``mytty-agent-hook`` uses them too and may not load ``typing``, so the
+``Literal`` types exist for the type checker only); the enums in ``mytty.core.events`` take
+their values from here.
 """
 
 from __future__ import annotations
+
+# Not typing.TYPE_CHECKING: importing typing would slow down the hook helper, which uses this
+# module. mypy treats any TYPE_CHECKING as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the same words as types, for the type checker only (tests/core/test_vocab.py)
+    from typing import Literal
+
+    Side = Literal["left", "right", "up", "down"]
+    AccessMode = Literal["inherit", "review", "workspace-write"]
+    JobWaitCondition = Literal["running", "attention", "completed"]
+    IntegrationStatus = Literal["installed", "needs-repair", "not-installed"]
 
 # Provider names (the values of ``AgentProvider`` and ``WorkerProvider`` in mytty.core.events).
 CODEX = "codex"
@@ -21,8 +33,8 @@ PROVIDERS: tuple[str, ...] = (CODEX, CLAUDE_CODE, OPENCODE, ANTIGRAVITY, CURSOR)
 WORKER_PROVIDERS: tuple[str, ...] = (CLAUDE, CODEX, CURSOR)
 
 #: Where ``split`` and ``agent spawn`` put the new pane; ``auto`` keeps the tab an even grid.
-DIRECTIONS: tuple[str, ...] = ("left", "right", "up", "down", "auto")
-AUTO = "auto"
+LEFT, RIGHT, UP, DOWN, AUTO = "left", "right", "up", "down", "auto"
+DIRECTIONS: tuple[str, ...] = (LEFT, RIGHT, UP, DOWN, AUTO)
 
 #: ``agent spawn --access``: the worker's permission mode (leaving it out picks one).
 INHERIT = "inherit"
