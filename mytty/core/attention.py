@@ -146,6 +146,8 @@ class AttentionBook:
         Call it for every event in the same order as :meth:`RunBook.apply`; events that were not
         applied (duplicates, conflicts, ignored transitions) change nothing.
         """
+        if result.dropped is not None:
+            self.forget_run(result.dropped)
         run = result.run
         if not result.applied or run is None:
             return None
@@ -193,6 +195,17 @@ class AttentionBook:
                 created_at=at,
             )
         )
+
+    def restore(self, item: AttentionItem) -> None:
+        """Put back an item from a snapshot, as it was (resolved or acknowledged included)."""
+        self._add(item)
+        if item.resolved_at is not None:
+            _unindex(self._open_requests, item.run_id, item.id)
+            _unindex(self._open_outcomes, item.surface_id, item.id)
+
+    def all_items(self) -> list[AttentionItem]:
+        """Every item, expired ones included, in creation order (for a snapshot)."""
+        return list(self._items.values())
 
     def _add(self, item: AttentionItem) -> AttentionItem:
         kind = item.kind

@@ -34,6 +34,11 @@ SUPERSEDED_HOOK_NAME = "mytty.runSuperseded"
 STARTUP_SWEEP_HOOK_NAME = "mytty.startupSweep"
 #: How long finished runs and resolved attention items are kept (seconds).
 RETENTION_SECONDS = 86400.0
+#: At most this many runs per pane are kept in memory. A pane collects a run per prompt, and
+#: one pane's capability could otherwise make thousands (issue 15 #6: 20,000 runs in 15 s made
+#: ``list`` 16x slower). Past the bound the oldest run that is not active goes (the oldest run
+#: of all when every one is active), with its attention items; its events stay in the store.
+MAX_RUNS_PER_PANE = 100
 
 _S = AgentRunState
 _K = AgentEventKind
@@ -123,6 +128,8 @@ class ApplyResult:
     applied: bool
     previous_state: AgentRunState | None
     run: AgentRun | None
+    #: A run the event's new run pushed out of the book (see MAX_RUNS_PER_PANE).
+    dropped: RunId | None = None
 
     @property
     def rejected(self) -> bool:
@@ -165,9 +172,10 @@ def _relevance(run: AgentRun) -> tuple[int, float, float, str]:
 class RunBook:
     """Every known run plus the set of event ids already seen. In memory, no I/O."""
 
-    __slots__ = ("_by_surface", "_event_ids_by_run", "_runs", "_seen")
+    __slots__ = ("_by_surface", "_event_ids_by_run", "_max_per_pane", "_runs", "_seen")
 
-    def __init__(self) -> None:
+    def __init__(self, max_runs_per_pane: int = MAX_RUNS_PER_PANE) -> None:
+        self._max_per_pane = max_runs_per_pane
         self._runs: dict[RunId, AgentRun] = {}
         # Insertion-ordered "sets" so listings follow creation order deterministically.
         self._by_surface: dict[SurfaceId, dict[RunId, None]] = {}
@@ -219,13 +227,13 @@ class RunBook:
 
         new_state = transition(run.state, event.kind)
         if new_state is None:
-            self._store(run)
             return ApplyResult(
                 duplicate=False,
                 conflict=False,
                 applied=False,
                 previous_state=previous_state,
                 run=run,
+                dropped=self._store(run),
             )
 
         starts = run.state in _RESTART_STATES and new_state == _S.RUNNING
@@ -242,18 +250,33 @@ class RunBook:
                 else run.last_assistant_message
             ),
         )
-        self._store(run)
         return ApplyResult(
             duplicate=False,
             conflict=False,
             applied=True,
             previous_state=previous_state,
             run=run,
+            dropped=self._store(run),
         )
 
-    def _store(self, run: AgentRun) -> None:
+    def _store(self, run: AgentRun) -> RunId | None:
+        """Keep ``run``; return the id of a run dropped to stay within the per-pane bound."""
+        new = run.id not in self._runs
         self._runs[run.id] = run
-        self._by_surface.setdefault(run.surface_id, {})[run.id] = None
+        bucket = self._by_surface.setdefault(run.surface_id, {})
+        bucket[run.id] = None
+        if not new or len(bucket) <= self._max_per_pane:
+            return None
+        victim = next(
+            (rid for rid in bucket if rid != run.id and not self._runs[rid].is_active),
+            next(iter(bucket)),
+        )
+        self.forget_run(victim)
+        return victim
+
+    def restore(self, run: AgentRun) -> RunId | None:
+        """Put back a run from a snapshot (its event ids are the store's to know)."""
+        return self._store(run)
 
     def get(self, run_id: RunId) -> AgentRun | None:
         """The run with this id, or None."""

@@ -25,7 +25,7 @@ from mytty.core.ledger import EventLedger
 from mytty.core.notes import StatusNotes
 from mytty.core.runs import RunBook, prune_runs, superseded_events
 from mytty.daemon.request_scope import abandonable
-from mytty.daemon.store import EventStore, StoreError
+from mytty.daemon.store import EventStore, StoredState, StoreError
 from mytty.protocol.limits import MAX_WAIT_S
 
 log = logging.getLogger(__name__)
@@ -35,6 +35,8 @@ T = TypeVar("T")
 PRUNE_INTERVAL_S = 3600.0
 #: Event-triggered prunes are at most this far apart (seconds).
 PRUNE_MIN_GAP_S = 1.0
+#: A snapshot of the books is stored after at least this many writes (see _snapshot_due).
+SNAPSHOT_EVERY = 1000
 #: Young-generation threshold for the controller's cyclic GC (CPython's default is 700).
 GC_GEN0_THRESHOLD = 10_000
 
@@ -65,6 +67,12 @@ class AgentHub:
         self._observers: list[Callable[[AgentEvent, bool], None]] = []
         self._prune_pending = False
         self._last_prune = float("-inf")
+        #: The store's sequence of the last applied event, and rowid of the last applied
+        #: acknowledgement: what a snapshot taken now covers.
+        self._event_mark = 0
+        self._ack_mark = 0
+        self._since_snapshot = 0
+        self._snapshot_running = False
 
     # -- startup ------------------------------------------------------------------------------
     def load(self, events: list[AgentEvent], acknowledgements: dict[str, float]) -> None:
@@ -73,6 +81,56 @@ class AgentHub:
             self.attention.observe(event, result)
         for item_id, at in acknowledgements.items():
             self.attention.acknowledge(item_id, at)
+
+    def restore(self, state: StoredState) -> None:
+        """Rebuild the books from the store's snapshot plus what was stored after it."""
+        if state.snapshot is not None:
+            for run in state.snapshot.runs:
+                self.book.restore(run)
+            for item in state.snapshot.items:
+                self.attention.restore(item)
+        self.load(state.events, state.acknowledgements)
+        self._event_mark, self._ack_mark = state.event_upto, state.ack_upto
+        self._since_snapshot = len(state.events) + len(state.acknowledgements)
+        log.info(
+            "restored %d runs and %d attention items (%d rows read, %d events replayed)",
+            len(self.book),
+            len(self.attention),
+            state.rows_read,
+            len(state.events),
+        )
+
+    # -- snapshots ----------------------------------------------------------------------------
+    def _snapshot_due(self) -> bool:
+        # Every write costs a pass over the kept runs, so the interval grows with them: the
+        # amortized cost per event stays constant, and a restart after a crash replays at most
+        # about max(SNAPSHOT_EVERY, kept runs) events.
+        return self._since_snapshot >= max(SNAPSHOT_EVERY, len(self.book))
+
+    def _note_write(self) -> None:
+        self._since_snapshot += 1
+        if self._snapshot_due() and not self._snapshot_running:
+            self._snapshot_running = True
+            asyncio.get_running_loop().create_task(self._background_snapshot())
+
+    async def _background_snapshot(self) -> None:
+        try:
+            await self.save_snapshot()
+        except Exception as exc:  # the next one retries; a restart then replays a bit more
+            log.warning("could not store the books' snapshot: %s", exc)
+        finally:
+            self._snapshot_running = False
+
+    async def save_snapshot(self) -> None:
+        """Store the books as of the last applied event and acknowledgement. Raises StoreError.
+
+        The marks and the books are read together with no await between: every event up to
+        the event mark is in the books (events are applied in commit order), none after it.
+        """
+        runs, items = self.book.all_runs(), self.attention.all_items()
+        since = self._since_snapshot
+        await self.store.save_snapshot(runs, items, self._event_mark, self._ack_mark)
+        self._since_snapshot -= since
 
     def add_observer(self, fn: Callable[[AgentEvent, bool], None]) -> None:
         """``fn(event, inserted)`` sees every received event, duplicates included."""
@@ -145,7 +203,7 @@ class AgentHub:
             return
         ids = sorted(item_ids)
         try:
-            await self.store.acknowledge(ids, now)
+            mark = await self.store.acknowledge(ids, now)
         except StoreError as exc:
             log.error("could not store attention acknowledgements: %s", exc)
             raise MyttyError(
@@ -154,6 +212,8 @@ class AgentHub:
             ) from None
         for item_id in ids:
             self.attention.acknowledge(item_id, now)
+        self._ack_mark = max(self._ack_mark, mark)
+        self._note_write()
         self.bump()
 
     # -- ingestion ----------------------------------------------------------------------------
@@ -171,15 +231,23 @@ class AgentHub:
             and event.provider is AgentProvider.CLAUDE_CODE
             and not event.synthesized
         ):
-            for sweep in superseded_events(self.book, event):
+            sweeps = superseded_events(self.book, event)
+            # The books know only the ids of events applied since the snapshot: a retried old
+            # prompt must not close the runs started since, so ask the store.
+            if sweeps and await self.store.contains(event.id):
+                self._observe(event, False)
+                return False
+            for sweep in sweeps:
                 await self._insert(sweep)
         return await self._insert(event)
 
     async def _insert(self, event: AgentEvent) -> bool:
-        inserted = await self.store.insert(event)
-        if not inserted or self.book.seen(event.id):
+        sequence = await self.store.insert(event)
+        if not sequence or self.book.seen(event.id):
             self._observe(event, False)
             return False
+        self._event_mark = max(self._event_mark, sequence)
+        self._note_write()
         result = self.book.apply(event)
         self.attention.observe(event, result)
         self.notes.observe(event)

@@ -38,7 +38,7 @@ from mytty.daemon.preflight import AgentPreflight, resolve_worktree
 from mytty.daemon.request_router import ControlRouter
 from mytty.daemon.servers import OneShotServer, Peer
 from mytty.daemon.shell_events import ShellEventWatcher
-from mytty.daemon.store import EventStore
+from mytty.daemon.store import EventStore, StoreError
 from mytty.daemon.sweep import startup_sweep
 from mytty.daemon.tmux_link import TmuxLink
 from mytty.protocol.control import encode_reply, failure
@@ -116,7 +116,7 @@ class Controller:
         self.panes.set_secret(self.home.read_or_create_secret())
         self.store.open()
         self.panes.load_bindings(self.store.load_surface_bindings())
-        self.hub.load(self.store.load_events(), self.store.load_acknowledgements())
+        self.hub.restore(self.store.load_state())
         settle_heap()  # everything alive now lives as long as the process
         self.store.start_writer(loop)
         self.hub.add_observer(self.cursor_approval.observe)
@@ -128,6 +128,7 @@ class Controller:
             except OSError as exc:  # no inotify, an unusable directory: run without it
                 log.warning("shell integration events are off: %s", exc)
             await self.hub.prune()
+            await self._save_snapshot()  # the next start reads this, not the replayed tail
             write_guide(self.home)
             self._servers = [
                 OneShotServer(
@@ -180,9 +181,16 @@ class Controller:
         self.cursor_approval.cancel_all()
         self.shell_events.close()
         await self.link.close()
+        await self._save_snapshot()
         self.store.close()
         if self._servers:
             log.info("mytty controller stopped")
+
+    async def _save_snapshot(self) -> None:
+        try:
+            await self.hub.save_snapshot()
+        except StoreError as exc:  # a restart then replays a little more; nothing is lost
+            log.warning("could not store the books' snapshot: %s", exc)
 
     async def _handle_control(self, body: bytes, peer: Peer) -> bytes:
         return encode_reply(await self.router.dispatch(body, peer.pid))

@@ -3,6 +3,12 @@
 ``insert`` resolves only after the event's transaction has committed, which is what lets the
 event socket answer ``inserted: true`` honestly. Events that arrive together share one
 transaction, which keeps throughput up under bursts without delaying a lone event.
+
+A restart reads the books' snapshot (``books_snapshot``: the runs and attention items as of
+event sequence ``event_upto`` and acknowledgement rowid ``ack_upto``) and only the events and
+acknowledgements stored after it, so it costs O(kept runs + events since the snapshot), not
+O(events ever stored). The snapshot is written by the same writer, in a transaction with the
+events around it; the marks come from the hub, which applies events in commit order.
 """
 
 from __future__ import annotations
@@ -16,9 +22,13 @@ import sqlite3
 import stat
 import threading
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
+from mytty.core.attention import AttentionItem
 from mytty.core.events import AgentEvent
+from mytty.core.runs import AgentRun
+from mytty.core.snapshot import BooksSnapshot, decode_snapshot, encode_snapshot
 from mytty.protocol.envelope import event_from_wire
 from mytty.protocol.wire import agent_event
 
@@ -41,6 +51,12 @@ CREATE TABLE IF NOT EXISTS attention_acknowledgement (
     item_id TEXT PRIMARY KEY,
     acknowledged_at REAL NOT NULL
 ) STRICT;
+CREATE TABLE IF NOT EXISTS books_snapshot (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    event_upto INTEGER NOT NULL,
+    ack_upto INTEGER NOT NULL,
+    payload TEXT NOT NULL
+) STRICT;
 """
 
 BUSY_TIMEOUT_MS = 1000
@@ -58,6 +74,19 @@ WAL_SIZE_LIMIT = 16 * 1024 * 1024
 
 class StoreError(Exception):
     """The store could not complete an operation."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredState:
+    """What a restart reads: the snapshot, what was stored after it, and the marks reached."""
+
+    snapshot: BooksSnapshot | None
+    events: list[AgentEvent]
+    acknowledgements: dict[str, float]
+    event_upto: int
+    ack_upto: int
+    #: Rows read to get here (the work a restart does; tests bound it).
+    rows_read: int
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -157,7 +186,47 @@ class EventStore:
             self._conn = None
 
     # -- reads (startup, before the writer runs) ------------------------------------------------
+    def load_state(self) -> StoredState:
+        """The snapshot (if any) and everything stored after it, with the rows read for it."""
+        assert self._conn is not None
+        snapshot: BooksSnapshot | None = None
+        event_upto = ack_upto = 0
+        row = self._conn.execute(
+            "SELECT event_upto, ack_upto, payload FROM books_snapshot WHERE id = 1"
+        ).fetchone()
+        rows_read = 0
+        if row is not None:
+            rows_read += 1
+            snapshot = decode_snapshot(row[2])
+            if snapshot is None:
+                log.warning("the stored snapshot is unreadable; replaying every stored event")
+            else:
+                event_upto, ack_upto = int(row[0]), int(row[1])
+        events: list[AgentEvent] = []
+        marks = [event_upto, ack_upto]
+        for sequence, payload in self._conn.execute(
+            "SELECT sequence, payload FROM agent_event WHERE sequence > ? ORDER BY sequence",
+            (event_upto,),
+        ):
+            rows_read += 1
+            marks[0] = sequence
+            try:
+                events.append(event_from_wire(json.loads(payload)))
+            except (ValueError, TypeError):
+                log.warning("skipping an unreadable stored event")
+        acks: dict[str, float] = {}
+        for rowid, item_id, at in self._conn.execute(
+            "SELECT rowid, item_id, acknowledged_at FROM attention_acknowledgement "
+            "WHERE rowid > ? ORDER BY rowid",
+            (ack_upto,),
+        ):
+            rows_read += 1
+            marks[1] = rowid
+            acks[item_id] = at
+        return StoredState(snapshot, events, acks, marks[0], marks[1], rows_read)
+
     def load_events(self) -> list[AgentEvent]:
+        """Every stored event in arrival order (tests and tools; startup uses load_state)."""
         assert self._conn is not None
         out: list[AgentEvent] = []
         for (payload,) in self._conn.execute("SELECT payload FROM agent_event ORDER BY sequence"):
@@ -167,12 +236,6 @@ class EventStore:
                 log.warning("skipping an unreadable stored event")
         return out
 
-    def load_acknowledgements(self) -> dict[str, float]:
-        assert self._conn is not None
-        return dict(
-            self._conn.execute("SELECT item_id, acknowledged_at FROM attention_acknowledgement")
-        )
-
     def load_surface_bindings(self) -> dict[str, tuple[str, str]]:
         """Every surface id ever issued → (tmux server identity, tmux pane id) it belongs to."""
         assert self._conn is not None
@@ -180,16 +243,33 @@ class EventStore:
         return {surface: (server, pane) for surface, server, pane in rows}
 
     # -- writes (through the writer thread) ------------------------------------------------------
-    async def insert(self, event: AgentEvent) -> bool:
-        """Insert one event; True when new, False for a duplicate id. Raises StoreError."""
-        return bool(await self._submit("insert", event))
+    async def insert(self, event: AgentEvent) -> int:
+        """Insert one event: its sequence when new, 0 for a duplicate id. Raises StoreError."""
+        result = await self._submit("insert", event)
+        assert isinstance(result, int)
+        return result
+
+    async def contains(self, event_id: str) -> bool:
+        """True when an event with this id is stored (it may be unknown to the books)."""
+        return bool(await self._submit("contains", event_id))
+
+    async def save_snapshot(
+        self, runs: list[AgentRun], items: list[AttentionItem], event_upto: int, ack_upto: int
+    ) -> None:
+        """Replace the books' snapshot; the writer thread encodes it, off the event loop."""
+        await self._submit("snapshot", (runs, items, event_upto, ack_upto))
 
     async def delete_runs(self, run_ids: Iterable[str]) -> None:
         await self._submit("delete_runs", list(run_ids))
 
-    async def acknowledge(self, item_ids: Iterable[str], at: float) -> None:
-        """Store acknowledgements of attention items, all in one transaction. Raises StoreError."""
-        await self._submit("ack", (list(item_ids), at))
+    async def acknowledge(self, item_ids: Iterable[str], at: float) -> int:
+        """Store acknowledgements of attention items, all in one transaction. Raises StoreError.
+
+        Returns the highest acknowledgement rowid once committed (the snapshot's mark).
+        """
+        result = await self._submit("ack", (list(item_ids), at))
+        assert isinstance(result, int)
+        return result
 
     async def bind_surfaces(self, bindings: Iterable[tuple[str, str, str]]) -> None:
         """Record (surface id, tmux server, tmux pane) bindings; the first one of an id stays."""
@@ -314,7 +394,19 @@ class EventStore:
                 "INSERT OR IGNORE INTO agent_event(event_id, run_id, payload) VALUES (?, ?, ?)",
                 (arg.id, arg.run_id, encode_payload(arg)),
             )
-            return cur.rowcount == 1
+            return int(cur.lastrowid or 0) if cur.rowcount == 1 else 0
+        if op == "contains":
+            found = conn.execute("SELECT 1 FROM agent_event WHERE event_id = ?", (arg,))
+            return found.fetchone() is not None
+        if op == "snapshot":
+            assert isinstance(arg, tuple)
+            runs, items, event_upto, ack_upto = arg
+            conn.execute(
+                "INSERT OR REPLACE INTO books_snapshot(id, event_upto, ack_upto, payload) "
+                "VALUES (1, ?, ?, ?)",
+                (event_upto, ack_upto, encode_snapshot(runs, items)),
+            )
+            return None
         if op == "delete_runs":
             ids = list(arg)  # type: ignore[call-overload]
             for i in range(0, len(ids), 500):
@@ -337,7 +429,8 @@ class EventStore:
                 "INSERT OR IGNORE INTO attention_acknowledgement(item_id, acknowledged_at) VALUES (?, ?)",
                 [(item_id, at) for item_id in item_ids],
             )
-            return None
+            row = conn.execute("SELECT max(rowid) FROM attention_acknowledgement").fetchone()
+            return int(row[0] or 0)
         raise ValueError(op)  # pragma: no cover
 
     def _settle(self, fut: asyncio.Future[object], result: object, error: Exception | None) -> None:
