@@ -225,17 +225,6 @@ class EventStore:
             acks[item_id] = at
         return StoredState(snapshot, events, acks, marks[0], marks[1], rows_read)
 
-    def load_events(self) -> list[AgentEvent]:
-        """Every stored event in arrival order (tests and tools; startup uses load_state)."""
-        assert self._conn is not None
-        out: list[AgentEvent] = []
-        for (payload,) in self._conn.execute("SELECT payload FROM agent_event ORDER BY sequence"):
-            try:
-                out.append(event_from_wire(json.loads(payload)))
-            except (ValueError, TypeError):
-                log.warning("skipping an unreadable stored event")
-        return out
-
     def load_surface_bindings(self) -> dict[str, tuple[str, str]]:
         """Every surface id ever issued → (tmux server identity, tmux pane id) it belongs to."""
         assert self._conn is not None
