@@ -92,7 +92,7 @@ class AgentHub:
         self.load(state.events, state.acknowledgements)
         self._event_mark, self._ack_mark = state.event_upto, state.ack_upto
         self._since_snapshot = len(state.events) + len(state.acknowledgements)
-        log.info(
+        log.debug(
             "restored %d runs and %d attention items (%d rows read, %d events replayed)",
             len(self.book),
             len(self.attention),
