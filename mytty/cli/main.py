@@ -178,13 +178,17 @@ def serve(
     try:
         _prepare_home(home)
         from mytty.daemon.app import Controller
+        from mytty.daemon.clock import timings_from
         from mytty.tmux import socketdir
         from mytty.tmux.bootstrap import resolve_socket
         from mytty.tmux.control_client import TmuxConnectionLost
 
         socket_path = resolve_socket(tmux_socket, os.environ)
         socketdir.ensure(socket_path, default=socket_path == socketdir.default_socket(os.environ))
-        controller = Controller(home, socket_path, ctl_bin=ctl_bin())
+        # MYTTY_TEST_TIMINGS is for the test suite only; unset, the durations are the seeds'.
+        controller = Controller(
+            home, socket_path, ctl_bin=ctl_bin(), timings=timings_from(os.environ)
+        )
 
         def ready() -> None:
             # What `mytty up` restarts the controller onto, should this server die.

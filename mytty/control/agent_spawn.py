@@ -341,13 +341,10 @@ def parse(request: Request) -> Params:
 
 
 async def handle(ctx: SpawnContext, params: Params) -> AgentJobReply:
-    import time
-
     from mytty.control.split import place_worker_from
-    from mytty.core import jobs as core_jobs
     from mytty.core.errors import ErrorCode, MyttyError
     from mytty.core.events import WorkerProvider
-    from mytty.core.ids import JobId, SurfaceId, format_uuid_bytes
+    from mytty.core.ids import SurfaceId
     from mytty.core.launch import build_launch_argv, launch_command
     from mytty.core.layout import WORKERS_WINDOW
     from mytty.core.validation import (
@@ -438,13 +435,5 @@ async def handle(ctx: SpawnContext, params: Params) -> AgentJobReply:
         ) from None
 
     baseline = [r.id for r in ctx.hub.book.runs_for(pane.surface_id, provider.agent_provider)]
-    job = core_jobs.new_job(
-        JobId(format_uuid_bytes(os.urandom(16))),
-        pane.surface_id,
-        provider,
-        params.label,
-        baseline,
-        time.time(),
-    )
-    ctx.jobs.add(job)
+    job = ctx.jobs.start(pane.surface_id, provider, params.label, baseline)
     return wire.agent_job_reply(ctx.jobs.snapshot(job), placement=note)

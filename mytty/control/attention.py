@@ -70,12 +70,10 @@ def _whereabouts(ctx: AttentionContext, pane_id: SurfaceId) -> tuple[str | None,
 
 
 async def handle(ctx: AttentionContext, params: Params) -> AttentionReply:
-    import time
-
     from mytty.core.errors import ErrorCode, MyttyError
     from mytty.protocol import wire
 
-    now = time.time()
+    now = ctx.hub.now()
     listed = ctx.hub.attention.items(now)
     unknown = sorted(params.runs - {i.run_id for i in listed})
     if unknown:

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from mytty.core.errors import ErrorCode
 
 if TYPE_CHECKING:  # types only: importing the ports loads none of these
-    from collections.abc import Callable, Collection, Mapping, Sequence
+    from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
     from contextlib import AbstractAsyncContextManager
 
     from mytty.core.attention import AttentionBook
     from mytty.core.events import AgentProvider, WorkerProvider
-    from mytty.core.ids import SurfaceId, TmuxPaneId
+    from mytty.core.ids import RunId, SurfaceId, TmuxPaneId
     from mytty.core.jobs import AgentJob
     from mytty.core.ledger import EventLedger
     from mytty.core.notes import StatusNotes
@@ -142,6 +142,10 @@ class AgentState(Protocol):
         """Wake every waiter (something they may be waiting for changed)."""
         ...
 
+    def now(self) -> float:
+        """The controller's clock (wall-clock seconds), injected at its composition root."""
+        ...
+
     async def wait_until(
         self, probe: Callable[[], T | None], timeout: float, *, surface_id: str | None = None
     ) -> tuple[T | None, bool]:
@@ -160,7 +164,16 @@ class RunWaiter(Protocol):
 
 
 class JobBook(Protocol):
-    def add(self, job: AgentJob) -> None: ...
+    def start(
+        self,
+        surface_id: SurfaceId,
+        provider: WorkerProvider,
+        label: str | None,
+        baseline: Iterable[RunId],
+    ) -> AgentJob:
+        """A new job for the worker just launched in that pane; its launch window opens now."""
+        ...
+
     def current(self, job_id: str) -> AgentJob:
         """The job reconciled against the runs now (``job-not-found`` when unknown)."""
         ...

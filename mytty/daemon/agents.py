@@ -136,6 +136,10 @@ class AgentHub:
         """``fn(event, inserted)`` sees every received event, duplicates included."""
         self._observers.append(fn)
 
+    def now(self) -> float:
+        """The controller's clock (wall-clock seconds): what handlers use for "now"."""
+        return self.clock()
+
     # -- change signal ------------------------------------------------------------------------
     def bump(self, surface_id: str | None = None) -> None:
         """Wake the waiters of ``surface_id`` and those watching every change.

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable
 
 from mytty.control.ports import PaneView
@@ -25,6 +24,7 @@ from mytty.core.events import AgentEvent, AgentProvider, WorkerProvider
 from mytty.core.ids import SurfaceId
 from mytty.core.jobs import AgentJob
 from mytty.daemon.agents import AgentHub, settle_heap
+from mytty.daemon.clock import DEFAULT_TIMINGS, Clock, SystemClock, Timings
 from mytty.daemon.codex_routing import CodexRouter
 from mytty.daemon.cursor_approval import CursorApprovalEstimator
 from mytty.daemon.event_ingest import EventIngest
@@ -50,13 +50,24 @@ log = logging.getLogger(__name__)
 
 
 class Controller:
-    def __init__(self, home: Home, tmux_socket: str, *, ctl_bin: str) -> None:
+    def __init__(
+        self,
+        home: Home,
+        tmux_socket: str,
+        *,
+        ctl_bin: str,
+        clock: Clock | None = None,
+        timings: Timings = DEFAULT_TIMINGS,
+    ) -> None:
+        #: Every rule's "now" and "in N seconds" (launch windows, the Cursor estimate,
+        #: attention): the real clock unless a test passes its own.
+        self.clock: Clock = clock if clock is not None else SystemClock()
         self.home = home
         self.tmux_socket = tmux_socket
         self.ctl_bin = ctl_bin
         self._lock = ControllerLock(home)
         self.store = EventStore(home.store)
-        self.hub = AgentHub(self.store)
+        self.hub = AgentHub(self.store, clock=self.clock.now)
         self.panes = PaneRegistry(b"")  # keyed with the home's secret once the lock is held
         self.link = TmuxLink(
             tmux_socket,
@@ -79,17 +90,23 @@ class Controller:
             shell_events=self.shell_events,
         )
         self.codex_router = CodexRouter(
-            panes=self.panes, foreground_agent=self.pane_service.foreground_agent
+            panes=self.panes,
+            foreground_agent=self.pane_service.foreground_agent,
+            clock=self.clock.now,
         )
         self.jobs = JobRegistry(
             hub=self.hub,
             panes=self.panes,
             foreground_agent=self.pane_service.foreground_agent,
             codex_router=self.codex_router,
+            clock=self.clock,
+            launch_window=timings.launch_window,
         )
         self._stop = asyncio.Event()
         self._servers: list[OneShotServer] = []
-        self.cursor_approval = CursorApprovalEstimator(self.hub.ingest)
+        self.cursor_approval = CursorApprovalEstimator(
+            self.hub.ingest, self.clock, threshold=timings.cursor_approval
+        )
         self.router = ControlRouter(self)
         self.integrations = IntegrationService(
             require_port=self.link.require_port, tmux_socket=tmux_socket
@@ -122,7 +139,7 @@ class Controller:
         self.hub.add_observer(self.cursor_approval.observe)
         try:
             await self.link.connect(self.pane_service, first=True)
-            await startup_sweep(self.hub, self.panes, time.time())
+            await startup_sweep(self.hub, self.panes, self.clock.now())
             try:
                 self.shell_events.start(loop)  # every pane has its identity by now
             except OSError as exc:  # no inotify, an unusable directory: run without it

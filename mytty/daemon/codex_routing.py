@@ -63,7 +63,9 @@ class CodexRouter:
         *,
         panes: PaneRegistry,
         foreground_agent: Callable[[Pane], tuple[AgentProvider | None, int | None]],
+        clock: Callable[[], float] = time.time,
     ) -> None:
+        self._clock = clock
         self._panes = panes
         self._foreground_agent = foreground_agent
         self._bindings: dict[str, tuple[SurfaceId, int]] = {}  # session → (surface, codex pid)
@@ -78,7 +80,7 @@ class CodexRouter:
         """The event placed on its pane, or None (refused, remembered and logged once)."""
         routed = self._route(event)
         if routed is None:
-            self._refused.append(time.time())
+            self._refused.append(self._clock())
             session = event.session_id or "?"
             if session not in self._refused_sessions and len(self._refused_sessions) < 1024:
                 self._refused_sessions.add(session)

@@ -2,7 +2,8 @@
 
 Cursor's hooks never say "waiting for approval". A ``preToolUse`` that sees no matching
 ``postToolUse`` / ``postToolUseFailure`` / ``stop`` within 10 s is most likely waiting on the
-human, so a synthesized ``approval-requested`` is recorded; the matching post event then moves
+human, so a synthesized ``approval-requested`` is recorded (its time is the
+``preToolUse``'s plus the threshold; the timer runs on the controller's injected clock); the matching post event then moves
 the run back to ``running``. Several tool calls may be pending at once (keyed by toolUseID).
 """
 
@@ -14,10 +15,11 @@ from collections.abc import Awaitable, Callable
 
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.core.ids import RunId, stable_uuid
+from mytty.daemon.clock import CURSOR_APPROVAL_SECONDS, Clock, Timer
 
 log = logging.getLogger(__name__)
 
-PENDING_THRESHOLD_S = 10.0
+PENDING_THRESHOLD_S = CURSOR_APPROVAL_SECONDS
 HOOK_NAME = "mytty.cursorApprovalPending"
 
 
@@ -25,11 +27,13 @@ class CursorApprovalEstimator:
     def __init__(
         self,
         record: Callable[[AgentEvent], Awaitable[object]],
+        clock: Clock,
         threshold: float = PENDING_THRESHOLD_S,
     ) -> None:
+        self._clock = clock
         self._record_event = record
         self._threshold = threshold
-        self._timers: dict[tuple[RunId, str], asyncio.TimerHandle] = {}
+        self._timers: dict[tuple[RunId, str], Timer] = {}
 
     def observe(self, event: AgentEvent, inserted: bool) -> None:
         if event.provider is not AgentProvider.CURSOR or event.synthesized:
@@ -39,8 +43,7 @@ class CursorApprovalEstimator:
             key = (event.run_id, event.tool_use_id)
             if key in self._timers or not inserted:
                 return
-            loop = asyncio.get_running_loop()
-            self._timers[key] = loop.call_later(self._threshold, self._fire, event)
+            self._timers[key] = self._clock.call_later(self._threshold, lambda: self._fire(event))
         elif hook in ("postToolUse", "postToolUseFailure") and event.tool_use_id:
             timer = self._timers.pop((event.run_id, event.tool_use_id), None)
             if timer is not None:

@@ -6,24 +6,27 @@ answer ``job-not-found``; the panes and agents themselves are untouched.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import time
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterable
 
 from mytty.core import jobs as core_jobs
 from mytty.core.errors import ErrorCode, MyttyError
-from mytty.core.events import AgentProvider
-from mytty.core.ids import SurfaceId
+from mytty.core.events import AgentProvider, WorkerProvider
+from mytty.core.ids import JobId, RunId, SurfaceId, format_uuid_bytes
 from mytty.core.jobs import AgentJob, AgentJobState, LaunchClues
 from mytty.core.runs import AgentRun
 from mytty.daemon.agents import AgentHub
+from mytty.daemon.clock import DEFAULT_TIMINGS, Clock
 from mytty.daemon.codex_routing import CodexRouter
 from mytty.daemon.panes import Pane, PaneRegistry
 from mytty.protocol import wire
 from mytty.protocol.replies import JobSnapshot
 
 log = logging.getLogger(__name__)
+
+#: How long after a job's deadline its timer settles it.
+DEADLINE_MARGIN_S = 0.01
 
 
 class JobRegistry:
@@ -34,7 +37,11 @@ class JobRegistry:
         panes: PaneRegistry,
         foreground_agent: Callable[[Pane], tuple[AgentProvider | None, int | None]],
         codex_router: CodexRouter,
+        clock: Clock,
+        launch_window: float = DEFAULT_TIMINGS.launch_window,
     ) -> None:
+        self._clock = clock
+        self._window = launch_window
         self._hub = hub
         self._panes = panes
         self._foreground_agent = foreground_agent
@@ -45,6 +52,29 @@ class JobRegistry:
         runs: list[AgentRun] = self._hub.book.runs_for(job.surface_id, job.provider.agent_provider)
         return runs
 
+    def start(
+        self,
+        surface_id: SurfaceId,
+        provider: WorkerProvider,
+        label: str | None,
+        baseline: Iterable[RunId],
+    ) -> AgentJob:
+        """A new job for the worker just launched in ``surface_id``; its launch window opens now.
+
+        ``baseline``: the runs the pane already had (the job binds only to a later one).
+        """
+        job = core_jobs.new_job(
+            JobId(format_uuid_bytes(os.urandom(16))),
+            surface_id,
+            provider,
+            label,
+            baseline,
+            self._clock.now(),
+            self._window,
+        )
+        self.add(job)
+        return job
+
     def add(self, job: AgentJob) -> None:
         self._jobs[job.job_id] = job
         self._arm_deadline(job)
@@ -52,9 +82,10 @@ class JobRegistry:
     def _arm_deadline(self, job: AgentJob) -> None:
         # launch-failed needs no event to happen: when the window closes, settle the job (so a
         # launch failure reaches `mytty attention` even if nobody waits) and wake the waiters.
-        loop = asyncio.get_running_loop()
-        delay = max(0.0, job.deadline - time.time()) + 0.01
-        loop.call_later(delay, self._deadline_reached, job.job_id)
+        # The margin: a timer may fire a hair before the wall clock reaches the deadline, and a
+        # job checked then is not yet launch-failed (nothing would wake the waiters again).
+        delay = max(0.0, job.deadline - self._clock.now()) + DEADLINE_MARGIN_S
+        self._clock.call_later(delay, lambda: self._deadline_reached(job.job_id))
 
     def _deadline_reached(self, job_id: str) -> None:
         try:
@@ -68,7 +99,7 @@ class JobRegistry:
         """What the pane shows when the job's window closed unbound (see core.jobs)."""
         pane = self._panes.by_surface.get(job.surface_id)
         provider = self._foreground_agent(pane)[0] if pane is not None else None
-        spawned = job.deadline - core_jobs.LAUNCH_WINDOW_SECONDS
+        spawned = job.deadline - self._window
         return LaunchClues(
             agent_running=provider is job.provider.agent_provider,
             unplaced_events=self._codex_router.unplaced_since(spawned)
@@ -85,7 +116,7 @@ class JobRegistry:
                 f"no job {job_id!r} (jobs live in memory: a controller restart forgets them)",
             )
         exists = job.surface_id in self._panes.by_surface
-        now = time.time()
+        now = self._clock.now()
         clues = self._clues(job) if exists and core_jobs.needs_clues(job, now) else None
         updated = core_jobs.reconcile(job, self._runs(job), exists, now, clues)
         self._jobs[job_id] = updated
@@ -116,7 +147,7 @@ class JobRegistry:
     def re_arm(self, job_id: str) -> AgentJob:
         job = self.current(job_id)
         run_ids = [r.id for r in self._runs(job)]
-        updated = core_jobs.prepare_for_follow_up(job, run_ids, time.time())
+        updated = core_jobs.prepare_for_follow_up(job, run_ids, self._clock.now(), self._window)
         if updated is not job:
             self._jobs[job_id] = updated
             self._arm_deadline(updated)

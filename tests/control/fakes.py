@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -25,7 +25,14 @@ from mytty.core import jobs as core_jobs
 from mytty.core.attention import AttentionBook
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import PROVIDER_ORDER, AgentEvent, AgentProvider, WorkerProvider
-from mytty.core.ids import SurfaceId, TmuxPaneId, format_uuid_bytes, parse_surface_id
+from mytty.core.ids import (
+    JobId,
+    RunId,
+    SurfaceId,
+    TmuxPaneId,
+    format_uuid_bytes,
+    parse_surface_id,
+)
 from mytty.core.jobs import AgentJob
 from mytty.core.ledger import EventLedger
 from mytty.core.notes import StatusNotes
@@ -70,7 +77,8 @@ class FakePanes:
 class FakeHub:
     """The agent state: the real pure books plus the change signal the waiters sleep on."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = lambda: 1_000_000.0) -> None:
+        self.now = clock
         self.book = RunBook()
         self.attention = AttentionBook()
         self.ledger = EventLedger()
@@ -121,6 +129,18 @@ class FakeJobs:
         self._panes = panes
         self._clock = clock
         self._jobs: dict[str, AgentJob] = {}
+
+    def start(
+        self,
+        surface_id: SurfaceId,
+        provider: WorkerProvider,
+        label: str | None,
+        baseline: Iterable[RunId],
+    ) -> AgentJob:
+        job_id = JobId(format_uuid_bytes(os.urandom(16)))
+        job = core_jobs.new_job(job_id, surface_id, provider, label, baseline, self._clock())
+        self.add(job)
+        return job
 
     def add(self, job: AgentJob) -> None:
         self._jobs[job.job_id] = job
@@ -213,7 +233,7 @@ class FakeController:
 
     def __post_init__(self) -> None:
         self.panes = FakePanes()
-        self.hub = FakeHub()
+        self.hub = FakeHub(lambda: self.clock())
         self.jobs = FakeJobs(self.hub, self.panes, lambda: self.clock())
         self.integrations = FakeIntegrations()
         self._locks: dict[SurfaceId, asyncio.Lock] = {}

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -317,7 +316,3 @@ def new_repo(path: Path) -> Path:
     git(path, "add", "README")
     git(path, "commit", "-q", "-m", "init")
     return path
-
-
-def elapsed_since(start: float) -> float:
-    return time.monotonic() - start

@@ -107,6 +107,15 @@ def test_malformed_requests_are_invalid_request(mytty: Mytty, body: bytes) -> No
 
 
 # -- clients that never finish --------------------------------------------------------------------
+def still_open(sock: socket.socket) -> bool:
+    """True while the server has neither closed ``sock`` nor sent anything on it."""
+    try:
+        sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+    except BlockingIOError:
+        return True
+    return False
+
+
 def wait_for_drop(sock: socket.socket, limit: float) -> tuple[bytes, float]:
     """Wait until the server closes ``sock``; return what it sent and how long that took."""
     start = time.monotonic()
@@ -134,15 +143,14 @@ def test_client_without_newline_is_dropped_while_others_are_served(
         s.sendall(prefix)  # and never a newline, never EOF
         hung.append(s)
     try:
-        started = time.monotonic()
         for _ in range(3):
-            t0 = time.monotonic()
-            assert mytty.ctl("list").returncode == 0
-            assert time.monotonic() - t0 < 1.5, "a hung client delayed another one"
+            reply = json.loads(raw_exchange(mytty.control_socket, b'{"type":"list"}\n'))
+            assert reply["type"] == "list", reply
+            # Answered while every hung client is still held: they delayed nobody (a server
+            # that waited for them would have dropped them before answering).
+            assert [still_open(s) for s in hung] == [True] * len(hung)
         data, _ = wait_for_drop(hung[0], 10.0)
-        elapsed = time.monotonic() - started
         assert data == b""  # dropped without a reply
-        assert elapsed < 6.0
         for s in hung[1:]:
             assert wait_for_drop(s, 5.0)[0] == b""
     finally:
@@ -168,7 +176,9 @@ def test_trickling_client_is_dropped_after_a_bounded_time(mytty: Mytty) -> None:
                 break
     finally:
         s.close()
-    assert dropped_after is not None and dropped_after < 6.0
+    # A per-read timeout would never drop it (a byte comes every 0.2 s); only the bound on the
+    # whole request does, long before the loop's 15 s deadline.
+    assert dropped_after is not None
     assert mytty.ctl("list").returncode == 0
 
 

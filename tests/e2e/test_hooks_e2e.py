@@ -22,10 +22,12 @@ from typing import Any
 
 import pytest
 
+from mytty.core.events import parse_timestamp as parse_iso
 from mytty.hook.adapters import load_adapter
 from mytty.hook.identity import hook_event_id, hook_run_id
 from mytty.hook.wire import encode_event_line, format_occurred_at
 from mytty.integrations.codex import EVENTS as CODEX_EVENTS
+from tests.e2e.events_support import stored_events
 from tests.support.harness import MYTTY, BackgroundCtl, Mytty, wait_until
 
 pytestmark = pytest.mark.tmux
@@ -496,13 +498,20 @@ def test_cursor_estimated_approval(mytty: Mytty, background: list[BackgroundCtl]
         assert entry(m, pane)["command"] == "Cursor"
         attention = bg_wait(background, m, pane, "attention", 40)
         pre = wait_hook(m, "cursor-agent", pid, "preToolUse")[0]
-        pre_at = time.monotonic()
         assert pre["stdout"] == "{}\n"
         m.wait_for_text(pane, "STANDIN waiting for approval")
         # Cursor says nothing while it waits: mytty's 10 s estimate turns it into an approval.
         waited = attention.result().json
         assert waited == {"type": "waitResult", "state": "waiting-approval", "timedOut": False}
-        assert time.monotonic() - pre_at > 5.0
+        # The estimate is dated exactly the threshold after the tool call it is about (the
+        # timer itself is tested on a driven clock in tests/daemon/test_clock.py).
+        stored = stored_events(m)
+        [call] = [e for e in stored if e.get("hookName") == "preToolUse"]
+        [estimate] = [e for e in stored if e.get("hookName") == "mytty.cursorApprovalPending"]
+        assert estimate["kind"] == "approval-requested"
+        assert estimate["toolUseID"] == call["toolUseID"] and estimate["runID"] == call["runID"]
+        gap = parse_iso(estimate["occurredAt"]) - parse_iso(call["occurredAt"])
+        assert gap == pytest.approx(10.0, abs=0.0011)
         items = [i for i in m.request({"type": "attention"})["items"] if i["paneID"] == pane]
         assert [(i["kind"], i["message"], i["resolvedAt"]) for i in items] == [
             ("approval-request", "Shell requires approval", None)

@@ -17,7 +17,6 @@ import struct
 import subprocess
 import termios
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -221,10 +220,10 @@ def test_enable_declined(
 def test_enable_without_attached_client_is_declined_at_once(mytty: Mytty) -> None:
     m = mytty
     assert human_clients(m) == []
-    started = time.monotonic()
+    # Waiting for an answer would take the consent timeout (180 s); the call's own 30 s
+    # deadline fails the test first: the controller must not wait when no client can answer.
     result = m.ctl("integration", "enable", "claude-code", timeout=30)
     assert result.code == "integration-declined"
-    assert time.monotonic() - started < 10, "no client: the controller must not wait for one"
     assert "mytty integrations enable claude-code" in result.stderr
     assert not settings_path(m).exists()
     assert not helper_launcher(m).exists()
@@ -237,9 +236,7 @@ def test_enable_of_installed_provider_answers_without_popup(
     cli_enable(m, "claude-code")
     before = settings_path(m).read_bytes()
     mark = client.mark()
-    started = time.monotonic()
     reply = m.ctl("integration", "enable", "claude-code", timeout=30).json
-    assert time.monotonic() - started < 10
     assert statuses(reply)["claude-code"] == "installed"
     assert settings_path(m).read_bytes() == before
     # Had a question been shown, the request would still be waiting for its answer.

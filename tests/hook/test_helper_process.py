@@ -37,7 +37,8 @@ CODEX = load_payloads("codex")["captured"]
 CURSOR = load_payloads("cursor")["reference"]
 AGY = load_payloads("antigravity")["reference"]
 
-#: Generous bound for "returns within ~2 s": catches a hang, tolerates a loaded machine.
+#: Deadline for "returns within ~2 s" (a call still running then fails with TimeoutExpired):
+#: catches a hang, tolerates a loaded machine.
 WEDGED_BOUND_S = 4.0
 
 
@@ -257,12 +258,12 @@ def test_a_reset_connection_is_retried_once(sock_dir: Path) -> None:
 def test_a_controller_that_never_answers_costs_about_two_seconds(sock_dir: Path) -> None:
     server = FakeEventServer(sock_dir / "e.sock", mode="wedge")
     try:
-        start = time.monotonic()
-        done = run_hook(["claude-code"], CLAUDE["Stop"], pane_env(server.path))
-        elapsed = time.monotonic() - start
+        # The deadline: a helper still waiting after WEDGED_BOUND_S fails with TimeoutExpired.
+        done = run_hook(
+            ["claude-code"], CLAUDE["Stop"], pane_env(server.path), timeout=WEDGED_BOUND_S
+        )
     finally:
         server.stop()
-    assert elapsed < WEDGED_BOUND_S
     assert_one_error_line(done, "timed out")
     assert 1 <= server.connections <= 2  # at most one retry
 
@@ -285,14 +286,11 @@ def test_a_controller_that_never_accepts_is_bounded(sock_dir: Path) -> None:
             fillers.append(filler)
         else:
             pytest.fail("could not fill the listen backlog")
-        start = time.monotonic()
-        done = run_hook(["cursor"], CURSOR["U2"], pane_env(path))
-        elapsed = time.monotonic() - start
+        done = run_hook(["cursor"], CURSOR["U2"], pane_env(path), timeout=WEDGED_BOUND_S)
     finally:
         for filler in fillers:
             filler.close()
         listener.close()
-    assert elapsed < WEDGED_BOUND_S
     assert done.returncode == 1
     assert done.stdout == b"{}\n"
     assert len(stderr_lines(done)) == 1
@@ -332,13 +330,10 @@ def test_stdin_that_never_closes_is_bounded(event_server: FakeEventServer) -> No
         env=pane_env(event_server.path),
     )
     try:
-        start = time.monotonic()
-        code = proc.wait(timeout=WEDGED_BOUND_S + 5)
-        elapsed = time.monotonic() - start
+        code = proc.wait(timeout=WEDGED_BOUND_S)  # the deadline; TimeoutExpired fails
     finally:
         assert proc.stdin is not None
         proc.stdin.close()
-    assert elapsed < WEDGED_BOUND_S
     assert code == 1
     assert proc.stdout is not None and proc.stdout.read() == b"{}\n"
     assert proc.stderr is not None and b"timed out reading" in proc.stderr.read()
