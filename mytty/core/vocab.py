@@ -13,7 +13,7 @@ from __future__ import annotations
 # module. mypy treats any TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the same words as types, for the type checker only (tests/core/test_vocab.py)
-    from typing import Literal
+    from typing import Final, Literal
 
     Side = Literal["left", "right", "up", "down"]
     AccessMode = Literal["inherit", "review", "workspace-write"]
@@ -51,9 +51,10 @@ PANE_WAIT_CONDITIONS: tuple[str, ...] = (IDLE, ATTENTION)
 JOB_WAIT_CONDITIONS: tuple[str, ...] = (RUNNING, ATTENTION, COMPLETED)
 
 #: The hook integration states ``integration list`` reports.
-INSTALLED = "installed"
-NEEDS_REPAIR = "needs-repair"
-NOT_INSTALLED = "not-installed"
+# Final so that the type checker reads each as its Literal (returned where a status is due).
+INSTALLED: Final = "installed"
+NEEDS_REPAIR: Final = "needs-repair"
+NOT_INSTALLED: Final = "not-installed"
 INTEGRATION_STATUSES: tuple[str, ...] = (INSTALLED, NEEDS_REPAIR, NOT_INSTALLED)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from mytty.core.errors import MyttyError
 from mytty.core.events import AgentProvider
+from mytty.core.vocab import INSTALLED, NEEDS_REPAIR, NOT_INSTALLED
 from mytty.integrations.common import (
     PRIVATE_MODE,
     FileChange,
@@ -65,18 +66,18 @@ class AntigravityInstaller:
 
     def state(self, ctx: Context) -> ProviderState:
         if not ctx.locations.antigravity_dir.is_dir():
-            return ProviderState("not-installed")
+            return ProviderState(NOT_INSTALLED)
         problem = helper_problem(ctx.helper, ctx.env)
         if problem:
-            return ProviderState("needs-repair", problem)
+            return ProviderState(NEEDS_REPAIR, problem)
         for path, expected in _files(ctx).items():
             try:
                 current = read_bytes(path)
             except MyttyError:  # unreadable (say, a directory): not what we wrote
                 current = None
             if current != expected:
-                return ProviderState("needs-repair")
-        return ProviderState("installed")
+                return ProviderState(NEEDS_REPAIR)
+        return ProviderState(INSTALLED)
 
     def plan_install(self, ctx: Context) -> list[FileChange]:
         changes: list[FileChange] = []

@@ -10,15 +10,15 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
 
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import PROVIDER_ORDER, AgentProvider
+from mytty.core.vocab import INSTALLED, NEEDS_REPAIR
 from mytty.integrations.antigravity import AntigravityInstaller
 from mytty.integrations.claude import ClaudeInstaller
 from mytty.integrations.codex import CodexInstaller
 from mytty.integrations.codex_trust import CodexHookSource
-from mytty.integrations.common import apply_changes, atomic_write
+from mytty.integrations.common import Status, apply_changes, atomic_write
 from mytty.integrations.cursor import CursorInstaller
 from mytty.integrations.helper import helper_problem, is_managed, launcher_text
 from mytty.integrations.installer import Context, ProviderInstaller
@@ -40,7 +40,7 @@ class IntegrationStatus:
     """One provider's integration state, as ``integration list`` reports it."""
 
     provider: AgentProvider
-    status: Literal["installed", "needs-repair", "not-installed"]
+    status: Status
     error: str | None = None
 
     def to_wire(self) -> IntegrationEntry:
@@ -65,7 +65,7 @@ def _status(provider: AgentProvider, ctx: Context) -> IntegrationStatus:
         if exc.code is not ErrorCode.INVALID_CONFIGURATION:
             raise
         # We cannot tell what is installed in a file we refuse to read; it needs the human.
-        return IntegrationStatus(provider, "needs-repair", exc.message)
+        return IntegrationStatus(provider, NEEDS_REPAIR, exc.message)
     return IntegrationStatus(provider, state.status, state.error)
 
 
@@ -97,7 +97,7 @@ def planned_changes(
     if provider is AgentProvider.CODEX:
         # Trust goes into config.toml after Codex has been asked; name it whenever it may change.
         status = _status(provider, ctx)
-        if paths or status.status != "installed":
+        if paths or status.status != INSTALLED:
             paths.append(str(ctx.locations.codex_config))
     return paths
 
@@ -156,7 +156,7 @@ def repair(
     changed: list[str] = []
     first_error: MyttyError | None = None
     for candidate in PROVIDER_ORDER:
-        if _status(candidate, ctx).status != "needs-repair":
+        if _status(candidate, ctx).status != NEEDS_REPAIR:
             continue
         try:
             changed += _install(candidate, ctx, warnings)

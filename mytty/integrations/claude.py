@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mytty.core.events import AgentProvider
+from mytty.core.vocab import INSTALLED, NEEDS_REPAIR
 from mytty.integrations import hookconfig, pointers
 from mytty.integrations.common import FileChange
 from mytty.integrations.helper import helper_problem, invokes_helper
@@ -62,16 +63,16 @@ class ClaudeInstaller:
             helper_problem(ctx.helper, ctx.env),
             self.provider.value,
         )
-        if status != "installed":
+        if status != INSTALLED:
             return ProviderState(status, why)
-        if pointers.skill_status(ctx.locations.claude_skill, ctx.locations.guide) != "installed":
+        if pointers.skill_status(ctx.locations.claude_skill, ctx.locations.guide) != INSTALLED:
             return ProviderState(
-                "needs-repair",
+                NEEDS_REPAIR,
                 f"the mytty-panes skill {ctx.locations.claude_skill} is missing or points at "
                 f"another guide than {ctx.locations.guide} (a different MYTTY_HOME?); run "
                 "`mytty integrations repair claude-code`",
             )
-        return ProviderState("installed")
+        return ProviderState(INSTALLED)
 
     def plan_install(self, ctx: Context) -> list[FileChange]:
         loaded = hookconfig.load(ctx.locations.claude_settings, spec(ctx))

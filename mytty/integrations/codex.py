@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mytty.core.events import AgentProvider
+from mytty.core.vocab import INSTALLED, NEEDS_REPAIR
 from mytty.integrations import codex_toml, hookconfig, pointers
 from mytty.integrations.codex_trust import CodexUnavailable, find_codex
 from mytty.integrations.common import (
@@ -110,14 +111,11 @@ class CodexInstaller:
             helper_problem(ctx.helper, ctx.env),
             self.provider.value,
         )
-        if status != "installed":
+        if status != INSTALLED:
             return ProviderState(status, why)
-        if (
-            pointers.agents_status(ctx.locations.codex_agents_md, ctx.locations.guide)
-            != "installed"
-        ):
+        if pointers.agents_status(ctx.locations.codex_agents_md, ctx.locations.guide) != INSTALLED:
             return ProviderState(
-                "needs-repair",
+                NEEDS_REPAIR,
                 f"the mytty block in {ctx.locations.codex_agents_md} is missing or points at "
                 f"another guide than {ctx.locations.guide} (a different MYTTY_HOME?); run "
                 "`mytty integrations repair codex`",
@@ -128,8 +126,8 @@ class CodexInstaller:
         if any(
             _matching_key(k, hooks_path, recorded) is None for k in trust_keys(ctx, loaded.data)
         ):
-            return ProviderState("needs-repair", trust_hint(ctx))
-        return ProviderState("installed")
+            return ProviderState(NEEDS_REPAIR, trust_hint(ctx))
+        return ProviderState(INSTALLED)
 
     def plan_install(self, ctx: Context) -> list[FileChange]:
         loaded = hookconfig.load(ctx.locations.codex_hooks, spec(ctx))

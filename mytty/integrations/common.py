@@ -13,12 +13,22 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from mytty.core import paths
 from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.vocab import INTEGRATION_STATUSES
 
-Status = Literal["installed", "needs-repair", "not-installed"]
+# The states integration list reports, spelled once in core.vocab (its Literal for the checker,
+# its tuple at run time, where other modules introspect this type).
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from mytty.core.vocab import IntegrationStatus
+
+    Status: TypeAlias = IntegrationStatus
+else:
+    Status = Literal[INTEGRATION_STATUSES]
 
 #: Default modes for files that did not exist before (an existing file keeps its own mode).
 PRIVATE_MODE = 0o600

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mytty.core.vocab import INSTALLED, NEEDS_REPAIR, NOT_INSTALLED
 from mytty.integrations import jsontext
 from mytty.integrations.common import (
     PRIVATE_MODE,
@@ -290,8 +291,8 @@ def plan_remove(loaded: LoadedFile, spec: HookFileSpec) -> list[FileChange]:
 def file_status(loaded: LoadedFile, spec: HookFileSpec) -> Status:
     """``installed`` / ``needs-repair`` / ``not-installed`` for this file alone."""
     if loaded.text is None or not owned_positions(loaded.data, spec):
-        return "not-installed"
-    return "installed" if is_installed(loaded.data, spec) else "needs-repair"
+        return NOT_INSTALLED
+    return INSTALLED if is_installed(loaded.data, spec) else NEEDS_REPAIR
 
 
 def hooks_state(
@@ -304,11 +305,11 @@ def hooks_state(
     """
     loaded = load(path, spec)
     status = file_status(loaded, spec)
-    if status == "not-installed":
+    if status == NOT_INSTALLED:
         return loaded, status, None
     if helper_problem:
-        return loaded, "needs-repair", helper_problem
-    if status == "needs-repair":
+        return loaded, NEEDS_REPAIR, helper_problem
+    if status == NEEDS_REPAIR:
         return (
             loaded,
             status,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mytty.core.events import AgentProvider
+from mytty.core.vocab import INSTALLED, NEEDS_REPAIR, NOT_INSTALLED
 from mytty.integrations.common import (
     PRIVATE_MODE,
     FileChange,
@@ -99,13 +100,13 @@ class OpenCodeInstaller:
     def state(self, ctx: Context) -> ProviderState:
         current = read_bytes(ctx.locations.opencode_plugin)
         if current is None:
-            return ProviderState("not-installed")
+            return ProviderState(NOT_INSTALLED)
         problem = helper_problem(ctx.helper, ctx.env)
         if problem:
-            return ProviderState("needs-repair", problem)
+            return ProviderState(NEEDS_REPAIR, problem)
         if current != plugin_text(ctx.helper).encode("utf-8"):
-            return ProviderState("needs-repair")
-        return ProviderState("installed")
+            return ProviderState(NEEDS_REPAIR)
+        return ProviderState(INSTALLED)
 
     def plan_install(self, ctx: Context) -> list[FileChange]:
         new = plugin_text(ctx.helper).encode("utf-8")

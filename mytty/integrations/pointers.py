@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mytty.core.vocab import INSTALLED, NEEDS_REPAIR, NOT_INSTALLED
 from mytty.integrations.common import (
     PRIVATE_MODE,
     SHARED_MODE,
@@ -81,8 +82,8 @@ def skill_status(path: Path, guide: Path) -> Status:
     """``installed`` when the skill holds exactly our text (else needs-repair/not-installed)."""
     current = read_bytes(path)
     if current is None:
-        return "not-installed"
-    return "installed" if current == skill_text(guide).encode("utf-8") else "needs-repair"
+        return NOT_INSTALLED
+    return INSTALLED if current == skill_text(guide).encode("utf-8") else NEEDS_REPAIR
 
 
 def plan_skill_install(path: Path, guide: Path) -> list[FileChange]:
@@ -153,8 +154,8 @@ def agents_status(path: Path, guide: Path) -> Status:
     text = _agents_text(path)
     found = _block_range(text) if text is not None else None
     if text is None or found is None:
-        return "not-installed"
-    return "installed" if text[found[0] : found[1]] == agents_block(guide) else "needs-repair"
+        return NOT_INSTALLED
+    return INSTALLED if text[found[0] : found[1]] == agents_block(guide) else NEEDS_REPAIR
 
 
 def plan_agents_install(path: Path, guide: Path) -> list[FileChange]:

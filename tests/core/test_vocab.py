@@ -20,7 +20,7 @@ def _literals() -> dict[str, tuple[str, ...]]:
             and node.value.value.id == "Literal"
         ):
             elts = node.value.slice.elts if isinstance(node.value.slice, ast.Tuple) else []
-            words = tuple(e.value for e in elts if isinstance(e, ast.Constant))
+            words = tuple(str(e.value) for e in elts if isinstance(e, ast.Constant))
             target = node.targets[0]
             assert isinstance(target, ast.Name)
             found[target.id] = words
