@@ -86,7 +86,7 @@ class Controller:
             ctl_bin=ctl_bin,
             panes=self.panes,
             hub=self.hub,
-            link=self.link,
+            require_port=self.link.require_port,
             shell_events=self.shell_events,
         )
         self.codex_router = CodexRouter(

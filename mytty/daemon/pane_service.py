@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 from mytty.control.ports import PaneView
@@ -27,12 +27,11 @@ from mytty.daemon.panes import Pane, PaneRegistry
 from mytty.daemon.shell_events import ShellEventWatcher
 from mytty.daemon.store import StoreError
 from mytty.daemon.sweep import sweep_gone_panes
-from mytty.daemon.tmux_link import TmuxLink
 from mytty.integrations.shell_files import integration_dir
 from mytty.protocol import wire
 from mytty.protocol.replies import PaneEntry
 from mytty.tmux import bootstrap
-from mytty.tmux.port import SURFACE_OPTION, PaneRow
+from mytty.tmux.port import SURFACE_OPTION, PaneRow, TmuxPort
 
 log = logging.getLogger(__name__)
 
@@ -45,14 +44,14 @@ class PaneService:
         ctl_bin: str,
         panes: PaneRegistry,
         hub: AgentHub,
-        link: TmuxLink,
+        require_port: Callable[[], TmuxPort],
         shell_events: ShellEventWatcher | None = None,
     ) -> None:
         self._home = home
         self._ctl_bin = ctl_bin
         self.panes = panes
         self._hub = hub
-        self._link = link
+        self._require_port = require_port
         self.shell_events = shell_events
         self._refresh_lock = asyncio.Lock()
         self._pane_locks: dict[str, asyncio.Lock] = {}
@@ -65,12 +64,12 @@ class PaneService:
         gone = self.panes.reset()
         for pane in gone:
             self._forget_pane(pane)
-        await sweep_gone_panes(self._hub, {p.surface_id for p in gone}, time.time())
+        await sweep_gone_panes(self._hub, {p.surface_id for p in gone}, self._hub.now())
         self._hub.bump()
 
     async def tmux_connected(self, *, had_user_session: bool) -> None:
         # Surface ids are bound to this server's panes (see daemon.panes).
-        self.panes.server = await self._link.require_port().server_identity()
+        self.panes.server = await self._require_port().server_identity()
         if not had_user_session:
             await self.ensure_user_session()
         await self.refresh_panes()
@@ -81,7 +80,7 @@ class PaneService:
 
     # -- the live pane set ----------------------------------------------------------------------
     async def refresh_panes(self) -> list[PaneRow]:
-        port = self._link.require_port()
+        port = self._require_port()
         async with self._refresh_lock:
             listed_at = self.panes.generation
             rows = await port.list_panes()
@@ -122,7 +121,7 @@ class PaneService:
         self._pane_locks.pop(pane.surface_id, None)
 
     def require_pane(self, pane_id: str | None, code: ErrorCode = ErrorCode.PANE_NOT_FOUND) -> Pane:
-        self._link.require_port()
+        self._require_port()
         pane = self.panes.get(pane_id)
         if pane is None:
             raise MyttyError(code, f"no pane with id {pane_id!r}")
@@ -218,7 +217,7 @@ class PaneService:
 
         ``command`` (shell text) runs once the pane's shell is fully started; nothing is typed.
         """
-        port = self._link.require_port()
+        port = self._require_port()
         surface = self.panes.new_surface_id()
         env = self.pane_environment(surface)
         if extra_env:
@@ -272,7 +271,7 @@ class PaneService:
 
     async def ensure_user_session(self) -> str:
         """Make sure the ``mytty`` session exists; its first pane carries the pane environment."""
-        port = self._link.require_port()
+        port = self._require_port()
         if await port.has_session(bootstrap.USER_SESSION):
             return bootstrap.USER_SESSION
         surface = self.panes.new_surface_id()
@@ -289,13 +288,13 @@ class PaneService:
         return bootstrap.USER_SESSION
 
     async def close_pane(self, pane: PaneView) -> None:
-        port = self._link.require_port()
+        port = self._require_port()
         await port.kill_pane(pane.tmux_id)
         await self.refresh_panes()
 
     async def preferred_session(self) -> str:
         """The session a new tab goes to: the human's current one, else ``mytty``, else any."""
-        port = self._link.require_port()
+        port = self._require_port()
         clients = await port.human_clients()
         if clients:
             return clients[0][1]

@@ -35,6 +35,8 @@ from mytty.tmux.port import (
 )
 
 DEFAULT_SIZE = (80, 24)
+#: The first pid the fake gives a pane process.
+FAKE_PID_BASE = 2**22 + 1_000
 
 
 @dataclass(eq=False)
@@ -96,7 +98,8 @@ class FakeTmux:
         self, own_session: str = "_mytty", *, server_pid: int = 4242, home: str = "/"
     ) -> None:
         self._ids = itertools.count()
-        self._pids = itertools.count(20_000)
+        # Above Linux's largest pid (2**22): no /proc lookup can hit a real process.
+        self._pids = itertools.count(FAKE_PID_BASE)
         self._server_pid = server_pid
         self._home = home
         self.sessions: list[FakeSession] = []
