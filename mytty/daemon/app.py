@@ -80,6 +80,7 @@ class Controller:
             home.shell_events_dir,
             authorize=self.panes.authorize,
             is_live=lambda surface: surface in self.panes.by_surface,
+            clock=self.clock.now,
         )
         self.pane_service = PaneService(
             home=home,
