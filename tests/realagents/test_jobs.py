@@ -1,0 +1,100 @@
+"""Real Claude Code and Codex workers, driven only through mytty's CLIs (issue 14's scenarios).
+
+Each test: a private tmux server and controller, the pinned real CLIs first on the panes' PATH,
+a loopback mock model API scripted for the test, and a refusing proxy that proves nothing left
+127.0.0.1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.e2e.jobs_support import agent_result, agent_wait, completed, pane_of, spawn
+from tests.realagents.mocks.servers import Turn
+from tests.realagents.support import RealUser
+from tests.support.harness import wait_until
+
+ANSWER = "Hello from the mock model: the scripted answer."
+
+
+def _spawn(user: RealUser, provider: str, task: str) -> dict[str, Any]:
+    return spawn(
+        user.m,
+        "--provider",
+        provider,
+        "--task",
+        task,
+        "--anchor",
+        user.anchor(),
+        "--cwd",
+        str(user.work),
+    )
+
+
+def _started(user: RealUser, job: dict[str, Any]) -> dict[str, Any]:
+    reply = agent_wait(user.m, job, "running", 60)
+    assert reply["timedOut"] is False, reply
+    return reply["job"]
+
+
+def _plain_answer(user: RealUser, provider: str) -> None:
+    """Scenarios 1 and 3a: spawn → running → succeeded, and the result holds the answer."""
+    job = _spawn(user, provider, "Say hello.")
+    running = _started(user, job)
+    assert running["state"] in {"running", "succeeded"}, running
+    done = completed(user.m, job, 90)
+    assert done["state"] == "succeeded", done
+    result = agent_result(user.m, job)
+    assert result["lastAssistantMessage"] == ANSWER, result
+    assert ANSWER in result["content"]["text"], result["content"]["text"]
+    assert result["content"]["paneID"] == pane_of(job)
+    user.assert_no_leaks(provider)
+
+
+def test_claude_plain_answer(user: RealUser) -> None:
+    user.anthropic.script(Turn.answer(ANSWER))
+    user.enable("claude")
+    _plain_answer(user, "claude")
+    assert any(r.path.startswith("/v1/messages") for r in user.anthropic.requests)
+
+
+def test_codex_plain_answer_with_hook_trust_recorded_by_enable(user: RealUser) -> None:
+    user.openai.script(Turn.answer(ANSWER))
+    user.enable("codex")  # the real codex's app-server records the hooks' trust
+    config = (user.m.home / ".codex" / "config.toml").read_text()
+    assert "[hooks.state." in config and "trusted_hash" in config, config
+    _plain_answer(user, "codex")
+    assert any(r.path.startswith("/v1/responses") for r in user.openai.requests)
+
+
+def test_claude_api_error_fails_the_job_with_the_message(user: RealUser) -> None:
+    message = "mock failure: the scripted API error"
+    user.anthropic.script(Turn.error(400, message))
+    user.enable("claude")
+    job = _spawn(user, "claude", "Say hello.")
+    done = completed(user.m, job, 90)
+    assert done["state"] == "failed", done
+    assert message in (done["message"] or ""), done
+    user.assert_no_leaks("claude")
+
+
+def test_claude_approval_answered_with_send_key(user: RealUser) -> None:
+    target = user.work / "approved_file"
+    # Not a read-only command and not one acceptEdits allows by itself: it needs approval.
+    user.anthropic.script(Turn.shell(f"python3 -c \"open('{target}', 'w').write('ok')\""))
+    user.enable("claude")
+    job = _spawn(user, "claude", "Write the file.")
+    attention = agent_wait(user.m, job, "attention", 90)
+    assert attention["timedOut"] is False, attention
+    assert attention["job"]["state"] == "waiting-approval", attention
+    assert not target.exists()
+    pane = pane_of(job)
+    # PermissionRequest fires before the dialog is drawn: a key sent earlier is lost.
+    user.m.wait_for_text(pane, "Do you want to proceed?", 30)
+    user.m.ctl("send-key", pane, "Enter").ok()
+    done = completed(user.m, job, 90)
+    assert done["state"] == "succeeded", done
+    wait_until(target.exists, 10, message=f"{target} to be written")
+    assert target.read_text() == "ok"
+    assert agent_result(user.m, job)["lastAssistantMessage"].startswith("Tool finished")
+    user.assert_no_leaks("claude")
