@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol, cast
 
 from mytty.control.spec import JOB_ARG, Command, Option, timeout_option
-from mytty.core import codes
+from mytty.core import codes, vocab
 from mytty.core.vocab import JOB_WAIT_CONDITIONS
 from mytty.protocol.limits import MAX_WAIT_S
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
         """What ``agent_wait`` uses of the controller."""
 
 
-DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_TIMEOUT_S = vocab.DEFAULT_WAIT_TIMEOUT_S
 
 COMMAND = Command(
     name="agent wait",

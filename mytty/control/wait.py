@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import PANE, Command, Option, timeout_option
-from mytty.core import codes
+from mytty.core import codes, vocab
 from mytty.core.vocab import ATTENTION, IDLE, PANE_WAIT_CONDITIONS
 from mytty.protocol.limits import MAX_WAIT_S
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
         """What ``wait`` uses of the controller."""
 
 
-DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_TIMEOUT_S = vocab.DEFAULT_WAIT_TIMEOUT_S
 
 COMMAND = Command(
     name="wait",

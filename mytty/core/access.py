@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentProvider, WorkerProvider
 from mytty.core.launch import access_flags
+from mytty.core.vocab import INHERIT, REVIEW, WORKSPACE_WRITE
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,13 +49,13 @@ def resolve_access(
 ) -> ResolvedAccess:
     """An explicit access wins; omitted means inherit for a same-provider lead, else workspace-write."""
     if requested is None:
-        return "inherit" if lead_provider == worker.agent_provider else "workspace-write"
-    if requested == "inherit":
-        return "inherit"
-    if requested == "review":
-        return "review"
-    if requested == "workspace-write":
-        return "workspace-write"
+        return INHERIT if lead_provider == worker.agent_provider else WORKSPACE_WRITE
+    if requested == INHERIT:
+        return INHERIT
+    if requested == REVIEW:
+        return REVIEW
+    if requested == WORKSPACE_WRITE:
+        return WORKSPACE_WRITE
     raise ValueError(f"unknown access {requested!r}")
 
 
@@ -71,10 +72,10 @@ def plan_access(
     explicit inherit with no process to inherit from; ``ValueError`` for an unknown access.
     """
     resolved = resolve_access(requested, worker, lead_provider)
-    if resolved != "inherit":
+    if resolved != INHERIT:
         return FixedAccess(tuple(access_flags(worker, resolved)))
-    default = tuple(access_flags(worker, "workspace-write"))
-    explicit = requested == "inherit"
+    default = tuple(access_flags(worker, WORKSPACE_WRITE))
+    explicit = requested == INHERIT
     if lead_pid is None:
         if explicit:
             raise MyttyError(

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from mytty.core.events import WorkerProvider
 from mytty.core.launch import access_flags
 from mytty.core.validation import MAX_FIELD_SCALARS, is_control_char, is_space_char
+from mytty.core.vocab import WORKSPACE_WRITE
 
 # Flags worth inheriting: flag name → takes a value?
 INHERITABLE_FLAGS: dict[WorkerProvider, dict[str, bool]] = {
@@ -99,4 +100,4 @@ def inherit_mode_flags(
     stored = stored_mode_flags(worker, stored_mode)
     if stored:
         return stored
-    return access_flags(worker, "workspace-write")
+    return access_flags(worker, WORKSPACE_WRITE)

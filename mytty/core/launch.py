@@ -16,12 +16,14 @@ Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING
 
 from mytty.core.events import WorkerProvider
 from mytty.core.quoting import shell_line
+from mytty.core.vocab import REVIEW, WORKSPACE_WRITE
 
-Access = Literal["review", "workspace-write"]
+if TYPE_CHECKING:
+    from mytty.core.vocab import FixedAccessMode as Access
 
 # --------------------------------------------------------------------------------------------
 # The worker contract
@@ -71,12 +73,12 @@ MODEL_FLAGS: dict[WorkerProvider, str] = {
 }
 
 ACCESS_FLAGS: dict[tuple[WorkerProvider, Access], tuple[str, ...]] = {
-    (WorkerProvider.CODEX, "review"): ("-s", "read-only", "-a", "never"),
-    (WorkerProvider.CODEX, "workspace-write"): ("-s", "workspace-write", "-a", "never"),
-    (WorkerProvider.CLAUDE, "review"): ("--permission-mode", "plan"),
-    (WorkerProvider.CLAUDE, "workspace-write"): ("--permission-mode", "acceptEdits"),
-    (WorkerProvider.CURSOR, "review"): ("--mode", "plan"),
-    (WorkerProvider.CURSOR, "workspace-write"): ("--force", "--sandbox", "enabled"),
+    (WorkerProvider.CODEX, REVIEW): ("-s", "read-only", "-a", "never"),
+    (WorkerProvider.CODEX, WORKSPACE_WRITE): ("-s", "workspace-write", "-a", "never"),
+    (WorkerProvider.CLAUDE, REVIEW): ("--permission-mode", "plan"),
+    (WorkerProvider.CLAUDE, WORKSPACE_WRITE): ("--permission-mode", "acceptEdits"),
+    (WorkerProvider.CURSOR, REVIEW): ("--mode", "plan"),
+    (WorkerProvider.CURSOR, WORKSPACE_WRITE): ("--force", "--sandbox", "enabled"),
 }
 
 #: Always given to Codex workers, first. Codex's default shared background server

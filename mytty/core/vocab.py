@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the same words as types, for the type checker only (tests/c
 
     Side = Literal["left", "right", "up", "down"]
     AccessMode = Literal["inherit", "review", "workspace-write"]
+    FixedAccessMode = Literal["review", "workspace-write"]  # AccessMode once inherit is resolved
     JobWaitCondition = Literal["running", "attention", "completed"]
     IntegrationStatus = Literal["installed", "needs-repair", "not-installed"]
 
@@ -37,9 +38,9 @@ LEFT, RIGHT, UP, DOWN, AUTO = "left", "right", "up", "down", "auto"
 DIRECTIONS: tuple[str, ...] = (LEFT, RIGHT, UP, DOWN, AUTO)
 
 #: ``agent spawn --access``: the worker's permission mode (leaving it out picks one).
-INHERIT = "inherit"
-REVIEW = "review"
-WORKSPACE_WRITE = "workspace-write"
+INHERIT: Final = "inherit"
+REVIEW: Final = "review"
+WORKSPACE_WRITE: Final = "workspace-write"
 ACCESS_MODES: tuple[str, ...] = (INHERIT, REVIEW, WORKSPACE_WRITE)
 
 #: ``wait --until`` and ``agent wait --until``: the conditions a wait can end on.
@@ -49,6 +50,8 @@ RUNNING = "running"
 COMPLETED = "completed"
 PANE_WAIT_CONDITIONS: tuple[str, ...] = (IDLE, ATTENTION)
 JOB_WAIT_CONDITIONS: tuple[str, ...] = (RUNNING, ATTENTION, COMPLETED)
+#: How long ``wait`` and ``agent wait`` wait when no ``--timeout-seconds`` is given.
+DEFAULT_WAIT_TIMEOUT_S = 120.0
 
 #: The hook integration states ``integration list`` reports.
 # Final so that the type checker reads each as its Literal (returned where a status is due).

@@ -31,6 +31,7 @@ def test_literal_types_match_the_tuples() -> None:
     literals = _literals()
     assert literals["Side"] + (vocab.AUTO,) == vocab.DIRECTIONS
     assert literals["AccessMode"] == vocab.ACCESS_MODES
+    assert literals["FixedAccessMode"] == tuple(m for m in vocab.ACCESS_MODES if m != vocab.INHERIT)
     assert literals["JobWaitCondition"] == vocab.JOB_WAIT_CONDITIONS
     assert literals["IntegrationStatus"] == vocab.INTEGRATION_STATUSES
 
