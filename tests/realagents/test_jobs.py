@@ -98,3 +98,19 @@ def test_claude_approval_answered_with_send_key(user: RealUser) -> None:
     assert target.read_text() == "ok"
     assert agent_result(user.m, job)["lastAssistantMessage"].startswith("Tool finished")
     user.assert_no_leaks("claude")
+
+
+def test_two_codex_workers_at_once_each_see_only_their_own_events(user: RealUser) -> None:
+    user.openai.script(Turn.echo("Answer to: "))
+    user.enable("codex")
+    first = _spawn(user, "codex", "Task one for the first worker.")
+    second = _spawn(user, "codex", "Task two for the second worker.")
+    done = [completed(user.m, job, 90) for job in (first, second)]
+    assert [d["state"] for d in done] == ["succeeded", "succeeded"], done
+    assert done[0]["runID"] != done[1]["runID"] and done[0]["sessionID"] != done[1]["sessionID"]
+    answers = [agent_result(user.m, job)["lastAssistantMessage"] for job in (first, second)]
+    assert answers == [
+        "Answer to: Task one for the first worker.",
+        "Answer to: Task two for the second worker.",
+    ], answers
+    user.assert_no_leaks("codex")

@@ -30,7 +30,8 @@ CANNED = "Mock side answer."
 class Turn:
     """What the mock model does with a new prompt.
 
-    ``kind`` is ``answer`` (say ``text``), ``shell`` (run ``command`` with the shell tool, then
+    ``kind`` is ``answer`` (say ``text``; ``echo`` says ``text`` followed by the first line of the
+    newest prompt, so concurrent workers get different answers), ``shell`` (run ``command`` with the shell tool, then
     say ``Tool finished: …``) or ``error`` (answer HTTP ``status`` with ``text`` as the error).
     ``escalate`` asks Codex to run the command outside its sandbox (its approval path).
     """
@@ -44,6 +45,10 @@ class Turn:
     @staticmethod
     def answer(text: str) -> Turn:
         return Turn("answer", text=text)
+
+    @staticmethod
+    def echo(prefix: str) -> Turn:
+        return Turn("echo", text=prefix)
 
     @staticmethod
     def shell(command: str, *, escalate: bool = False) -> Turn:
@@ -136,6 +141,21 @@ def first_line(output: Any) -> str:
     return text.splitlines()[0] if text else "(no output)"
 
 
+def _said(turn: Turn, prompt: str) -> str:
+    if turn.kind != "echo":
+        return turn.text
+    lines = prompt.strip().splitlines()
+    return f"{turn.text}{lines[0] if lines else ''}"
+
+
+def _texts(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return ""
+
+
 # -- Anthropic Messages API ----------------------------------------------------------------------
 
 
@@ -167,7 +187,7 @@ class _AnthropicHandler(_MockHandler):
                 {"type": "tool_use", "id": f"toolu_mock_{n:04d}", "name": "Bash", "input": command}
             ]
         else:
-            blocks = [{"type": "text", "text": turn.text}]
+            blocks = [{"type": "text", "text": _said(turn, _anthropic_prompt(body))}]
         self._sse(_anthropic_events(n, str(body.get("model", "mock")), blocks))
 
 
@@ -183,6 +203,11 @@ def _anthropic_tool_result(body: dict[str, Any]) -> Any:
         if isinstance(block, dict) and block.get("type") == "tool_result":
             return block.get("content")
     return None
+
+
+def _anthropic_prompt(body: dict[str, Any]) -> str:
+    users = [m for m in body.get("messages") or [] if m.get("role") == "user"]
+    return _texts(users[-1].get("content")) if users else ""
 
 
 def _anthropic_events(
@@ -273,7 +298,7 @@ class _OpenAIHandler(_MockHandler):
                 }
             ]
         else:
-            items = [_openai_message(n, turn.text)]
+            items = [_openai_message(n, _said(turn, _openai_prompt(body)))]
         self._sse(_openai_events(n, str(body.get("model", "mock")), items))
 
 
@@ -285,6 +310,16 @@ def _openai_tool_result(body: dict[str, Any]) -> Any:
     if isinstance(last, dict) and last.get("type") == "function_call_output":
         return last.get("output")
     return None
+
+
+def _openai_prompt(body: dict[str, Any]) -> str:
+    items = body.get("input")
+    users = [
+        i
+        for i in (items if isinstance(items, list) else [])
+        if isinstance(i, dict) and i.get("role") == "user"
+    ]
+    return _texts(users[-1].get("content")) if users else ""
 
 
 def _openai_message(n: int, text: str) -> dict[str, Any]:
