@@ -114,3 +114,18 @@ def test_two_codex_workers_at_once_each_see_only_their_own_events(user: RealUser
         "Answer to: Task two for the second worker.",
     ], answers
     user.assert_no_leaks("codex")
+
+
+def test_claude_busy_turn_is_running_until_the_answer_arrives(user: RealUser) -> None:
+    user.anthropic.script(Turn.answer(ANSWER, delay=8))  # the model "thinks" for 8 s
+    user.enable("claude")
+    job = _spawn(user, "claude", "Take your time.")
+    assert _started(user, job)["state"] == "running"
+    busy = agent_wait(user.m, job, "completed", 1)
+    assert busy["timedOut"] is True and busy["job"]["state"] == "running", busy
+    done = completed(user.m, job, 90)
+    assert done["state"] == "succeeded", done
+    assert agent_result(user.m, job)["lastAssistantMessage"] == ANSWER
+    idle = user.m.ctl("wait", pane_of(job), "--until", "idle", "--timeout-seconds", "30").json
+    assert idle["timedOut"] is False, idle
+    user.assert_no_leaks("claude")

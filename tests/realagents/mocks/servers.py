@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import json
 import socketserver
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -41,10 +42,11 @@ class Turn:
     command: str = ""
     status: int = 400
     escalate: bool = False
+    delay: float = 0.0  # seconds the first reply of a turn is held back (a busy model)
 
     @staticmethod
-    def answer(text: str) -> Turn:
-        return Turn("answer", text=text)
+    def answer(text: str, *, delay: float = 0.0) -> Turn:
+        return Turn("answer", text=text, delay=delay)
 
     @staticmethod
     def echo(prefix: str) -> Turn:
@@ -78,6 +80,11 @@ class _State:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     state: _State
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # An agent that hangs up mid-reply (an interrupt, a retry) is not the mock's error.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class _MockHandler(BaseHTTPRequestHandler):
@@ -141,6 +148,13 @@ def first_line(output: Any) -> str:
     return text.splitlines()[0] if text else "(no output)"
 
 
+def _hold(turn: Turn, body: dict[str, Any]) -> None:
+    """Keep a new prompt's reply back for ``turn.delay`` (tool results and side requests not)."""
+    fresh = _anthropic_tool_result(body) is None and _openai_tool_result(body) is None
+    if turn.delay and fresh and body.get("tools"):
+        time.sleep(turn.delay)
+
+
 def _said(turn: Turn, prompt: str) -> str:
     if turn.kind != "echo":
         return turn.text
@@ -170,6 +184,7 @@ class _AnthropicHandler(_MockHandler):
             self._json(200, {"input_tokens": 10})
             return
         turn = self.server.state.turn
+        _hold(turn, body)
         result = _anthropic_tool_result(body)
         if not body.get("tools"):
             blocks: list[dict[str, Any]] = [{"type": "text", "text": CANNED}]
@@ -269,6 +284,7 @@ class _OpenAIHandler(_MockHandler):
             self._json(404, {"error": {"message": "not mocked", "type": "invalid_request_error"}})
             return
         turn = self.server.state.turn
+        _hold(turn, body)
         result = _openai_tool_result(body)
         if not body.get("tools"):
             items: list[dict[str, Any]] = [_openai_message(n, CANNED)]
