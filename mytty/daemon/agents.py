@@ -72,7 +72,7 @@ class AgentHub:
         self._event_mark = 0
         self._ack_mark = 0
         self._since_snapshot = 0
-        self._snapshot_running = False
+        self._snapshot_task: asyncio.Task[None] | None = None
 
     # -- startup ------------------------------------------------------------------------------
     def load(self, events: list[AgentEvent], acknowledgements: dict[str, float]) -> None:
@@ -109,9 +109,11 @@ class AgentHub:
 
     def _note_write(self) -> None:
         self._since_snapshot += 1
-        if self._snapshot_due() and not self._snapshot_running:
-            self._snapshot_running = True
-            asyncio.get_running_loop().create_task(self._background_snapshot())
+        if self._snapshot_due() and self._snapshot_task is None:
+            # Held here: the loop keeps only a weak reference to a task.
+            self._snapshot_task = asyncio.get_running_loop().create_task(
+                self._background_snapshot()
+            )
 
     async def _background_snapshot(self) -> None:
         try:
@@ -119,7 +121,7 @@ class AgentHub:
         except Exception as exc:  # the next one retries; a restart then replays a bit more
             log.warning("could not store the books' snapshot: %s", exc)
         finally:
-            self._snapshot_running = False
+            self._snapshot_task = None
 
     async def save_snapshot(self) -> None:
         """Store the books as of the last applied event and acknowledgement. Raises StoreError.

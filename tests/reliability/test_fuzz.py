@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -178,72 +178,47 @@ def _alive(t: Target) -> None:
 SAFE_TYPES = tuple(sorted(c.wire for c in declarations() if c.wire and c.wire not in UNSAFE_TYPES))
 
 
-def test_event_socket_mutated_envelopes(target: Target) -> None:
-    name = "events: mutated envelopes"
+def _fuzz(name: str, requests: st.SearchStrategy[bytes], send: Callable[[bytes], object]) -> None:
+    """Send ``_examples(name)`` drawn requests through ``send`` (which checks each reply)."""
 
     @_settings(name)
-    @given(data=st.data())
-    def case(data: st.DataObject) -> None:
-        value = data.draw(envelopes(target.surface, target.capability))
-        target.event(data.draw(encodings(value)))
+    @given(body=requests)
+    def case(body: bytes) -> None:
+        send(body)
         counts.add(name)
 
     case()
+
+
+def _encoded(values: st.SearchStrategy[Any]) -> st.SearchStrategy[bytes]:
+    return values.flatmap(encodings)
+
+
+def test_event_socket_mutated_envelopes(target: Target) -> None:
+    envelope = envelopes(target.surface, target.capability)
+    _fuzz("events: mutated envelopes", _encoded(envelope), target.event)
     _alive(target)
 
 
 def test_event_socket_raw_bytes(target: Target) -> None:
-    name = "events: raw bytes"
-
-    @_settings(name)
-    @given(body=RAW_BYTES)
-    def case(body: bytes) -> None:
-        target.event(body)
-        counts.add(name)
-
-    case()
+    _fuzz("events: raw bytes", RAW_BYTES, target.event)
     _alive(target)
 
 
 def test_control_socket_declared_requests(target: Target) -> None:
-    name = "control: declared requests, mutated"
     commands = tuple(c for c in declarations() if c.wire in SAFE_TYPES)
-
-    @_settings(name)
-    @given(data=st.data())
-    def case(data: st.DataObject) -> None:
-        value = data.draw(declared_requests(commands, target.fuzz_pane))
-        target.control(data.draw(encodings(value)))
-        counts.add(name)
-
-    case()
+    requests = _encoded(declared_requests(commands, target.fuzz_pane))
+    _fuzz("control: declared requests, mutated", requests, target.control)
     _alive(target)
 
 
 def test_control_socket_mutated_requests(target: Target) -> None:
-    name = "control: mutated requests"
-
-    @_settings(name)
-    @given(data=st.data())
-    def case(data: st.DataObject) -> None:
-        value = data.draw(control_requests(SAFE_TYPES))
-        target.control(data.draw(encodings(value)))
-        counts.add(name)
-
-    case()
+    _fuzz("control: mutated requests", _encoded(control_requests(SAFE_TYPES)), target.control)
     _alive(target)
 
 
 def test_control_socket_raw_bytes(target: Target) -> None:
-    name = "control: raw bytes"
-
-    @_settings(name)
-    @given(body=RAW_BYTES)
-    def case(body: bytes) -> None:
-        target.control(body)
-        counts.add(name)
-
-    case()
+    _fuzz("control: raw bytes", RAW_BYTES, target.control)
     _alive(target)
 
 
