@@ -25,6 +25,8 @@ from typing import Any
 
 LOOPBACK = "127.0.0.1"
 CANNED = "Mock side answer."
+SUBAGENT_TASK = "MOCK-SUBAGENT-TASK: report back."
+SUBAGENT_REPORT = "Subagent report."
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,9 @@ class Turn:
     ``kind`` is ``answer`` (say ``text``; ``echo`` says ``text`` followed by the first line of the
     newest prompt, so concurrent workers get different answers), ``shell`` (run ``command`` with the shell tool, then
     say ``Tool finished: …``) or ``error`` (answer HTTP ``status`` with ``text`` as the error).
+    ``subagent`` (Claude) starts the ``Agent`` tool with a task holding :data:`SUBAGENT_TASK`; the
+    subagent's own prompt is answered ``Subagent report.`` after ``delay`` seconds, and the
+    synthetic ``<task-notification>`` prompt that follows is answered with ``text``.
     ``escalate`` asks Codex to run the command outside its sandbox (its approval path).
     """
 
@@ -47,6 +52,10 @@ class Turn:
     @staticmethod
     def answer(text: str, *, delay: float = 0.0) -> Turn:
         return Turn("answer", text=text, delay=delay)
+
+    @staticmethod
+    def subagent(final: str, *, delay: float = 0.0) -> Turn:
+        return Turn("subagent", text=final, delay=delay)
 
     @staticmethod
     def echo(prefix: str) -> Turn:
@@ -151,7 +160,7 @@ def first_line(output: Any) -> str:
 def _hold(turn: Turn, body: dict[str, Any]) -> None:
     """Keep a new prompt's reply back for ``turn.delay`` (tool results and side requests not)."""
     fresh = _anthropic_tool_result(body) is None and _openai_tool_result(body) is None
-    if turn.delay and fresh and body.get("tools"):
+    if turn.delay and fresh and body.get("tools") and turn.kind != "subagent":
         time.sleep(turn.delay)
 
 
@@ -196,6 +205,8 @@ class _AnthropicHandler(_MockHandler):
                 {"type": "error", "error": {"type": "invalid_request_error", "message": turn.text}},
             )
             return
+        elif turn.kind == "subagent":
+            blocks = self._subagent(turn, n, _anthropic_prompt(body))
         elif turn.kind == "shell":
             command = {"command": turn.command, "description": "Run the scripted command"}
             blocks = [
@@ -204,6 +215,19 @@ class _AnthropicHandler(_MockHandler):
         else:
             blocks = [{"type": "text", "text": _said(turn, _anthropic_prompt(body))}]
         self._sse(_anthropic_events(n, str(body.get("model", "mock")), blocks))
+
+    def _subagent(self, turn: Turn, n: int, prompt: str) -> list[dict[str, Any]]:
+        if "<task-notification>" in prompt:
+            return [{"type": "text", "text": turn.text}]
+        if SUBAGENT_TASK in prompt:
+            time.sleep(turn.delay)
+            return [{"type": "text", "text": SUBAGENT_REPORT}]
+        task = {
+            "description": "Scripted subagent",
+            "prompt": SUBAGENT_TASK,
+            "subagent_type": "general-purpose",
+        }
+        return [{"type": "tool_use", "id": f"toolu_mock_{n:04d}", "name": "Agent", "input": task}]
 
 
 def _anthropic_tool_result(body: dict[str, Any]) -> Any:
