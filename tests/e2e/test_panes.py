@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import uuid
 from typing import Any
 
 import pytest
@@ -21,7 +20,8 @@ UUID_RE = re.compile(r"^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]
 PANE_KEYS = {"paneID", "windowID", "tabID", "title", "command", "workingDirectory", "isActive"}
 # mytty's addition, present once the pane's shell integration reported (its own tests check it).
 ADDED_KEYS = {"shell"}
-UNKNOWN = str(uuid.uuid4()).upper()
+# Fixed, so that every test worker collects the same ids; no pane can hold it (ids are uuid4).
+UNKNOWN = "7FBE50D2-1C2A-46BC-8DC9-D147CD0C08DB"
 
 
 def geometry(m: Mytty) -> dict[str, dict[str, Any]]:
