@@ -94,6 +94,7 @@ class PaneService:
                 self._forget_pane(pane)
             for pane in result.added:
                 log.debug("adopted pane %s as %s", pane.tmux_id, pane.surface_id)
+                self._read_early_shell_events(pane.surface_id)
             for pane in self.panes.panes():
                 if not pane.option_written and pane.row is not None:
                     try:
@@ -192,6 +193,14 @@ class PaneService:
     def _register(self, surface: SurfaceId, tmux_id: TmuxPaneId, pid: int) -> None:
         # Runs before tmux's hook notification for this pane is dispatched.
         self.panes.register_created(surface, tmux_id, pid)
+        self._read_early_shell_events(surface)
+
+    def _read_early_shell_events(self, surface: SurfaceId) -> None:
+        # The watcher ignores files of panes it doesn't know yet; a shell that reported before
+        # its pane was registered (a fast prompt, a busy controller) must not wait for its next
+        # prompt to be seen.
+        if self.shell_events is not None:
+            self.shell_events.drain(surface)
 
     def _launch_file(self, surface_id: str, text: str) -> str:
         path = self._home.launch_dir / f"{surface_id}.sh"
