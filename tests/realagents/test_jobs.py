@@ -7,9 +7,17 @@ a loopback mock model API scripted for the test, and a refusing proxy that prove
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from tests.e2e.jobs_support import agent_result, agent_wait, completed, pane_of, spawn
+from tests.e2e.jobs_support import (
+    agent_result,
+    agent_wait,
+    completed,
+    pane_of,
+    spawn,
+    tmux_format,
+)
 from tests.realagents.mocks.servers import Turn
 from tests.realagents.support import RealUser
 from tests.support.harness import wait_until
@@ -128,4 +136,51 @@ def test_claude_busy_turn_is_running_until_the_answer_arrives(user: RealUser) ->
     assert agent_result(user.m, job)["lastAssistantMessage"] == ANSWER
     idle = user.m.ctl("wait", pane_of(job), "--until", "idle", "--timeout-seconds", "30").json
     assert idle["timedOut"] is False, idle
+    user.assert_no_leaks("claude")
+
+
+def _pane_processes(user: RealUser, pane: str) -> list[list[str]]:
+    """The argv of every process under the pane's shell (read from /proc)."""
+    shell = int(tmux_format(user.m, pane, "#{pane_pid}"))
+    found: list[list[str]] = []
+    todo = [shell]
+    while todo:
+        pid = todo.pop()
+        try:
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        found.append([a.decode(errors="replace") for a in argv if a])
+        todo += [int(c) for c in children]
+    return found
+
+
+def test_claude_worker_inherits_the_lead_mode_flag(user: RealUser) -> None:
+    user.anthropic.script(Turn.answer(ANSWER))
+    user.enable("claude")
+    lead = user.m.ctl(
+        "new-tab", "--cwd", str(user.work), "--command", "claude --permission-mode plan"
+    ).json["paneID"]
+    user.m.wait_for_text(lead, "plan mode on", 60)
+    job = spawn(
+        user.m,
+        "--provider",
+        "claude",
+        "--access",
+        "inherit",
+        "--anchor",
+        lead,
+        "--cwd",
+        str(user.work),
+        "--task",
+        "Say hello.",
+    )
+    done = completed(user.m, job, 90)
+    assert done["state"] == "succeeded", done
+    workers = [a for a in _pane_processes(user, pane_of(job)) if "--teammate-mode" in a]
+    assert len(workers) == 1, _pane_processes(user, pane_of(job))
+    argv = workers[0]
+    assert argv[argv.index("--permission-mode") + 1] == "plan", argv
+    user.m.wait_for_text(pane_of(job), "plan mode on", 30)
     user.assert_no_leaks("claude")
