@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import JOB_ARG, Command
+from mytty.control.target_params import JobParams as Params
+from mytty.control.target_params import parse_job as parse  # noqa: F401 - the command's parse()
 from mytty.core import codes
 
 if TYPE_CHECKING:
-    from mytty.control.base import Request
     from mytty.control.ports import JobStore, PaneDirectory, PaneFactory
     from mytty.protocol.replies import OkReply
 
@@ -39,19 +40,6 @@ mytty has no `park` commands (the original's "done tab"): close the pane after r
 result.
 """,
 )
-
-
-class Params:
-    """The request's fields, typed (read-only by convention)."""
-
-    __slots__ = ("job_id",)
-
-    def __init__(self, job_id: str) -> None:
-        self.job_id = job_id
-
-
-def parse(request: Request) -> Params:
-    return Params(request.raw_id("jobID"))
 
 
 async def handle(ctx: AgentCloseContext, params: Params) -> OkReply:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import JOB_ARG, Command
+from mytty.control.target_params import JobParams as Params
+from mytty.control.target_params import parse_job as parse  # noqa: F401 - the command's parse()
 from mytty.core import codes
 
 if TYPE_CHECKING:
-    from mytty.control.base import Request
     from mytty.control.ports import JobStore, PaneDirectory, TmuxAccess
     from mytty.protocol.replies import OkReply
 
@@ -32,19 +33,6 @@ Like [`focus`](#focus-pane) on the job's pane (`job-lost` when it is gone).
 Request `{"type":"focusAgent","jobID":{"rawValue":"<UUID>"}}`, reply `{"type":"ok"}`.
 """,
 )
-
-
-class Params:
-    """The request's fields, typed (read-only by convention)."""
-
-    __slots__ = ("job_id",)
-
-    def __init__(self, job_id: str) -> None:
-        self.job_id = job_id
-
-
-def parse(request: Request) -> Params:
-    return Params(request.raw_id("jobID"))
 
 
 async def handle(ctx: AgentFocusContext, params: Params) -> OkReply:

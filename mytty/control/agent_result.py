@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import JOB_ARG, Command
+from mytty.control.target_params import JobParams as Params
+from mytty.control.target_params import parse_job as parse  # noqa: F401 - the command's parse()
 from mytty.core import codes
 
 if TYPE_CHECKING:
-    from mytty.control.base import Request
     from mytty.control.ports import JobStore, PaneDirectory, RunWaiter, TmuxAccess
     from mytty.protocol.replies import AgentResultReply
 
@@ -50,19 +51,6 @@ Request `{"type":"agentResult","jobID":{"rawValue":"<UUID>"}}`. Reply:
 ```
 """,
 )
-
-
-class Params:
-    """The request's fields, typed (read-only by convention)."""
-
-    __slots__ = ("job_id",)
-
-    def __init__(self, job_id: str) -> None:
-        self.job_id = job_id
-
-
-def parse(request: Request) -> Params:
-    return Params(request.raw_id("jobID"))
 
 
 async def handle(ctx: AgentResultContext, params: Params) -> AgentResultReply:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import PANE, Command
+from mytty.control.target_params import PaneParams as Params
+from mytty.control.target_params import parse_pane as parse  # noqa: F401 - the command's parse()
 from mytty.core import codes
 
 if TYPE_CHECKING:
-    from mytty.control.base import Request
     from mytty.control.ports import PaneDirectory, PaneView, TmuxAccess
     from mytty.protocol.replies import ContentReply, PaneContent
 
@@ -35,19 +36,6 @@ Request `{"type":"read","paneID":"<UUID>"}`. Reply:
 ```
 """,
 )
-
-
-class Params:
-    """The request's fields, typed (read-only by convention)."""
-
-    __slots__ = ("pane_id",)
-
-    def __init__(self, pane_id: str) -> None:
-        self.pane_id = pane_id
-
-
-def parse(request: Request) -> Params:
-    return Params(request.str("paneID"))
 
 
 async def read_content(ctx: TmuxAccess, pane: PaneView, echo_id: str) -> PaneContent:
