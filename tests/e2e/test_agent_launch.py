@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from mytty.daemon.clock import TIMINGS_ENV
 from tests.e2e.jobs_support import (
     agent_wait,
     completed,
@@ -75,8 +76,9 @@ def test_spawn_refuses_a_binary_that_is_on_no_path_at_once(mytty: Mytty) -> None
 @pytest.fixture
 def silent_mytty() -> Any:
     """Panes whose shell profile drops the event socket (in ``*silent*`` directories) or the
-    stand-ins' directory from PATH (in ``*nobinary*`` directories)."""
-    m = Mytty()
+    stand-ins' directory from PATH (in ``*nobinary*`` directories). The launch window is cut
+    from 30 s to 8 s (test-only override): long enough for the stand-in to be seen running."""
+    m = Mytty(extra_env={TIMINGS_ENV: "launch_window=8"})
     try:
         configure_shell(
             m,
