@@ -21,7 +21,16 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "reference" / "mytty-ctl.md"
 CONTROL = ROOT / "mytty" / "control"
 #: Modules of mytty/control that are not commands.
-FRAMEWORK = {"__init__", "base", "spec", "registry", "manual", "pane_args", "ports", "target_params"}
+FRAMEWORK = {
+    "__init__",
+    "base",
+    "spec",
+    "registry",
+    "manual",
+    "pane_args",
+    "ports",
+    "target_params",
+}
 
 MODULES = registry.modules()
 
