@@ -29,8 +29,8 @@ COMMAND = Command(
     errors=(codes.JOB_NOT_FOUND, codes.INVALID_REQUEST),
     guide="""\
 Close the worker's pane (a job that had not finished becomes lost; a finished job keeps its
-final state). Jobs live in the controller's memory: after a controller restart old job ids
-answer job-not-found (the panes keep running).""",
+final state). Jobs are stored: after a controller restart every job id still answers, with
+its state (a job whose pane went meanwhile is lost).""",
     doc="""
 Closes the job's pane if it still exists and answers `ok` for any known job. An unfinished job
 becomes `lost`; a finished one keeps its state. Worktrees are left alone.

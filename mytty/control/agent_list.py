@@ -1,6 +1,7 @@
 """``listAgents``: every job this controller knows, oldest first (an addition to the original).
 
-Jobs live in the controller's memory, so the list starts empty after a restart. Shell
+Jobs are stored, so the list survives a restart (unfinished jobs and the newest finished
+ones: ``mytty.daemon.jobs.FINISHED_JOBS_IN_MEMORY``). Shell
 completion of job ids uses it (``mytty-ctl completion``).
 """
 
@@ -26,12 +27,14 @@ COMMAND = Command(
     summary="every job this controller knows, oldest first",
     errors=(codes.INVALID_REQUEST,),
     guide="""\
-Every job, oldest first ({"type":"agentJobs","jobs":[...]}); after a controller restart the
-list is empty.""",
+Every job, oldest first ({"type":"agentJobs","jobs":[...]}); jobs survive a controller restart.
+Only the newest 500 finished jobs are listed (an older one still answers by its id).""",
     doc="""
 Every job the controller knows, oldest first, each as a [job snapshot](#the-job-snapshot)
-reconciled against the current runs (so a job whose pane is gone shows as `lost`). Jobs live
-in memory: after a restart the list is empty. An addition to the original, which had no way to
+reconciled against the current runs (so a job whose pane is gone shows as `lost`). Jobs are
+stored and survive a controller restart; the list holds every unfinished job and the newest
+500 finished ones (an older finished job still answers `agent wait`/`result` by its id). An
+addition to the original, which had no way to
 list jobs.
 
 Request `{"type":"listAgents"}`. Reply `{"jobs":[{…snapshot…}],"type":"agentJobs"}`.

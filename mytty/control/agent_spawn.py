@@ -435,5 +435,13 @@ async def handle(ctx: SpawnContext, params: Params) -> AgentJobReply:
         ) from None
 
     baseline = [r.id for r in ctx.hub.book.runs_for(pane.surface_id, provider.agent_provider)]
-    job = ctx.jobs.start(pane.surface_id, provider, params.label, baseline)
+    try:
+        job = await ctx.jobs.spawn(pane.surface_id, provider, params.label, baseline)
+    except MyttyError as exc:
+        # No half job: a worker nobody can reach by a job id is closed again.
+        try:
+            await ctx.close_pane(pane)
+        except MyttyError:
+            pass
+        raise MyttyError(exc.code, f"{exc.message}; the worker's pane was closed") from None
     return wire.agent_job_reply(ctx.jobs.snapshot(job), placement=note)

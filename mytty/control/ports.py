@@ -174,13 +174,23 @@ class JobBook(Protocol):
         """A new job for the worker just launched in that pane; its launch window opens now."""
         ...
 
+    async def spawn(
+        self,
+        surface_id: SurfaceId,
+        provider: WorkerProvider,
+        label: str | None,
+        baseline: Iterable[RunId],
+    ) -> AgentJob:
+        """:meth:`start`, committed to the store before it returns (``spawn-failed`` if not)."""
+        ...
+
     def current(self, job_id: str) -> AgentJob:
         """The job reconciled against the runs now (``job-not-found`` when unknown)."""
         ...
 
     def re_arm(self, job_id: str) -> AgentJob: ...
     def ids(self) -> list[str]:
-        """Every job's id, oldest first."""
+        """Every job in memory, oldest first."""
         ...
 
     def snapshot(self, job: AgentJob) -> JobSnapshot: ...

@@ -12,8 +12,8 @@ Policy (the issue's, which deliberately differs from the original's code):
     (updatedAt - startedAt ≥ 300 s); short successes are routine and would drown the inbox.
 - One item comes from the job tracker instead of an event: a spawned job that ends
   ``launch-failed`` → ``launch-failure`` (:meth:`AttentionBook.add_launch_failure`). No run
-  exists then, so the item's id and ``run_id`` are the job's id. Jobs live in memory, and so do
-  these items: a restart forgets both.
+  exists then, so the item's id and ``run_id`` are the job's id. The job is stored and
+  survives a restart (still ``launch-failed``); this item lives in memory and does not.
 - Resolution (``resolved_at`` = the resolving event's occurredAt):
   - an open request item is resolved by the next applied event on the same run whose previous
     state was waiting-input/waiting-approval (the agent moved on, whatever the answer was);

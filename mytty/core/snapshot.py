@@ -1,7 +1,7 @@
 """The books' state as one text: what a restart reads instead of replaying every event.
 
 A snapshot holds every run the :class:`~mytty.core.runs.RunBook` keeps and every attention item
-that comes from events (launch-failure items belong to jobs, which a restart forgets). Restoring
+that comes from events (launch-failure items come from jobs and are not kept across a restart). Restoring
 it and then applying the events stored after it gives the same books as replaying the whole log,
 at a cost of O(kept runs + events since the snapshot) instead of O(events ever stored).
 

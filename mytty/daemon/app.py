@@ -30,7 +30,7 @@ from mytty.daemon.cursor_approval import CursorApprovalEstimator
 from mytty.daemon.event_ingest import EventIngest
 from mytty.daemon.home import Home
 from mytty.daemon.integration_service import IntegrationService
-from mytty.daemon.jobs import JobRegistry
+from mytty.daemon.jobs import FINISHED_JOBS_IN_MEMORY, JobRegistry
 from mytty.daemon.lifecycle import ControllerLock, write_guide
 from mytty.daemon.pane_service import PaneService
 from mytty.daemon.panes import Pane, PaneRegistry
@@ -102,6 +102,7 @@ class Controller:
             codex_router=self.codex_router,
             clock=self.clock,
             launch_window=timings.launch_window,
+            store=self.store,
         )
         self._stop = asyncio.Event()
         self._servers: list[OneShotServer] = []
@@ -135,12 +136,14 @@ class Controller:
         self.store.open()
         self.panes.load_bindings(self.store.load_surface_bindings())
         self.hub.restore(self.store.load_state())
+        self.jobs.load(self.store.load_jobs(FINISHED_JOBS_IN_MEMORY))
         settle_heap()  # everything alive now lives as long as the process
         self.store.start_writer(loop)
         self.hub.add_observer(self.cursor_approval.observe)
         try:
             await self.link.connect(self.pane_service, first=True)
             await startup_sweep(self.hub, self.panes, self.clock.now())
+            await self.jobs.sweep()  # after the panes are known: a job whose pane went is lost
             try:
                 self.shell_events.start(loop)  # every pane has its identity by now
             except OSError as exc:  # no inotify, an unusable directory: run without it
@@ -199,6 +202,7 @@ class Controller:
         self.cursor_approval.cancel_all()
         self.shell_events.close()
         await self.link.close()
+        await self.jobs.flush()
         await self._save_snapshot()
         self.store.close()
         if self._servers:

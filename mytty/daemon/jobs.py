@@ -1,11 +1,19 @@
-"""The in-memory job registry: spawned worker jobs, reconciled against live run state.
+"""The job registry: spawned worker jobs, reconciled against live run state, kept in the store.
 
-Jobs are not persisted (as in the original): a controller restart forgets them and their ids
-answer ``job-not-found``; the panes and agents themselves are untouched.
+A difference from the original, whose jobs lived in memory only: every job is stored
+(``agent_job`` in the event store). A new job is committed before ``agent spawn`` replies (a
+failed write leaves no job), and every change of a job is queued to the store's one writer in
+order. A restart reloads them (:meth:`JobRegistry.load`), and the startup sweep reconciles each
+against the panes found, so a job whose pane vanished meanwhile reads ``lost``.
+
+Memory is bounded: every unfinished job stays in memory, and so do the newest
+:data:`FINISHED_JOBS_IN_MEMORY` finished ones. An older finished job leaves memory (and
+``agent list``) but not the store: asking for it by id reads it back.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import Callable, Iterable
@@ -20,6 +28,7 @@ from mytty.daemon.agents import AgentHub
 from mytty.daemon.clock import DEFAULT_TIMINGS, Clock
 from mytty.daemon.codex_routing import CodexRouter
 from mytty.daemon.panes import Pane, PaneRegistry
+from mytty.daemon.store import EventStore, StoreError
 from mytty.protocol import wire
 from mytty.protocol.replies import JobSnapshot
 
@@ -27,6 +36,9 @@ log = logging.getLogger(__name__)
 
 #: How long after a job's deadline its timer settles it.
 DEADLINE_MARGIN_S = 0.01
+
+#: Finished jobs kept in memory (and listed by ``agent list``); older ones are read from the store.
+FINISHED_JOBS_IN_MEMORY = 500
 
 
 class JobRegistry:
@@ -39,7 +51,13 @@ class JobRegistry:
         codex_router: CodexRouter,
         clock: Clock,
         launch_window: float = DEFAULT_TIMINGS.launch_window,
+        store: EventStore | None = None,
+        finished_in_memory: int = FINISHED_JOBS_IN_MEMORY,
     ) -> None:
+        #: None: jobs are not stored (unit tests of the rules only).
+        self._store = store
+        self._finished_in_memory = finished_in_memory
+        self._pending: set[asyncio.Future[object]] = set()
         self._clock = clock
         self._window = launch_window
         self._hub = hub
@@ -75,9 +93,82 @@ class JobRegistry:
         self.add(job)
         return job
 
+    async def spawn(
+        self,
+        surface_id: SurfaceId,
+        provider: WorkerProvider,
+        label: str | None,
+        baseline: Iterable[RunId],
+    ) -> AgentJob:
+        """:meth:`start`, committed to the store first: a job exists only once it is stored.
+
+        Raises ``spawn-failed`` when the store can't take it (and then no job exists).
+        """
+        job = core_jobs.new_job(
+            JobId(format_uuid_bytes(os.urandom(16))),
+            surface_id,
+            provider,
+            label,
+            baseline,
+            self._clock.now(),
+            self._window,
+        )
+        if self._store is not None:
+            try:
+                await self._store.save_job(job)
+            except StoreError as exc:
+                raise MyttyError(
+                    ErrorCode.SPAWN_FAILED, f"could not store the new job: {exc}"
+                ) from None
+        self.add(job)
+        return job
+
     def add(self, job: AgentJob) -> None:
         self._jobs[job.job_id] = job
         self._arm_deadline(job)
+        self._trim()
+
+    def load(self, jobs: Iterable[AgentJob]) -> None:
+        """The jobs a restart read from the store, oldest first (their timers armed again)."""
+        for job in jobs:
+            self.add(job)
+
+    def _trim(self) -> None:
+        """Drop the oldest finished jobs from memory beyond the bound (the store keeps them)."""
+        finished = [i for i, j in self._jobs.items() if core_jobs.is_terminal(j.state)]
+        for job_id in finished[: max(0, len(finished) - self._finished_in_memory)]:
+            del self._jobs[job_id]
+
+    def _changed(self, before: AgentJob, after: AgentJob) -> None:
+        """Keep ``after`` and queue it to the store when it differs from ``before``."""
+        self._jobs[after.job_id] = after
+        if after == before or self._store is None:
+            return
+        try:
+            fut = self._store.save_job_soon(after)
+        except StoreError as exc:
+            log.error("could not store job %s (%s): %s", after.job_id, after.state.value, exc)
+            return
+        self._pending.add(fut)
+        fut.add_done_callback(self._written)
+
+    def _written(self, fut: asyncio.Future[object]) -> None:
+        self._pending.discard(fut)
+        exc = fut.exception() if not fut.cancelled() else None
+        if exc is not None:  # in memory it moved on; a restart would read the older row
+            log.error("could not store a job's new state: %s", exc)
+
+    async def flush(self) -> None:
+        """Wait until every queued job change is committed (or failed, which is logged)."""
+        if self._pending:
+            await asyncio.gather(*self._pending, return_exceptions=True)
+
+    async def sweep(self) -> None:
+        """Reconcile every unfinished job now (at startup: a job whose pane is gone → lost)."""
+        for job_id in list(self._jobs):
+            if not core_jobs.is_terminal(self._jobs[job_id].state):
+                self.current(job_id)
+        await self.flush()
 
     def _arm_deadline(self, job: AgentJob) -> None:
         # launch-failed needs no event to happen: when the window closes, settle the job (so a
@@ -110,16 +201,22 @@ class JobRegistry:
     def current(self, job_id: str) -> AgentJob:
         """The job reconciled against the current runs (``job-not-found`` when unknown)."""
         job = self._jobs.get(job_id)
+        if job is None and self._store is not None:
+            try:
+                job = self._store.read_job(job_id)
+            except StoreError as exc:
+                log.error("%s", exc)
         if job is None:
-            raise MyttyError(
-                ErrorCode.JOB_NOT_FOUND,
-                f"no job {job_id!r} (jobs live in memory: a controller restart forgets them)",
-            )
+            raise MyttyError(ErrorCode.JOB_NOT_FOUND, f"no job {job_id!r}")
+        if job_id not in self._jobs:
+            if core_jobs.is_terminal(job.state):  # a finished job read back: final as it is
+                return job
+            self._jobs[job_id] = job  # (every unfinished job is in memory; defensive)
         exists = job.surface_id in self._panes.by_surface
         now = self._clock.now()
         clues = self._clues(job) if exists and core_jobs.needs_clues(job, now) else None
         updated = core_jobs.reconcile(job, self._runs(job), exists, now, clues)
-        self._jobs[job_id] = updated
+        self._changed(job, updated)
         if updated.state is AgentJobState.LAUNCH_FAILED and job.state is not updated.state:
             self._launch_failed(updated, now)
         return updated
@@ -141,7 +238,7 @@ class JobRegistry:
             self._hub.bump()
 
     def ids(self) -> list[str]:
-        """Every job's id, oldest first."""
+        """Every job in memory, oldest first (unfinished ones and the newest finished ones)."""
         return list(self._jobs)
 
     def re_arm(self, job_id: str) -> AgentJob:
@@ -149,7 +246,7 @@ class JobRegistry:
         run_ids = [r.id for r in self._runs(job)]
         updated = core_jobs.prepare_for_follow_up(job, run_ids, self._clock.now(), self._window)
         if updated is not job:
-            self._jobs[job_id] = updated
+            self._changed(job, updated)
             self._arm_deadline(updated)
         return updated
 

@@ -9,6 +9,10 @@ event sequence ``event_upto`` and acknowledgement rowid ``ack_upto``) and only t
 acknowledgements stored after it, so it costs O(kept runs + events since the snapshot), not
 O(events ever stored). The snapshot is written by the same writer, in a transaction with the
 events around it; the marks come from the hub, which applies events in commit order.
+
+Jobs (``agent_job``) are one row each, keyed by job id and kept in creation order (``seq``);
+a job's row is replaced on every change of the job. ``terminal`` lets a restart read every
+unfinished job and only the newest finished ones; older finished jobs stay readable by id.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from pathlib import Path
 
 from mytty.core.attention import AttentionItem
 from mytty.core.events import AgentEvent
+from mytty.core.job_record import decode_job, encode_job
+from mytty.core.jobs import AgentJob, is_terminal
 from mytty.core.runs import AgentRun
 from mytty.core.snapshot import BooksSnapshot, decode_snapshot, encode_snapshot
 from mytty.protocol.envelope import event_from_wire
@@ -55,6 +61,12 @@ CREATE TABLE IF NOT EXISTS books_snapshot (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     event_upto INTEGER NOT NULL,
     ack_upto INTEGER NOT NULL,
+    payload TEXT NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS agent_job (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    job_id TEXT NOT NULL UNIQUE,
+    terminal INTEGER NOT NULL,
     payload TEXT NOT NULL
 ) STRICT;
 """
@@ -231,7 +243,52 @@ class EventStore:
         rows = self._conn.execute("SELECT surface_id, tmux_server, tmux_pane FROM surface_binding")
         return {surface: (server, pane) for surface, server, pane in rows}
 
+    def load_jobs(self, finished_limit: int) -> list[AgentJob]:
+        """Every unfinished job and the newest ``finished_limit`` finished ones, oldest first."""
+        assert self._conn is not None
+        rows = self._conn.execute(
+            "SELECT seq, payload FROM agent_job WHERE terminal = 0 UNION ALL "
+            "SELECT * FROM (SELECT seq, payload FROM agent_job WHERE terminal = 1 "
+            "ORDER BY seq DESC LIMIT ?) ORDER BY 1",
+            (finished_limit,),
+        ).fetchall()
+        return [job for _seq, payload in rows if (job := self._decode_job(payload)) is not None]
+
+    def read_job(self, job_id: str) -> AgentJob | None:
+        """One stored job by id (a finished job no longer kept in memory); None when unknown.
+
+        A read on the reader connection: in WAL mode it never waits for the writer.
+        """
+        if self._conn is None:
+            return None
+        try:
+            row = self._conn.execute(
+                "SELECT payload FROM agent_job WHERE job_id = ?", (job_id,)
+            ).fetchone()
+        except sqlite3.Error as exc:
+            raise StoreError(f"could not read job {job_id}: {exc}") from exc
+        return self._decode_job(row[0]) if row is not None else None
+
+    @staticmethod
+    def _decode_job(payload: str) -> AgentJob | None:
+        job = decode_job(payload)
+        if job is None:
+            log.warning("skipping an unreadable stored job")
+        return job
+
     # -- writes (through the writer thread) ------------------------------------------------------
+    async def save_job(self, job: AgentJob) -> None:
+        """Store (insert or replace) one job; resolves once committed. Raises StoreError."""
+        await self._submit("job", job)
+
+    def save_job_soon(self, job: AgentJob) -> asyncio.Future[object]:
+        """Queue a job's new state without waiting for the commit (from synchronous code).
+
+        Writes are applied in the order they are queued, so a job's rows never go back in time.
+        The future carries the outcome (StoreError when the write failed or the store is closed).
+        """
+        return self._enqueue("job", job)
+
     async def insert(self, event: AgentEvent) -> int:
         """Insert one event: its sequence when new, 0 for a duplicate id. Raises StoreError."""
         result = await self._submit("insert", event)
@@ -265,12 +322,15 @@ class EventStore:
         await self._submit("bind", list(bindings))
 
     async def _submit(self, op: str, arg: object) -> object:
+        return await self._enqueue(op, arg)
+
+    def _enqueue(self, op: str, arg: object) -> asyncio.Future[object]:
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[object] = loop.create_future()
         if self._thread is None:
             raise StoreError("the store is closed")
         self._queue.put((op, arg, fut))
-        return await fut
+        return fut
 
     def _writer(self) -> None:
         conn = _connect(self.path)
@@ -384,6 +444,15 @@ class EventStore:
                 (arg.id, arg.run_id, encode_payload(arg)),
             )
             return int(cur.lastrowid or 0) if cur.rowcount == 1 else 0
+        if op == "job":
+            assert isinstance(arg, AgentJob)
+            conn.execute(
+                "INSERT INTO agent_job(job_id, terminal, payload) VALUES (?, ?, ?) "
+                "ON CONFLICT(job_id) DO UPDATE SET terminal = excluded.terminal, "
+                "payload = excluded.payload",
+                (arg.job_id, int(is_terminal(arg.state)), encode_job(arg)),
+            )
+            return None
         if op == "contains":
             found = conn.execute("SELECT 1 FROM agent_event WHERE event_id = ?", (arg,))
             return found.fetchone() is not None

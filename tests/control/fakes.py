@@ -142,6 +142,15 @@ class FakeJobs:
         self.add(job)
         return job
 
+    async def spawn(
+        self,
+        surface_id: SurfaceId,
+        provider: WorkerProvider,
+        label: str | None,
+        baseline: Iterable[RunId],
+    ) -> AgentJob:
+        return self.start(surface_id, provider, label, baseline)
+
     def add(self, job: AgentJob) -> None:
         self._jobs[job.job_id] = job
 

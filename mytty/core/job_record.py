@@ -1,0 +1,73 @@
+"""One job as one text: the row the store keeps for a job, so a controller restart keeps it.
+
+A compact JSON object holding every field of :class:`~mytty.core.jobs.AgentJob`.
+``JOB_RECORD_VERSION`` changes whenever the layout does; a record of another version, or one
+that does not decode, reads as None (the store skips it and says so in the log).
+"""
+
+from __future__ import annotations
+
+import json
+
+from mytty.core.events import WorkerProvider
+from mytty.core.ids import JobId, RunId, SurfaceId
+from mytty.core.jobs import AgentJob, AgentJobState
+
+JOB_RECORD_VERSION = 1
+
+
+def encode_job(job: AgentJob) -> str:
+    return json.dumps(
+        {
+            "v": JOB_RECORD_VERSION,
+            "id": job.job_id,
+            "surface": job.surface_id,
+            "provider": job.provider.value,
+            "label": job.label,
+            "state": job.state.value,
+            "run": job.run_id,
+            "session": job.session_id,
+            "message": job.message,
+            "baseline": sorted(job.baseline),
+            "deadline": job.deadline,
+            "idle": job.bound_completed_by_idle,
+        },
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+def decode_job(text: str) -> AgentJob | None:
+    try:
+        obj = json.loads(text)
+        if not isinstance(obj, dict) or obj.get("v") != JOB_RECORD_VERSION:
+            return None
+        baseline = obj["baseline"]
+        deadline = obj["deadline"]
+        if not isinstance(baseline, list) or not isinstance(deadline, int | float):
+            return None
+        return AgentJob(
+            job_id=JobId(_text(obj["id"])),
+            surface_id=SurfaceId(_text(obj["surface"])),
+            provider=WorkerProvider(obj["provider"]),
+            label=_optional(obj["label"]),
+            state=AgentJobState(obj["state"]),
+            run_id=RunId(run) if (run := _optional(obj["run"])) is not None else None,
+            session_id=_optional(obj["session"]),
+            message=_optional(obj["message"]),
+            baseline=frozenset(RunId(_text(r)) for r in baseline),
+            deadline=float(deadline),
+            bound_completed_by_idle=obj["idle"] is True,
+        )
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError("expected a string")
+    return value
+
+
+def _optional(value: object) -> str | None:
+    return None if value is None else _text(value)

@@ -1,0 +1,60 @@
+"""A job's stored record decodes to the same job; anything else decodes to None."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mytty.core.events import WorkerProvider
+from mytty.core.ids import JobId, RunId, SurfaceId
+from mytty.core.job_record import decode_job, encode_job
+from mytty.core.jobs import AgentJob, AgentJobState
+
+ids = st.uuids().map(lambda u: str(u).upper())
+texts = st.none() | st.text(max_size=40)
+
+jobs = st.builds(
+    AgentJob,
+    job_id=ids.map(JobId),
+    surface_id=ids.map(SurfaceId),
+    provider=st.sampled_from(WorkerProvider),
+    label=texts,
+    state=st.sampled_from(AgentJobState),
+    run_id=st.none() | ids.map(RunId),
+    session_id=texts,
+    message=texts,
+    baseline=st.frozensets(ids.map(RunId), max_size=5),
+    deadline=st.floats(min_value=0, max_value=4e9, allow_nan=False),
+    bound_completed_by_idle=st.booleans(),
+)
+
+
+@given(jobs)
+def test_a_job_round_trips_through_its_record(job: AgentJob) -> None:
+    assert decode_job(encode_job(job)) == job
+
+
+def test_records_of_another_version_or_shape_decode_to_none() -> None:
+    job = decode_job(encode_job(_job()))
+    assert job is not None
+    good = encode_job(job)
+    assert decode_job(good.replace('"v":1', '"v":2')) is None
+    assert decode_job(good.replace('"state":"running"', '"state":"napping"')) is None
+    assert decode_job(good.replace('"baseline":[]', '"baseline":7')) is None
+    for text in ("", "[]", "{}", "not json", '{"v":1}'):
+        assert decode_job(text) is None
+
+
+def _job() -> AgentJob:
+    return AgentJob(
+        job_id=JobId("J"),
+        surface_id=SurfaceId("S"),
+        provider=WorkerProvider.CODEX,
+        label=None,
+        state=AgentJobState.RUNNING,
+        run_id=None,
+        session_id=None,
+        message=None,
+        baseline=frozenset(),
+        deadline=1.0,
+    )
