@@ -81,17 +81,20 @@ class JobRegistry:
 
         ``baseline``: the runs the pane already had (the job binds only to a later one).
         """
-        job = core_jobs.new_job(
-            JobId(format_uuid_bytes(os.urandom(16))),
-            surface_id,
-            provider,
-            label,
-            baseline,
-            self._clock.now(),
-            self._window,
-        )
+        job = self._new_job(surface_id, provider, label, baseline)
         self.add(job)
         return job
+
+    def _new_job(
+        self,
+        surface_id: SurfaceId,
+        provider: WorkerProvider,
+        label: str | None,
+        baseline: Iterable[RunId],
+    ) -> AgentJob:
+        job_id = JobId(format_uuid_bytes(os.urandom(16)))
+        now = self._clock.now()
+        return core_jobs.new_job(job_id, surface_id, provider, label, baseline, now, self._window)
 
     async def spawn(
         self,
@@ -104,15 +107,7 @@ class JobRegistry:
 
         Raises ``spawn-failed`` when the store can't take it (and then no job exists).
         """
-        job = core_jobs.new_job(
-            JobId(format_uuid_bytes(os.urandom(16))),
-            surface_id,
-            provider,
-            label,
-            baseline,
-            self._clock.now(),
-            self._window,
-        )
+        job = self._new_job(surface_id, provider, label, baseline)
         if self._store is not None:
             try:
                 await self._store.save_job(job)
