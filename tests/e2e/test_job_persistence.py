@@ -22,7 +22,7 @@ from tests.e2e.jobs_support import (
     spawn,
     team,
 )
-from tests.support.harness import Mytty
+from tests.support.harness import BackgroundCtl, Mytty
 
 pytestmark = pytest.mark.tmux
 
@@ -104,3 +104,33 @@ def test_a_job_whose_pane_went_while_the_controller_was_down_is_lost(m: Mytty) -
 def test_an_unknown_job_is_still_job_not_found(m: Mytty) -> None:
     unknown = "00000000-0000-4000-8000-000000000000"
     assert agent_code(m, "result", unknown) == "job-not-found"
+
+
+def test_a_wait_cut_by_the_restart_is_reissued_and_resolves(m: Mytty) -> None:
+    job = spawn(
+        m, "--provider", "claude", "--task", "slow\n@standin: sleep 8", "--anchor", new_anchor(m)
+    )
+    before = agent_wait(m, job, "running", 30)["job"]
+    waiting = BackgroundCtl(
+        m, "agent", "wait", job_id(job), "--until", "completed", "--timeout-seconds", "60"
+    )
+    try:
+        m.stop()
+        assert waiting.result(timeout=30).returncode != 0  # its controller went away
+    finally:
+        waiting.kill()
+    m.start()
+    after = completed(m, job, timeout=60)
+    assert after["state"] == "succeeded" and run_id(after) == run_id(before), after
+
+
+def test_a_follow_up_to_a_job_from_before_the_restart_rearms_it(m: Mytty) -> None:
+    job = spawn(m, "--provider", "claude", "--task", "first", "--anchor", new_anchor(m))
+    first = completed(m, job)
+    assert first["state"] == "succeeded"
+    m.wait_for_text(pane_of(job), "STANDIN ready")
+    _stop_start(m)
+    assert m.ctl("agent", "send", job_id(job), "next", "--enter").json == {"type": "ok"}
+    second = completed(m, job)
+    assert second["state"] == "succeeded", second
+    assert run_id(second) not in (None, run_id(first))
