@@ -136,6 +136,8 @@ class Values:
 
 
 if TYPE_CHECKING:  # (a runtime alias with forward references would compile them on import)
+    from mytty.control.base import Request
+
     #: ``client(request, values)``: command-specific client-side work (may fail through
     #: ``values``); returns a receive timeout to use instead of the declared one.
     ClientHook = Callable[[dict[str, object], Values], float | None]
@@ -207,6 +209,35 @@ class Command:
 
 
 # -- arguments several commands share ---------------------------------------------------------
+# -- params of the commands whose only field names their target ---------------------------------
+# ``read``, ``focus`` and ``close-pane`` take ``paneID``; ``agent result|focus|close`` take
+# ``jobID``. Each of those modules binds the matching pair as its own ``Params`` and ``parse``.
+class PaneParams:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = ("pane_id",)
+
+    def __init__(self, pane_id: str) -> None:
+        self.pane_id = pane_id
+
+
+def parse_pane(request: Request) -> PaneParams:
+    return PaneParams(request.str("paneID"))
+
+
+class JobParams:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = ("job_id",)
+
+    def __init__(self, job_id: str) -> None:
+        self.job_id = job_id
+
+
+def parse_job(request: Request) -> JobParams:
+    return JobParams(request.raw_id("jobID"))
+
+
 PANE = Arg(
     "PANE",
     "paneID",

@@ -29,7 +29,6 @@ FRAMEWORK = {
     "manual",
     "pane_args",
     "ports",
-    "target_params",
 }
 
 MODULES = registry.modules()
