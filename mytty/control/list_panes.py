@@ -40,6 +40,7 @@ Request `{"type":"list"}`. Reply:
 | `workingDirectory` | tmux's `pane_current_path` |
 | `isActive` | the pane is the active pane of the active window of its session |
 | `provider`, `agentState` | provider and state of the pane's [most relevant run](event-protocol.md#most-relevant-run); both keys are absent when the pane never had an agent event |
+| `liveSubagents` | mytty's addition: live Claude subagents of that run (started, not yet stopped or notified); absent when none ([subagent-aware runs](event-protocol.md#subagent-aware-claude-runs)) |
 | `statusNote` | the pane's [status note](#status); absent when there is none |
 | `shell` | mytty's addition, once the pane's [shell integration](../how-to/shell-integration.md) reported: `lastExitStatus` (0–255, `null` before the first command), `lastExitAt` (when it finished, ISO 8601 with milliseconds; the controller's clock when the shell has none), `cwd` (the shell's directory after it), `commandCount` (command lines reported; after a controller restart, those in the tail of the file it read back), `reportedAt` (when the controller read the last report); absent for panes whose shell has no integration |
 """,

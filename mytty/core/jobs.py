@@ -117,6 +117,9 @@ class AgentJob:
     deadline: float
     #: True when the job ended because its bound run went idle (see the module docstring).
     bound_completed_by_idle: bool = False
+    #: Subagents the bound run started that are still live (SubagentStart without its
+    #: SubagentStop or task-notification yet); a live one keeps the run, so the job, running.
+    live_subagents: int = 0
 
     @property
     def is_bound(self) -> bool:
@@ -222,6 +225,7 @@ def _apply(job: AgentJob, run: AgentRun) -> AgentJob:
         # The reducer never moves a run back to unknown; a bound job keeps what it had.
         return job
     session_id = run.session_id if run.session_id is not None else job.session_id
+    job = replace(job, live_subagents=run.live_subagent_count)
     if run.state == _R.IDLE:
         return replace(
             job,

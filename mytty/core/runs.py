@@ -40,6 +40,15 @@ RETENTION_SECONDS = 86400.0
 #: of all when every one is active), with its attention items; its events stay in the store.
 MAX_RUNS_PER_PANE = 100
 
+#: hookNames of the events that track a Claude run's subagents; their ``toolUseID`` carries the
+#: subagent's ``agent_id`` (the hook adapter puts it there).
+SUBAGENT_START_HOOK_NAME = "SubagentStart"
+SUBAGENT_STOP_HOOK_NAME = "SubagentStop"
+#: hookName of a prompt. A ``running`` (not ``started``) one is Claude's synthetic
+#: ``<task-notification>`` prompt: it continues the turn that started the subagent whose
+#: ``agent_id`` its ``toolUseID`` names, instead of opening (and superseding) a run of its own.
+PROMPT_HOOK_NAME = "UserPromptSubmit"
+
 _S = AgentRunState
 _K = AgentEventKind
 
@@ -104,6 +113,18 @@ class AgentRun:
     accepted_event_count: int
     #: The agent's final answer, from the latest applied event that carried one (a Stop).
     last_assistant_message: str | None = None
+    #: agent_ids of every subagent this turn started (SubagentStart), so the task-notification
+    #: prompt that reports one can be folded back into this run.
+    subagents: frozenset[str] = frozenset()
+    #: The subagents started and not yet stopped (no SubagentStop, no task-notification yet).
+    #: While any is live a Stop does not finish the run.
+    live_subagents: frozenset[str] = frozenset()
+    #: Run ids of the task-notification turns folded into this run; their later events land here.
+    continuations: frozenset[RunId] = frozenset()
+
+    @property
+    def live_subagent_count(self) -> int:
+        return len(self.live_subagents)
 
     @property
     def is_active(self) -> bool:
@@ -172,7 +193,14 @@ def _relevance(run: AgentRun) -> tuple[int, float, float, str]:
 class RunBook:
     """Every known run plus the set of event ids already seen. In memory, no I/O."""
 
-    __slots__ = ("_by_surface", "_event_ids_by_run", "_max_per_pane", "_runs", "_seen")
+    __slots__ = (
+        "_aliases",
+        "_by_surface",
+        "_event_ids_by_run",
+        "_max_per_pane",
+        "_runs",
+        "_seen",
+    )
 
     def __init__(self, max_runs_per_pane: int = MAX_RUNS_PER_PANE) -> None:
         self._max_per_pane = max_runs_per_pane
@@ -181,6 +209,8 @@ class RunBook:
         self._by_surface: dict[SurfaceId, dict[RunId, None]] = {}
         self._seen: set[str] = set()
         self._event_ids_by_run: dict[RunId, dict[str, None]] = {}
+        # Continuation run id → the run it was folded into (rebuilt from runs' continuations).
+        self._aliases: dict[RunId, RunId] = {}
 
     def __len__(self) -> int:
         return len(self._runs)
@@ -191,9 +221,14 @@ class RunBook:
             return _DUPLICATE
         # The id is consumed before any other check: a rejected event can never be retried in.
         self._seen.add(event.id)
-        self._event_ids_by_run.setdefault(event.run_id, {})[event.id] = None
         if event.schema_version != SCHEMA_VERSION:
+            self._event_ids_by_run.setdefault(event.run_id, {})[event.id] = None
             return _REJECTED
+        own_run_id = event.run_id
+        root = self._continued_run(event)
+        if root is not None:
+            event = replace(event, run_id=root)
+        self._event_ids_by_run.setdefault(event.run_id, {})[event.id] = None
 
         existing = self._runs.get(event.run_id)
         if existing is None:
@@ -224,8 +259,14 @@ class RunBook:
         if run.session_id is None and event.session_id is not None:
             # Adopted even when the transition below is ignored.
             run = replace(run, session_id=event.session_id)
+        # Subagent bookkeeping happens even when the transition below is ignored.
+        run = _track_subagents(run, event, own_run_id)
 
-        new_state = transition(run.state, event.kind)
+        kind = event.kind
+        if kind == _K.SUCCEEDED and run.live_subagents:
+            # The root turn ended but a subagent it started is still live: keep the run open.
+            kind = _K.RUNNING
+        new_state = transition(run.state, kind)
         if new_state is None:
             return ApplyResult(
                 duplicate=False,
@@ -259,10 +300,25 @@ class RunBook:
             dropped=self._store(run),
         )
 
+    def _continued_run(self, event: AgentEvent) -> RunId | None:
+        """The run ``event`` is folded into: an alias already made, or a task-notification's
+        root turn (the run of the same pane and provider that started the named subagent)."""
+        alias = self._aliases.get(event.run_id)
+        if alias is not None:
+            return alias
+        if not _is_task_notification(event) or event.run_id in self._runs:
+            return None
+        for run in self.runs_for(event.surface_id, event.provider):
+            if event.tool_use_id in run.subagents and not _conflicts(run, event):
+                return run.id
+        return None
+
     def _store(self, run: AgentRun) -> RunId | None:
         """Keep ``run``; return the id of a run dropped to stay within the per-pane bound."""
         new = run.id not in self._runs
         self._runs[run.id] = run
+        for alias in run.continuations:
+            self._aliases[alias] = run.id
         bucket = self._by_surface.setdefault(run.surface_id, {})
         bucket[run.id] = None
         if not new or len(bucket) <= self._max_per_pane:
@@ -332,6 +388,8 @@ class RunBook:
         """
         run = self._runs.pop(run_id, None)
         if run is not None:
+            for alias in run.continuations:
+                self._aliases.pop(alias, None)
             surface_runs = self._by_surface.get(run.surface_id)
             if surface_runs is not None:
                 surface_runs.pop(run_id, None)
@@ -341,6 +399,34 @@ class RunBook:
             self._seen.discard(event_id)
         for event_id in event_ids:
             self._seen.discard(event_id)
+
+
+def _is_task_notification(event: AgentEvent) -> bool:
+    return (
+        event.provider == AgentProvider.CLAUDE_CODE
+        and event.kind == _K.RUNNING
+        and event.hook_name == PROMPT_HOOK_NAME
+        and event.tool_use_id is not None
+    )
+
+
+def _track_subagents(run: AgentRun, event: AgentEvent, own_run_id: RunId) -> AgentRun:
+    """``run`` after the subagent bookkeeping of ``event`` (SubagentStart/Stop, notification)."""
+    agent = event.tool_use_id
+    if own_run_id != run.id and own_run_id not in run.continuations:
+        run = replace(run, continuations=run.continuations | {own_run_id})
+    if agent is None or event.provider != AgentProvider.CLAUDE_CODE:
+        return run
+    if event.hook_name == SUBAGENT_START_HOOK_NAME and event.kind == _K.RUNNING:
+        if not run.is_active or agent in run.subagents:
+            return run
+        return replace(
+            run, subagents=run.subagents | {agent}, live_subagents=run.live_subagents | {agent}
+        )
+    ends = event.hook_name == SUBAGENT_STOP_HOOK_NAME or _is_task_notification(event)
+    if ends and agent in run.live_subagents:
+        return replace(run, live_subagents=run.live_subagents - {agent})
+    return run
 
 
 def replay(events: Iterable[AgentEvent]) -> RunBook:
@@ -478,7 +564,11 @@ def prune_runs(
     """Forget every prunable run in both books; return run id → the event ids to delete."""
     pruned: dict[RunId, list[str]] = {}
     for run_id in prunable_runs(book, attention, now, retention):
+        run = book.get(run_id)
         pruned[run_id] = book.event_ids_for_run(run_id)
+        # The store keeps a folded-in turn's events under that turn's own run id.
+        for alias in run.continuations if run is not None else ():
+            pruned.setdefault(alias, [])
         book.forget_run(run_id)
         attention.forget_run(run_id)
     return pruned

@@ -20,7 +20,7 @@ from mytty.core.events import AgentProvider, AgentRunState
 from mytty.core.ids import RunId, SurfaceId
 from mytty.core.runs import AgentRun
 
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +45,9 @@ def encode_snapshot(runs: Iterable[AgentRun], items: Iterable[AttentionItem]) ->
                     r.message,
                     r.accepted_event_count,
                     r.last_assistant_message,
+                    sorted(r.subagents),
+                    sorted(r.live_subagents),
+                    sorted(r.continuations),
                 ]
                 for r in runs
             ],
@@ -87,10 +90,25 @@ def decode_snapshot(text: str) -> BooksSnapshot | None:
                 message=_text(message),
                 accepted_event_count=int(count),
                 last_assistant_message=_text(answer),
+                subagents=frozenset(_texts(subagents)),
+                live_subagents=frozenset(_texts(live)),
+                continuations=frozenset(RunId(t) for t in _texts(continuations)),
             )
-            for rid, surface, provider, session, state, started, updated, message, count, answer in obj[
-                "runs"
-            ]
+            for (
+                rid,
+                surface,
+                provider,
+                session,
+                state,
+                started,
+                updated,
+                message,
+                count,
+                answer,
+                subagents,
+                live,
+                continuations,
+            ) in obj["runs"]
         ]
         items = [
             AttentionItem(
@@ -115,6 +133,12 @@ def _text(value: object) -> str | None:
     if value is None or isinstance(value, str):
         return value
     raise TypeError("not text")
+
+
+def _texts(value: object) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise TypeError("not a list of text")
+    return list(value)
 
 
 def _number(value: object) -> float | None:

@@ -27,6 +27,9 @@ EVENTS = (
     "Notification",
     "Stop",
     "StopFailure",
+    # The parent turn's subagents: a live one keeps the turn (and its job) running.
+    "SubagentStart",
+    "SubagentStop",
 )
 NOTIFICATION_MATCHER = "permission_prompt|idle_prompt|agent_needs_input|elicitation_dialog"
 TIMEOUT_SECONDS = 5

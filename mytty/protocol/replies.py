@@ -46,6 +46,8 @@ class PaneEntry(TypedDict):
     isActive: bool
     provider: NotRequired[str]
     agentState: NotRequired[str]
+    #: mytty's addition: live subagents of that run, present only when there is one.
+    liveSubagents: NotRequired[int]
     statusNote: NotRequired[str]
     shell: NotRequired[ShellInfo]
 
@@ -70,6 +72,8 @@ class JobSnapshot(TypedDict):
     runID: RawValue | None
     sessionID: str | None
     message: str | None
+    #: mytty's addition: live subagents of the bound run, present only when there is one.
+    liveSubagents: NotRequired[int]
     statusNote: NotRequired[str]
 
 

@@ -68,6 +68,10 @@ class _StatusNote(TypedDict, total=False):
     statusNote: str
 
 
+class _LiveSubagents(TypedDict, total=False):
+    liveSubagents: int
+
+
 class _EventTail(TypedDict, total=False):
     message: str
     hookName: str
@@ -135,6 +139,8 @@ def pane_entry(
     if run is not None:
         entry["provider"] = run.provider.value
         entry["agentState"] = run.state.value
+        if run.live_subagent_count:
+            entry["liveSubagents"] = run.live_subagent_count
     if status_note is not None:
         entry["statusNote"] = status_note
     if shell is not None:
@@ -198,6 +204,8 @@ def job_snapshot(job: AgentJob, status_note: str | None = None) -> JobSnapshot:
     """
     label: _Label = {"label": job.label} if job.label is not None else {}
     note: _StatusNote = {"statusNote": status_note} if status_note is not None else {}
+    # mytty's addition: present only while the bound run has a live subagent.
+    live: _LiveSubagents = {"liveSubagents": job.live_subagents} if job.live_subagents else {}
     return {
         "jobID": raw_value(job.job_id),
         "paneID": raw_value(job.surface_id),
@@ -207,6 +215,7 @@ def job_snapshot(job: AgentJob, status_note: str | None = None) -> JobSnapshot:
         "runID": raw_value(job.run_id) if job.run_id is not None else None,
         "sessionID": job.session_id,
         "message": job.message,
+        **live,
         **note,
     }
 

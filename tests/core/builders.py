@@ -43,6 +43,7 @@ def ev(
     hook: str | None = None,
     eid: str | None = None,
     schema: int = 1,
+    tool_use: str | None = None,
 ) -> AgentEvent:
     return AgentEvent(
         id=eid if eid is not None else U(f"event-{next(_ids)}"),
@@ -54,5 +55,6 @@ def ev(
         session_id=session,
         message=message,
         hook_name=hook,
+        tool_use_id=tool_use,
         schema_version=schema,
     )

@@ -142,6 +142,43 @@ def test_spawn_running_succeeded_and_result(shared_team: Mytty, provider: str) -
     assert result["lastAssistantMessage"] == expected, result
 
 
+def test_subagent_task_notification_keeps_the_job_running_until_the_final_stop(
+    shared_team: Mytty,
+) -> None:
+    """Issue 10: an async subagent, the parent's Stop, Claude's synthetic ``<task-notification>``
+    prompt (a UserPromptSubmit with a new prompt id), then the final Stop — one job, one run,
+    ``running`` until that final Stop (it used to end ``disconnected``, superseded)."""
+    m = shared_team
+    job = spawn(
+        m,
+        "--provider",
+        "claude",
+        "--task",
+        "review in the background\n@standin: background 2",
+        "--anchor",
+        new_anchor(m),
+    )
+    pane = pane_of(job)
+    m.wait_for_text(pane, "STANDIN background agent running")
+    first = agent_wait(m, job, "running", 30)["job"]
+    assert first["state"] == "running" and first.get("liveSubagents") == 1, first
+    bound = run_id(first)
+    entry = listed(m, pane)
+    assert entry is not None and entry.get("liveSubagents") == 1, entry
+
+    m.wait_for_text(pane, "STANDIN task notification delivered")
+    during = agent_wait(m, job, "completed", 0.2)
+    assert during["timedOut"] is True and during["job"]["state"] == "running", during
+    assert "liveSubagents" not in during["job"] and run_id(during["job"]) == bound
+
+    done = completed(m, job)
+    assert done["state"] == "succeeded", done
+    assert run_id(done) == bound
+    assert agent_result(m, job)["lastAssistantMessage"] == "The background agent reported back."
+    entry = listed(m, pane)
+    assert entry is not None and "liveSubagents" not in entry, entry
+
+
 @pytest.mark.parametrize("provider", ["claude", "cursor"])
 def test_failed_turn_completes_the_job_as_failed(shared_team: Mytty, provider: str) -> None:
     m = shared_team

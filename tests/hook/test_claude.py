@@ -102,10 +102,57 @@ def test_post_tool_batch_is_running() -> None:
     assert ev.hook_name == "PostToolBatch"
 
 
-@pytest.mark.parametrize("name", ["PreToolUse", "PostToolUse", "SubagentStart", "SubagentStop"])
-def test_per_tool_and_subagent_events_are_not_followed(name: str) -> None:
+@pytest.mark.parametrize("name", ["PreToolUse", "PostToolUse"])
+def test_per_tool_events_are_not_followed(name: str) -> None:
     # PostToolUse is deliberately unmapped: the run returns to running after the whole batch.
     assert map_hook_payload(PROVIDER, CAP[name]) is None
+
+
+@pytest.mark.parametrize("name", ["SubagentStart", "SubagentStop"])
+def test_subagent_events_run_on_the_parent_turn_naming_the_agent(name: str) -> None:
+    payload = CAP[name]
+    ev = event(payload)
+    assert ev is not None
+    assert ev.kind is AgentEventKind.RUNNING
+    assert ev.hook_name == name
+    assert ev.run_id == run_of(payload["prompt_id"])  # the parent's prompt id
+    assert ev.tool_use_id == payload["agent_id"]
+
+
+def test_subagent_event_without_an_agent_id_is_not_followed() -> None:
+    assert map_hook_payload(PROVIDER, with_fields(CAP["SubagentStart"], agent_id=...)) is None
+
+
+# The synthetic prompt Claude Code 2.1.332 submitted when an async subagent finished.
+TASK_NOTIFICATION = (
+    "<task-notification>\n<task-id>ab1c1e419d93f1ea1</task-id>\n"
+    "<tool-use-id>toolu_mock_3668ed78ea9242c2a8a2</tool-use-id>\n"
+    "<output-file>$TMPDIR/claude-0/-tmp-work-claude/49d135fa/tasks/ab1c1e419d93f1ea1.output"
+    "</output-file>\n<status>completed</status>\n"
+    '<summary>Agent "Mock subagent task" finished</summary>\n'
+    "<result>Hello from the mock Anthropic model. Done.</result>\n</task-notification>"
+)
+
+
+def test_task_notification_prompt_continues_instead_of_starting() -> None:
+    payload = with_fields(CAP["UserPromptSubmit"], prompt=TASK_NOTIFICATION)
+    ev = event(payload)
+    assert ev is not None
+    assert ev.kind is AgentEventKind.RUNNING
+    assert ev.hook_name == "UserPromptSubmit"
+    assert ev.tool_use_id == "ab1c1e419d93f1ea1"
+    assert ev.run_id == run_of(payload["prompt_id"])  # the reducer folds it into the root turn
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    ["say hi", "<task-notification> no task id", "please explain <task-notification>"],
+)
+def test_other_prompts_still_start_a_run(prompt: str) -> None:
+    ev = event(with_fields(CAP["UserPromptSubmit"], prompt=prompt))
+    assert ev is not None
+    assert ev.kind is AgentEventKind.STARTED
+    assert ev.tool_use_id is None
 
 
 def test_permission_prompt_notification_asks_for_approval_with_its_message() -> None:

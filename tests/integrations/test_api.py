@@ -186,7 +186,9 @@ def test_handler_shapes_match_the_providers(
         {"hooks": [{"type": "command", "command": f"{quoted} codex", "timeout": 5}]}
     ]
     claude = json.loads(loc.claude_settings.read_text())["hooks"]
-    assert len(claude) == 8
+    assert len(claude) == 10
+    # Beyond the original: a live subagent keeps its parent's run (and job) running.
+    assert claude["SubagentStart"] == claude["SubagentStop"] == claude["Stop"]
     exec_form = {"type": "command", "command": str(helper), "args": ["claude-code"], "timeout": 5}
     assert claude["Stop"] == [{"hooks": [exec_form]}]
     assert claude["Notification"][0]["matcher"].split("|")[0] == "permission_prompt"

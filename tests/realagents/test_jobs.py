@@ -14,7 +14,9 @@ from tests.e2e.jobs_support import (
     agent_result,
     agent_wait,
     completed,
+    listed,
     pane_of,
+    run_id,
     spawn,
     tmux_format,
 )
@@ -136,6 +138,35 @@ def test_claude_busy_turn_is_running_until_the_answer_arrives(user: RealUser) ->
     assert agent_result(user.m, job)["lastAssistantMessage"] == ANSWER
     idle = user.m.ctl("wait", pane_of(job), "--until", "idle", "--timeout-seconds", "30").json
     assert idle["timedOut"] is False, idle
+    user.assert_no_leaks("claude")
+
+
+def test_claude_background_subagent_keeps_the_job_running_until_the_final_stop(
+    user: RealUser,
+) -> None:
+    """Scenario 8: an async subagent. Claude stops the parent turn while the subagent works,
+    then submits a synthetic ``<task-notification>`` prompt (a new prompt id) and stops again:
+    one job, one run, ``running`` until that final Stop."""
+    user.anthropic.script(Turn.subagent(ANSWER, delay=6))  # the subagent works for 6 s
+    user.enable("claude")
+    job = _spawn(user, "claude", "Ask a subagent to look around.")
+    bound = run_id(_started(user, job))
+
+    def live() -> bool:
+        snapshot = agent_wait(user.m, job, "completed", 0.1)["job"]
+        return snapshot.get("liveSubagents") == 1
+
+    wait_until(live, 60, message="the job to report its live subagent")
+    entry = listed(user.m, pane_of(job))
+    assert entry is not None and entry.get("liveSubagents") == 1, entry
+    busy = agent_wait(user.m, job, "completed", 1)
+    assert busy["timedOut"] is True and busy["job"]["state"] == "running", busy
+
+    done = completed(user.m, job, 90)
+    assert done["state"] == "succeeded", done  # it ended `disconnected` (superseded) before
+    assert run_id(done) == bound and "liveSubagents" not in done, done
+    # The final answer is the one given to the task notification.
+    assert agent_result(user.m, job)["lastAssistantMessage"] == ANSWER
     user.assert_no_leaks("claude")
 
 

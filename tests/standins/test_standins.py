@@ -259,6 +259,43 @@ def test_claude_runs_settings_hooks_in_exec_form(box: Sandbox) -> None:
     assert log[0]["command"] == str(box.recorder) and log[0]["args"] == ["claude-code"]
 
 
+def test_claude_background_subagent_sends_the_task_notification_prompt(box: Sandbox) -> None:
+    # What Claude Code 2.1.332 did with an async subagent that outlived its parent's Stop.
+    handler = {"type": "command", "command": str(box.recorder), "args": ["claude-code"]}
+    events = [*CLAUDE_EVENTS, "SubagentStart", "SubagentStop"]
+    write_json(box.home / ".claude" / "settings.json", grouped(events, handler, {}))
+    out = box.run("claude", "--", "look around\n@standin: background 0.2", stdin="/exit\n")
+    assert out.returncode == 0, out.stderr
+    calls = [c["payload"] for c in box.calls()]
+    names = [p["hook_event_name"] for p in calls]
+    assert names == [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "SubagentStart",
+        "PostToolUse",
+        "PostToolBatch",
+        "Stop",
+        "SubagentStop",
+        "UserPromptSubmit",
+        "Stop",
+        "SessionEnd",
+    ]
+    start, first_stop, note, final = (calls[i] for i in (3, 6, 8, 9))
+    agent = start["agent_id"]
+    (task,) = first_stop["background_tasks"]
+    assert (task["id"], task["type"], task["status"]) == (agent, "subagent", "running")
+    assert note["prompt"].startswith(f"<task-notification>\n<task-id>{agent}</task-id>")
+    # The notification is a turn of its own: a new prompt id, which the final Stop shares.
+    assert note["prompt_id"] != calls[1]["prompt_id"] == start["prompt_id"]
+    assert final["prompt_id"] == note["prompt_id"] and final["background_tasks"] == []
+    reference = captured_keys("claude-code")
+    for payload in calls[1:-1]:
+        name = payload["hook_event_name"]
+        if name in reference:  # PostToolBatch was not captured
+            assert set(payload) == reference[name], name
+
+
 def test_claude_matchers_shell_form_and_timeout(box: Sandbox) -> None:
     rec = str(box.recorder).replace("'", "'\\''")
     write_json(

@@ -4,11 +4,18 @@ The run is keyed by ``prompt_id`` (one run per prompt), falling back to the sess
 ``SessionEnd``: it always lands on the session-keyed run that ``SessionStart`` opened, so quitting
 the CLI does not turn the last prompt's outcome into ``disconnected`` (2.1.332 sends a
 ``prompt_id`` with ``SessionEnd``, which the original mapping did not expect).
+
+Subagents (an addition to the original, docs/reference/event-protocol.md): ``SubagentStart`` and
+``SubagentStop`` become ``running`` events of the parent's turn whose ``toolUseID`` is the
+subagent's ``agent_id``; Claude's synthetic ``<task-notification>`` prompt (a second
+UserPromptSubmit, with a prompt id of its own, sent when an async subagent finishes) becomes a
+``running`` event naming the finished ``<task-id>``, which the reducer folds into the turn that
+started that subagent instead of letting it supersede that turn.
 """
 
 from mytty.hook import mapping as k
 from mytty.hook.adapters.turns import turn_mapping
-from mytty.hook.fields import sanitize_tool_name, text_field
+from mytty.hook.fields import sanitize_tool_name, sanitize_tool_use_id, text_field
 from mytty.hook.mapping import INPUT_TOOLS, HookMapping
 
 # Statuses of a background task that is no longer running (compared lower-cased).
@@ -56,6 +63,23 @@ def pending_background_agents(tasks: object) -> int:
     return count
 
 
+_NOTIFICATION_TAG = "<task-notification>"
+_TASK_ID_OPEN = "<task-id>"
+_TASK_ID_CLOSE = "</task-id>"
+_SUBAGENT_HOOKS = frozenset({"SubagentStart", "SubagentStop"})
+
+
+def notified_task_id(prompt: object) -> str | None:
+    """The ``<task-id>`` of a synthetic ``<task-notification>`` prompt, else None."""
+    if not isinstance(prompt, str) or not prompt.lstrip().startswith(_NOTIFICATION_TAG):
+        return None
+    start = prompt.find(_TASK_ID_OPEN)
+    end = prompt.find(_TASK_ID_CLOSE, start + 1)
+    if start < 0 or end < 0:
+        return None
+    return sanitize_tool_use_id(prompt[start + len(_TASK_ID_OPEN) : end].strip())
+
+
 def _waiting_message(count: int) -> str:
     return f"Waiting for {count} background agent" + ("" if count == 1 else "s")
 
@@ -67,7 +91,15 @@ def map_payload(payload: dict[str, object]) -> HookMapping | None:
         return None
     tool_name = sanitize_tool_name(payload.get("tool_name"))
     message: str | None = None
-    if name in _SIMPLE_KINDS:
+    agent_id: str | None = None
+    if name == "UserPromptSubmit" and (agent_id := notified_task_id(payload.get("prompt"))):
+        kind = k.RUNNING
+    elif name in _SUBAGENT_HOOKS:
+        agent_id = sanitize_tool_use_id(payload.get("agent_id"))
+        if agent_id is None:
+            return None
+        kind = k.RUNNING
+    elif name in _SIMPLE_KINDS:
         kind = _SIMPLE_KINDS[name]
     elif name == "PermissionRequest":
         kind = k.INPUT_REQUESTED if tool_name in INPUT_TOOLS else k.APPROVAL_REQUESTED
@@ -87,7 +119,7 @@ def map_payload(payload: dict[str, object]) -> HookMapping | None:
     # 2.1.332's StopFailure has no error_message: `error` is a category ("unknown") and the
     # API error text is in `last_assistant_message`.
     keys = _FAILURE_MESSAGE_KEYS if kind == k.FAILED else _MESSAGE_KEYS
-    return turn_mapping(
+    mapping = turn_mapping(
         payload,
         name=name,
         kind=kind,
@@ -96,3 +128,6 @@ def map_payload(payload: dict[str, object]) -> HookMapping | None:
         message=message,
         message_keys=keys,
     )
+    if agent_id is not None:
+        mapping.tool_use_id = agent_id
+    return mapping
