@@ -31,6 +31,7 @@ def encode_job(job: AgentJob) -> str:
             "baseline": sorted(job.baseline),
             "deadline": job.deadline,
             "idle": job.bound_completed_by_idle,
+            "live": job.live_subagents,
         },
         ensure_ascii=False,
         separators=(",", ":"),
@@ -58,9 +59,17 @@ def decode_job(text: str) -> AgentJob | None:
             baseline=frozenset(RunId(_text(r)) for r in baseline),
             deadline=float(deadline),
             bound_completed_by_idle=obj["idle"] is True,
+            # Absent in records written before subagent tracking: none live.
+            live_subagents=_count(obj.get("live", 0)),
         )
     except (ValueError, KeyError, TypeError):
         return None
+
+
+def _count(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise TypeError("not a count")
+    return value
 
 
 def _text(value: object) -> str:

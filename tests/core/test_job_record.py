@@ -26,6 +26,7 @@ jobs = st.builds(
     baseline=st.frozensets(ids.map(RunId), max_size=5),
     deadline=st.floats(min_value=0, max_value=4e9, allow_nan=False),
     bound_completed_by_idle=st.booleans(),
+    live_subagents=st.integers(0, 5),
 )
 
 
@@ -43,6 +44,15 @@ def test_records_of_another_version_or_shape_decode_to_none() -> None:
     assert decode_job(good.replace('"baseline":[]', '"baseline":7')) is None
     for text in ("", "[]", "{}", "not json", '{"v":1}'):
         assert decode_job(text) is None
+    assert decode_job(good.replace('"live":0', '"live":-1')) is None
+
+
+def test_a_record_without_the_live_count_has_no_live_subagents() -> None:
+    # Records stored before subagent tracking existed.
+    old = encode_job(_job()).replace(',"live":0', "")
+    assert '"live"' not in old
+    job = decode_job(old)
+    assert job is not None and job.live_subagents == 0
 
 
 def _job() -> AgentJob:
