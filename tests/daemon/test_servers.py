@@ -166,9 +166,14 @@ for _ in range(150):
     except OSError:
         refused += 1; s.close(); continue
     held.append(s)
-time.sleep(0.5)
 # A refused client sees its connection closed at once (EOF, or a reset: its request was never
-# read), not a hang.
+# read), not a hang: wait (with a deadline) until the set of closed ones stops growing.
+import select
+closed, steady, deadline = 0, 0, time.monotonic() + 5
+while steady < 4 and time.monotonic() < deadline:
+    now = len(select.select(held, [], [], 0.05)[0])
+    steady = steady + 1 if now == closed else 0
+    closed = now
 quick = 0
 for s in held:
     s.settimeout(0.05)
