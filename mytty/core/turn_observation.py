@@ -1,0 +1,44 @@
+"""The contract between transcript readers and the native run estimator.
+
+A transcript reader (Claude's project ``.jsonl``, Codex's rollout, Cursor's ``store.db``) turns
+what an agent wrote about its own turns into one :class:`TurnObservation` per pane: the key of
+the turn it is on and whether that turn is active, completed or interrupted. The estimator's
+turn machine (semantics §9.4) acts only when an observation *changes* for a pane, so a reader may
+report the same observation on every pass.
+
+:class:`TurnTarget` is what the estimator knows about a pane's agent when it asks: the reader
+uses it to find the right file (the hook's session id first, else the agent's cwd or the files
+its process holds open).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from mytty.core.events import AgentProvider
+
+
+class TurnPhase(StrEnum):
+    ACTIVE = "active"
+    COMPLETED = "completed"
+    INTERRUPTED = "interrupted"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnObservation:
+    """The turn an agent is on, as its own transcript says."""
+
+    key: str  # Claude promptId, Codex turn_id (else the record's timestamp), Cursor conv#rowid
+    phase: TurnPhase
+
+
+@dataclass(frozen=True, slots=True)
+class TurnTarget:
+    """One pane's detected agent, as the estimator passes it to a transcript reader."""
+
+    surface_id: str
+    provider: AgentProvider
+    pid: int  # the agent's own process
+    cwd: str | None  # the agent process's working directory, when readable
+    session_id: str | None  # the provider session id the hooks (or mytty, at spawn) gave
