@@ -25,7 +25,8 @@ ALLOWED = {
     "control": {"core", "protocol", "tmux"},
     "hook": {"core", "protocol"},
     "daemon": {"core", "protocol", "tmux", "control", "integrations"},
-    "cli": {"core", "protocol", "daemon", "integrations", "tmux", "control"},
+    "verify": {"core", "protocol", "integrations"},
+    "cli": {"core", "protocol", "daemon", "integrations", "tmux", "control", "verify"},
 }
 THIRD_PARTY_ALLOWED = {
     "core": set(),
@@ -35,6 +36,7 @@ THIRD_PARTY_ALLOWED = {
     "control": set(),
     "integrations": {"tomlkit", "typer", "rich"},
     "daemon": {"psutil"},
+    "verify": set(),
     "cli": {"typer", "rich"},
 }
 
