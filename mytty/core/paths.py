@@ -20,6 +20,8 @@ LOG_FILE = "mytty.log"
 LOCK_FILE = "controller.lock"
 SECRET_FILE = "capability.key"
 GUIDE_FILE = "mytty-ctl.md"
+#: The user's settings (schema in ``mytty.core.config``); written with defaults on first start.
+CONFIG_FILE = "config.toml"
 LAUNCH_DIR = "launch"
 #: Per-pane event files of shell integration. The shells find it as the directory of
 #: ``MYTTY_EVENT_SOCKET`` + ``/shell`` (they have no other path to the home).

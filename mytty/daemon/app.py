@@ -26,6 +26,7 @@ from mytty.core.jobs import AgentJob
 from mytty.daemon.agents import AgentHub, settle_heap
 from mytty.daemon.clock import DEFAULT_TIMINGS, Clock, SystemClock, Timings
 from mytty.daemon.codex_routing import CodexRouter
+from mytty.daemon.config import Settings, load_settings
 from mytty.daemon.cursor_approval import CursorApprovalEstimator
 from mytty.daemon.event_ingest import EventIngest
 from mytty.daemon.home import Home
@@ -58,7 +59,14 @@ class Controller:
         ctl_bin: str,
         clock: Clock | None = None,
         timings: Timings = DEFAULT_TIMINGS,
+        settings: Settings | None = None,
     ) -> None:
+        #: config.toml, read once at start (defaults written on first start; tests may pass
+        #: their own). Its warnings go to the log when the controller runs.
+        self.config_warnings: list[str] = []
+        if settings is None:
+            settings, self.config_warnings = load_settings(home.root)
+        self.settings: Settings = settings
         #: Every rule's "now" and "in N seconds" (launch windows, the Cursor estimate,
         #: attention): the real clock unless a test passes its own.
         self.clock: Clock = clock if clock is not None else SystemClock()
@@ -132,6 +140,8 @@ class Controller:
 
     async def _run(self, on_ready: Callable[[], None] | None) -> None:
         loop = asyncio.get_running_loop()
+        for warning in self.config_warnings:
+            log.warning("%s: %s", self.home.config_file, warning)
         self.panes.set_secret(self.home.read_or_create_secret())
         self.store.open()
         self.panes.load_bindings(self.store.load_surface_bindings())

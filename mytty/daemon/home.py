@@ -52,6 +52,10 @@ class Home:
         return self.root / paths.GUIDE_FILE
 
     @property
+    def config_file(self) -> Path:
+        return self.root / paths.CONFIG_FILE
+
+    @property
     def launch_dir(self) -> Path:
         return self.root / paths.LAUNCH_DIR
 

@@ -1,0 +1,275 @@
+"""The schema of ``config.toml``: every setting, its default, and how a parsed file is checked.
+
+Pure: :func:`settings_from` takes the file already parsed into plain Python values (the daemon
+parses it with tomlkit, see :mod:`mytty.daemon.config`) and returns a :class:`Settings` plus one
+warning per thing it ignored. Nothing here is fatal: an unknown key, a wrong type or an
+out-of-range value is warned about and that one setting keeps its default, so a typo never
+stops the controller and never silently changes another setting.
+
+:data:`DEFAULT_TEXT` is the commented file written on first start; a test checks that it parses
+to exactly :data:`DEFAULTS`, so the two cannot drift. docs/reference/config.md documents each key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Final
+
+from mytty.core.vocab import ACCESS_MODES
+
+#: The notification channels, in the order a notification goes through them.
+DISPLAY_MESSAGE: Final = "display-message"
+BELL: Final = "bell"
+OSC: Final = "osc"
+NOTIFY_SEND: Final = "notify-send"
+COMMAND: Final = "command"
+CHANNELS: tuple[str, ...] = (DISPLAY_MESSAGE, BELL, OSC, NOTIFY_SEND, COMMAND)
+
+#: The transitions that can notify (``[notify] on``).
+APPROVAL: Final = "approval"
+INPUT: Final = "input"
+FAILURE: Final = "failure"
+DISCONNECT: Final = "disconnect"
+LONG_SUCCESS: Final = "long-success"
+NOTIFY_KINDS: tuple[str, ...] = (APPROVAL, INPUT, FAILURE, DISCONNECT, LONG_SUCCESS)
+
+#: The desktop-notification escape sequences ``osc`` can send: OSC 9 (iTerm2, WezTerm, kitty,
+#: Windows Terminal, foot, Ghostty) or OSC 777 (urxvt, VTE terminals such as GNOME Terminal).
+OSC_CODES: tuple[int, ...] = (9, 777)
+
+#: ``[spawn] access``: ``auto`` is the built-in rule (inherit from a same-provider lead, else
+#: workspace-write); the others are what ``agent spawn`` uses when ``--access`` is left out.
+AUTO_ACCESS: Final = "auto"
+SPAWN_ACCESS: tuple[str, ...] = (AUTO_ACCESS, *ACCESS_MODES)
+
+#: ``[resume] mode``: what happens to agents that were running before a restart.
+RESUME_MODES: tuple[str, ...] = ("ask", "auto", "off")
+
+
+@dataclass(frozen=True, slots=True)
+class NotifySettings:
+    channels: tuple[str, ...] = (DISPLAY_MESSAGE, BELL, OSC, NOTIFY_SEND, COMMAND)
+    on: tuple[str, ...] = NOTIFY_KINDS
+    osc: int = 9
+    #: Run with ``/bin/sh -c`` (a string) or exec'd as is (a list); empty = no command channel.
+    command: tuple[str, ...] | str = ""
+    timeout: float = 10.0
+    cooldown: float = 30.0
+    long_success: float = 300.0
+
+
+@dataclass(frozen=True, slots=True)
+class TmuxSettings:
+    #: The key (in the prefix table) that opens the attention popup; empty = no binding.
+    popup_key: str = "A"
+    pane_border_segment: bool = True
+    status_segment: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class SpawnSettings:
+    access: str = AUTO_ACCESS
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeSettings:
+    mode: str = "ask"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    notify: NotifySettings = field(default_factory=NotifySettings)
+    tmux: TmuxSettings = field(default_factory=TmuxSettings)
+    spawn: SpawnSettings = field(default_factory=SpawnSettings)
+    resume: ResumeSettings = field(default_factory=ResumeSettings)
+
+
+DEFAULTS = Settings()
+
+# ---------------------------------------------------------------------------------------------
+# checking one value: each checker returns the value to store or raises ValueError(reason)
+# ---------------------------------------------------------------------------------------------
+
+Checker = Callable[[object], object]
+
+
+def _words(allowed: tuple[str, ...]) -> Checker:
+    def check(value: object) -> object:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ValueError("expected a list of strings")
+        unknown = [v for v in value if v not in allowed]
+        if unknown:
+            raise ValueError(
+                f"unknown {', '.join(map(repr, unknown))}; known: {', '.join(allowed)}"
+            )
+        return tuple(dict.fromkeys(value))
+
+    return check
+
+
+def _choice(allowed: tuple[Any, ...]) -> Checker:
+    def check(value: object) -> object:
+        if isinstance(value, bool) or value not in allowed:
+            raise ValueError(f"expected one of {', '.join(map(str, allowed))}")
+        return value
+
+    return check
+
+
+def _seconds(minimum: float) -> Checker:
+    def check(value: object) -> object:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError("expected a number of seconds")
+        if value < minimum:
+            raise ValueError(f"must be at least {minimum:g}")
+        return float(value)
+
+    return check
+
+
+def _command(value: object) -> object:
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, list) and value and all(isinstance(v, str) and v for v in value):
+        return tuple(value)
+    if value == []:
+        return ""
+    raise ValueError("expected a shell command string or a non-empty list of strings")
+
+
+def _boolean(value: object) -> object:
+    if not isinstance(value, bool):
+        raise ValueError("expected true or false")
+    return value
+
+
+def _key(value: object) -> object:
+    # The tmux layer validates the key name itself when it binds it; here only its shape.
+    if not isinstance(value, str) or any(c.isspace() for c in value):
+        raise ValueError("expected a tmux key name such as A or M-a (or an empty string)")
+    return value
+
+
+SCHEMA: Mapping[str, Mapping[str, Checker]] = {
+    "notify": {
+        "channels": _words(CHANNELS),
+        "on": _words(NOTIFY_KINDS),
+        "osc": _choice(OSC_CODES),
+        "command": _command,
+        "timeout": _seconds(0.1),
+        "cooldown": _seconds(0.0),
+        "long_success": _seconds(0.0),
+    },
+    "tmux": {
+        "popup_key": _key,
+        "pane_border_segment": _boolean,
+        "status_segment": _boolean,
+    },
+    "spawn": {"access": _choice(SPAWN_ACCESS)},
+    "resume": {"mode": _choice(RESUME_MODES)},
+}
+
+
+def settings_from(data: Mapping[str, object]) -> tuple[Settings, list[str]]:
+    """The settings a parsed ``config.toml`` asks for, and a warning for everything ignored."""
+    warnings: list[str] = []
+    sections: dict[str, Any] = {}
+    for name, value in data.items():
+        checkers = SCHEMA.get(name)
+        if checkers is None:
+            warnings.append(f"unknown section or key {name!r} ignored")
+            continue
+        if not isinstance(value, Mapping):
+            warnings.append(f"[{name}] must be a table; using its defaults")
+            continue
+        current = getattr(DEFAULTS, name)
+        changes: dict[str, object] = {}
+        for key, raw in value.items():
+            check = checkers.get(key)
+            if check is None:
+                warnings.append(f"[{name}] unknown key {key!r} ignored")
+                continue
+            try:
+                changes[key] = check(raw)
+            except ValueError as exc:
+                default = getattr(current, key)
+                warnings.append(f"[{name}] {key}: {exc}; using the default {_show(default)}")
+        sections[name] = replace(current, **changes)
+    return replace(DEFAULTS, **sections), warnings
+
+
+def _show(value: object) -> str:
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def as_dict(settings: Settings) -> dict[str, dict[str, object]]:
+    """The settings as plain values (lists for tuples), e.g. for ``mytty doctor --json``."""
+    out: dict[str, dict[str, object]] = {}
+    for section in fields(settings):
+        value = getattr(settings, section.name)
+        out[section.name] = {
+            f.name: list(v) if isinstance(v := getattr(value, f.name), tuple) else v
+            for f in fields(value)
+        }
+    return out
+
+
+DEFAULT_TEXT = """\
+# mytty configuration. mytty wrote this file with its defaults on first start and never
+# rewrites it: edit freely. Unknown keys and bad values are warned about (in the controller
+# log and by `mytty doctor`) and fall back to the default; a file that is not valid TOML is
+# reported with its line and column and the controller keeps every default.
+# Changes take effect when the controller restarts (`mytty stop`, then `mytty up`).
+# Reference: docs/reference/config.md
+
+[notify]
+# Where a notification goes, in this order:
+#   display-message  a message on every attached tmux client
+#   bell             the tmux bell in the agent's pane (shows with monitor-bell / bell-action)
+#   osc              a desktop notification via OSC 9 / OSC 777, also over SSH
+#                    (needs `set -g allow-passthrough on` in tmux)
+#   notify-send      a desktop notification, when a local D-Bus session exists
+#   command          the command below, with the item as JSON on stdin
+channels = ["display-message", "bell", "osc", "notify-send", "command"]
+# Which transitions notify: an agent needs approval or input, failed, disconnected, or
+# finished a turn that took at least `long_success` seconds.
+on = ["approval", "input", "failure", "disconnect", "long-success"]
+# The escape sequence of the osc channel: 9 (iTerm2, WezTerm, kitty, foot, Ghostty, Windows
+# Terminal) or 777 (urxvt, GNOME Terminal and other VTE terminals).
+osc = 9
+# A shell command (run with /bin/sh -c) or a list [program, arg, ...]; it gets the
+# notification as one JSON object on stdin. Example: "curl -s -d @- ntfy.sh/my-topic"
+command = ""
+# Seconds the command may run before it is killed.
+timeout = 10
+# Seconds after a notification during which the same pane does not notify again.
+cooldown = 30
+# A finished turn notifies when it ran at least this many seconds.
+long_success = 300
+
+[tmux]
+# The key, after the tmux prefix, that opens the attention popup ("" = no binding).
+popup_key = "A"
+# Which segments `mytty tmux install` appends to your formats.
+pane_border_segment = true
+status_segment = true
+
+[spawn]
+# The access of `mytty-ctl agent spawn` when --access is left out: "auto" (inherit from a
+# lead of the same provider, else workspace-write), "inherit", "review" or "workspace-write".
+access = "auto"
+
+[resume]
+# Agents that were running when the controller or tmux went away: "ask" (list them and
+# offer to resume), "auto" (resume them on start) or "off".
+mode = "ask"
+"""
