@@ -1,0 +1,96 @@
+"""Codex's rollout (``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<session>.jsonl``) → turns and
+token usage (semantics §9.4; real-agents.md §3.4, codex-cli 0.171.0).
+
+Each line is ``{"timestamp", "type", "payload"}``. Of the ``event_msg`` rows:
+
+- ``task_started`` starts turn ``payload.turn_id`` (else the row's ``timestamp``): active;
+- ``task_complete`` completes the current turn; ``turn_aborted`` (Esc) interrupts it;
+- ``token_count`` carries ``info.total_token_usage``: the *session's* running total (checked on
+  0.171: each one adds the previous response to the last), so the latest one is the usage and
+  a tail that skipped the file's start still reads the whole session's figures.
+
+The model comes from ``turn_context.payload.model``, the session id from ``session_meta``.
+"""
+
+from __future__ import annotations
+
+from mytty.core.transcript_claude import MAX_ID_BYTES, decode_line, valid_identifier
+from mytty.core.turn_observation import TurnObservation, TurnPhase
+from mytty.core.usage import TokenUsage, UsageReading, count
+
+
+def usage_of_total(raw: object) -> TokenUsage | None:
+    """An OpenAI-style usage object in mytty's four counters (see :mod:`mytty.core.usage`)."""
+    if not isinstance(raw, dict):
+        return None
+    cached = count(raw.get("cached_input_tokens"))
+    return TokenUsage(
+        input=max(0, count(raw.get("input_tokens")) - cached),
+        output=count(raw.get("output_tokens")),
+        cache_read=cached,
+        cache_write=count(raw.get("cache_write_input_tokens")),
+    )
+
+
+class CodexRollout:
+    """The state of one rollout file, advanced one line at a time."""
+
+    def __init__(self) -> None:
+        self.key: str | None = None
+        self.phase: TurnPhase | None = None
+        self.tokens = TokenUsage()
+        self.model: str | None = None
+        self.session_id: str | None = None
+
+    @property
+    def observation(self) -> TurnObservation | None:
+        if self.key is None or self.phase is None:
+            return None
+        return TurnObservation(self.key, self.phase)
+
+    @property
+    def usage(self) -> UsageReading:
+        return UsageReading(self.tokens, self.model)
+
+    def feed(self, line: bytes) -> None:
+        row = decode_line(line)
+        if row is not None:
+            self.apply(row)
+
+    def apply(self, row: dict[str, object]) -> None:
+        payload = row.get("payload")
+        if not isinstance(payload, dict):
+            return
+        kind = row.get("type")
+        if kind == "event_msg":
+            self._event(row, payload)
+        elif kind == "turn_context":
+            model = payload.get("model")
+            if isinstance(model, str) and model:
+                self.model = model[:MAX_ID_BYTES]
+        elif kind == "session_meta" and self.session_id is None:
+            self.session_id = valid_identifier(payload.get("id") or payload.get("session_id"))
+
+    def _event(self, row: dict[str, object], payload: dict[str, object]) -> None:
+        event = payload.get("type")
+        if event == "task_started":
+            key = valid_identifier(payload.get("turn_id")) or valid_identifier(row.get("timestamp"))
+            if key is not None:
+                self.key, self.phase = key, TurnPhase.ACTIVE
+        elif event == "task_complete":
+            self._end(payload, TurnPhase.COMPLETED)
+        elif event == "turn_aborted":
+            self._end(payload, TurnPhase.INTERRUPTED)
+        elif event == "token_count":
+            info = payload.get("info")
+            total = (
+                usage_of_total(info.get("total_token_usage")) if isinstance(info, dict) else None
+            )
+            # A running total never shrinks; a smaller one is a new session's (or garbage).
+            if total is not None and total.total >= self.tokens.total:
+                self.tokens = total
+
+    def _end(self, payload: dict[str, object], phase: TurnPhase) -> None:
+        turn = valid_identifier(payload.get("turn_id"))
+        if self.key is not None and (turn is None or turn == self.key):
+            self.phase = phase
