@@ -135,7 +135,7 @@ async def handle(ctx: EventsContext, params: Params) -> EventsReply:
         page = ledger.query(after)
         return page if page.records else None
 
-    page, timed_out = await ctx.hub.wait_until(probe, params.timeout_s)
+    page, timed_out = await ctx.hub.wait_until(probe, params.timeout_s, after_sequence=after)
     if page is None:
         page = ledger.query(after)
     return wire.events_reply(page, timed_out)

@@ -147,11 +147,17 @@ class AgentState(Protocol):
         ...
 
     async def wait_until(
-        self, probe: Callable[[], T | None], timeout: float, *, surface_id: str | None = None
+        self,
+        probe: Callable[[], T | None],
+        timeout: float,
+        *,
+        surface_id: str | None = None,
+        after_sequence: int | None = None,
     ) -> tuple[T | None, bool]:
         """Re-run ``probe`` on every change until it returns non-None: (value, timed_out).
 
         ``surface_id``: only that pane's changes can alter the answer (None: any change).
+        ``after_sequence``: only a ledger tip past this cursor can change the answer.
         """
         ...
 

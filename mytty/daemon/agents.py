@@ -7,6 +7,7 @@ signal that ``bump`` fires on every inserted event and every pane change.
 Waiters are keyed by the pane whose state they read: an event wakes the waiters of its own
 pane (plus those that watch every change, like ``events``), never the rest. Before, every event
 re-ran every waiter's probe: ~30 µs per waiter per event, 30 ms of latency at 1,000 waiters.
+Ledger waiters (``events``) are keyed by their cursor instead: woken once the tip passes it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from mytty.core.ledger import EventLedger
 from mytty.core.notes import StatusNotes
 from mytty.core.runs import RunBook, prune_runs, superseded_events
 from mytty.daemon.request_scope import abandonable
+from mytty.daemon.sequence_waiters import SequenceWaiters
 from mytty.daemon.store import EventStore, StoredState, StoreError
 from mytty.protocol.limits import MAX_WAIT_S
 
@@ -64,6 +66,8 @@ class AgentHub:
         self.version = 0
         #: Parked waiters by the pane they watch; the None key watches every change.
         self._waiters: dict[str | None, set[asyncio.Future[None]]] = {}
+        #: Parked waiters by the ledger cursor they wait past (``events``).
+        self.ledger_waiters = SequenceWaiters()
         self._observers: list[Callable[[AgentEvent, bool], None]] = []
         self._prune_pending = False
         self._last_prune = float("-inf")
@@ -161,15 +165,21 @@ class AgentHub:
                     fut.set_result(None)
 
     def waiter_count(self) -> int:
-        return sum(len(w) for w in self._waiters.values())
+        return sum(len(w) for w in self._waiters.values()) + len(self.ledger_waiters)
 
     async def wait_until(
-        self, probe: Callable[[], T | None], timeout: float, *, surface_id: str | None = None
+        self,
+        probe: Callable[[], T | None],
+        timeout: float,
+        *,
+        surface_id: str | None = None,
+        after_sequence: int | None = None,
     ) -> tuple[T | None, bool]:
         """Re-evaluate ``probe`` on every change until it returns non-None or time runs out.
 
         ``surface_id`` says which pane's changes can alter ``probe``'s answer (None: any
-        change). Returns (value, timed_out). ``probe`` may raise to end the wait with an
+        change); ``after_sequence`` says instead that only a ledger tip past it can. Returns
+        (value, timed_out). ``probe`` may raise to end the wait with an
         error; a client that hangs up ends it too (the server cancels it). Whatever a command
         allows, no wait lasts longer than MAX_WAIT_S.
         """
@@ -185,8 +195,11 @@ class AgentHub:
                     return None, True
                 # Registered right after the probe, with no await between: no change is missed.
                 fut: asyncio.Future[None] = loop.create_future()
-                waiters = self._waiters.setdefault(surface_id, set())
-                waiters.add(fut)
+                if after_sequence is not None:
+                    self.ledger_waiters.add(after_sequence, fut)
+                else:
+                    waiters = self._waiters.setdefault(surface_id, set())
+                    waiters.add(fut)
                 try:
                     async with asyncio.timeout(remaining):
                         await fut
@@ -194,9 +207,12 @@ class AgentHub:
                     value = probe()
                     return (value, False) if value is not None else (None, True)
                 finally:
-                    waiters.discard(fut)
-                    if not waiters and self._waiters.get(surface_id) is waiters:
-                        del self._waiters[surface_id]
+                    if after_sequence is not None:
+                        self.ledger_waiters.discard(after_sequence, fut)
+                    else:
+                        waiters.discard(fut)
+                        if not waiters and self._waiters.get(surface_id) is waiters:
+                            del self._waiters[surface_id]
 
     # -- attention ------------------------------------------------------------------------------
     async def acknowledge(self, item_ids: Collection[str], now: float) -> None:
@@ -258,6 +274,7 @@ class AgentHub:
         self.attention.observe(event, result)
         self.notes.observe(event)
         self.ledger.append(event)
+        self.ledger_waiters.advance(self.ledger.latest_sequence)
         self._observe(event, True)
         if result.run is not None and result.run.is_terminal:
             self.schedule_prune()

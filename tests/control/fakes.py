@@ -102,7 +102,12 @@ class FakeHub:
         fired.set()
 
     async def wait_until(
-        self, probe: Callable[[], T | None], timeout: float, *, surface_id: str | None = None
+        self,
+        probe: Callable[[], T | None],
+        timeout: float,
+        *,
+        surface_id: str | None = None,
+        after_sequence: int | None = None,
     ) -> tuple[T | None, bool]:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + max(0.0, timeout)

@@ -11,6 +11,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -128,5 +129,53 @@ def test_no_wait_outlasts_the_server_side_ceiling(
     async def scenario(hub: AgentHub) -> None:
         probe = CountingProbe(hub, PANE_A)
         assert await hub.wait_until(probe, 1e300, surface_id=PANE_A) == (None, True)
+
+    with_hub(tmp_path, scenario)
+
+
+def test_a_ledger_waiter_is_woken_only_once_the_tip_passes_its_cursor(tmp_path: Path) -> None:
+    """``events`` with a cursor ahead of the tip (one from before a restart) waits quietly.
+
+    Found by tests/reliability/test_hostile_clients.py: 500 such polls re-ran their probes on
+    every event, which multiplied the event socket's p99 by ~8.
+    """
+
+    async def scenario(hub: AgentHub) -> None:
+        calls: list[int] = []
+        after = 40
+
+        def probe() -> int | None:
+            calls.append(hub.ledger.latest_sequence)
+            return hub.ledger.latest_sequence if hub.ledger.has_records_after(after) else None
+
+        waiter = asyncio.ensure_future(hub.wait_until(probe, 20, after_sequence=after))
+        await asyncio.sleep(0)
+        run = event(PANE_B).run_id  # one run: no sweep events in between, one record each
+        for _ in range(after):
+            assert await hub.ingest(replace(event(PANE_B, AgentEventKind.RUNNING), run_id=run))
+        await asyncio.sleep(0.01)
+        assert calls == [0], "events before the cursor re-ran the probe"
+        assert not waiter.done()
+        assert await hub.ingest(event(PANE_A))
+        assert await waiter == (after + 1, False)
+        assert calls == [0, after + 1]
+        assert hub.waiter_count() == 0
+
+    with_hub(tmp_path, scenario)
+
+
+def test_abandoned_ledger_waiters_leave_nothing_behind(tmp_path: Path) -> None:
+    async def scenario(hub: AgentHub) -> None:
+        waiters = [
+            asyncio.ensure_future(hub.wait_until(lambda: None, 20, after_sequence=10**9 + i))
+            for i in range(500)
+        ]
+        await asyncio.sleep(0)
+        assert hub.waiter_count() == 500
+        for w in waiters:
+            w.cancel()
+        await asyncio.gather(*waiters, return_exceptions=True)
+        assert hub.waiter_count() == 0
+        assert hub.ledger_waiters.thresholds() <= 64  # the heap is rebuilt, not left to grow
 
     with_hub(tmp_path, scenario)
