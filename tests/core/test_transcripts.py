@@ -169,8 +169,9 @@ def test_claude_appended_interrupt_row_with_the_cut_message_id_ends_the_turn() -
             }
         )
     )
-    assert t.interrupt == ClaudeInterrupt(second, "msg_mock_0006_e0298392")
-    event = interrupt_event(SURFACE, t.interrupt, t.session_id, 100.0)
+    interrupt = ClaudeInterrupt(second, "msg_mock_0006_e0298392")
+    assert t.interrupt == interrupt
+    event = interrupt_event(SURFACE, interrupt, t.session_id, 100.0)
     assert event.kind is AgentEventKind.IDLE and event.provider is AgentProvider.CLAUDE_CODE
     # The hooks' run of that prompt (mytty.hook.identity.hook_run_id) and the §9.6 event id.
     assert event.run_id == stable_uuid("run", "claude-code", second)
