@@ -8,7 +8,9 @@ failure is one line on stderr (``mytty: <code>: <message>``) and exit status 1.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 import typer
@@ -44,10 +46,14 @@ def _run(action: Callable[[], T]) -> T:
         raise typer.Exit(1) from None
 
 
-def _print_status(console: Console, status: api.IntegrationStatus) -> None:
+def _print_status(
+    console: Console, status: api.IntegrationStatus, verified: str | None = None
+) -> None:
     line = f"{status.provider.value}: {status.status}"
     if status.error:
         line += f" — {status.error}"
+    if verified:
+        line += f" (hooks last verified with {verified})"
     console.print(line, markup=False)
 
 
@@ -75,8 +81,9 @@ def list_command(
         typer.echo(json.dumps(wire, ensure_ascii=False))
         return
     console = _console()
+    verified = _last_verified()
     for status in _run(api.list_statuses):
-        _print_status(console, status)
+        _print_status(console, status, verified.get(status.provider.value))
 
 
 @app.command("enable")
@@ -110,3 +117,79 @@ def repair_command(
         [_run(lambda: api.status_of(chosen))] if chosen is not None else _run(api.list_statuses)
     )
     _report(changed, warnings, statuses)
+
+
+def _last_verified() -> dict[str, str]:
+    from mytty.core.paths import mytty_home
+    from mytty.verify.runner import last_verified
+
+    return last_verified(Path(mytty_home(os.environ)))
+
+
+_OUTCOME_STYLE = {"hook": "green", "native": "yellow", "missing": "red", "not-driven": "dim"}
+_OUTCOME_TEXT = {
+    "hook": "delivered by a hook",
+    "native": "covered by native estimation",
+    "missing": "MISSING",
+    "not-driven": "not driven",
+}
+
+
+@app.command("verify")
+def verify_command(
+    provider: str | None = typer.Argument(
+        None, help="claude-code or codex. Omit to verify every one installed on PATH."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object per provider."),
+) -> None:
+    """Run the installed agent offline against a loopback mock and show which transitions reach mytty.
+
+    Nothing leaves 127.0.0.1 and no tokens are spent: the agent runs in a throw-away HOME with
+    mytty's hooks installed, a private tmux server and controller. The only file written outside
+    that directory is $MYTTY_HOME/verified.json (the last verified version per provider).
+    """
+    from datetime import UTC, datetime
+    from shutil import which
+
+    from rich.table import Table
+
+    from mytty.cli.main import ctl_bin
+    from mytty.core.paths import mytty_home
+    from mytty.verify import runner
+
+    if provider is not None:
+        chosen = [_run(lambda: api.parse_provider(provider))]
+    else:
+        chosen = [p for p, (name, _) in runner.BINARIES.items() if which(name)]
+        if not chosen:
+            typer.echo("mytty: invalid-request: neither claude nor codex is on PATH", err=True)
+            raise typer.Exit(1)
+    mytty_bin = str(Path(ctl_bin()).with_name("mytty"))
+    console = _console()
+    failed = False
+    for one in chosen:
+        if not as_json:
+            console.print(f"Verifying {one.value} offline (about a minute)…", markup=False)
+        try:
+            report = runner.verify(one, mytty_bin=mytty_bin, ctl_bin=ctl_bin())
+        except runner.VerifyError as exc:
+            typer.echo(f"mytty: internal-error: verify {one.value}: {exc}", err=True)
+            raise typer.Exit(1) from None
+        at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        runner.record(Path(mytty_home(os.environ)), report, at)
+        failed = failed or not report.ok
+        if as_json:
+            typer.echo(json.dumps(report.to_json(), ensure_ascii=False))
+            continue
+        table = Table(title=f"{one.value} — {report.version} ({report.binary})")
+        table.add_column("transition")
+        table.add_column("how it reached mytty")
+        table.add_column("detail")
+        for row in report.rows:
+            style = _OUTCOME_STYLE[row.outcome]
+            table.add_row(row.transition, f"[{style}]{_OUTCOME_TEXT[row.outcome]}[/]", row.detail)
+        console.print(table)
+        for problem in report.problems:
+            console.print(f"Problem: {problem}: {', '.join(report.leaks)}", markup=False)
+    if failed:
+        raise typer.Exit(1)
