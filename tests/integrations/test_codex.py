@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import tomllib
 from pathlib import Path
 
@@ -158,31 +157,6 @@ def test_set_then_drop_trust_restores_text(text: str) -> None:
     assert codex_toml.trusted_hashes(tomllib.loads(added)) == hashes
     assert codex_toml.set_trust(added, path, hashes) == added
     assert codex_toml.drop_trust(added, path, list(hashes)) == text
-
-
-@pytest.mark.realagent
-def test_real_codex_app_server_lists_hashes_that_codex_accepts(
-    tmp_path: Path, helper: Path
-) -> None:
-    """The real-agent tier: the real ``codex`` CLI (loopback only) when it is installed.
-
-    The rest of the suite uses the stand-in ``codex`` (tests/standins), which answers
-    ``hooks/list`` the same way; this test is what keeps the two honest.
-    """
-    codex = shutil.which("codex")
-    if codex is None:
-        pytest.skip("realagent: the codex CLI is not on PATH (install codex-cli 0.171 to run it)")
-    home = tmp_path / "realhome"
-    home.mkdir()
-    env = {"HOME": str(home), "MYTTY_AGENT_HOOK_BIN": str(helper), "PATH": str(Path(codex).parent)}
-    source = AppServerHookSource(timeout=15.0)
-    warnings: list[str] = []
-    api.enable("codex", env, codex_hooks=source, warnings=warnings)
-    assert warnings == []
-    assert api.status_of("codex", env).status == "installed"
-    hooks_path = Locations.from_env(env).codex_hooks
-    listed = [h for h in source.list_hooks(env, home) if h.source_path == str(hooks_path)]
-    assert len(listed) == len(codex_events) and {h.trust_status for h in listed} == {"trusted"}
 
 
 def test_app_server_seam_reports_a_missing_cli(tmp_path: Path) -> None:
