@@ -109,4 +109,5 @@ async def handle(ctx: StatusContext, params: Params) -> OkReply:
         ctx.hub.notes.clear(pane.surface_id)
     else:
         ctx.hub.notes.set(pane.surface_id, params.status)
+    ctx.hub.bump()  # a change of the pane: waiters and the tmux options follow
     return wire.ok()

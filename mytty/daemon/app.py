@@ -42,6 +42,7 @@ from mytty.daemon.shell_events import ShellEventWatcher
 from mytty.daemon.store import EventStore, StoreError
 from mytty.daemon.sweep import startup_sweep
 from mytty.daemon.tmux_link import TmuxLink
+from mytty.daemon.tmux_publish import TmuxPublisher
 from mytty.protocol.control import encode_reply, failure
 from mytty.protocol.envelope import encode_event_reply
 from mytty.protocol.replies import PaneEntry
@@ -127,6 +128,12 @@ class Controller:
         self.ingest = EventIngest(
             hub=self.hub, panes=self.panes, route_codex=self.codex_router.route
         )
+        self.publisher = TmuxPublisher(
+            hub=self.hub,
+            panes=self.panes,
+            jobs_by_pane=self.jobs.newest_by_pane,
+            port=lambda: self.link.port,
+        )
 
     # ----------------------------------------------------------------------------------------
     # lifecycle
@@ -193,6 +200,7 @@ class Controller:
                 )
                 tg.create_task(self.link.supervise(self.pane_service), name="tmux-supervisor")
                 tg.create_task(self.hub.prune_forever(), name="prune")
+                tg.create_task(self.publisher.run(), name="tmux-publish")
                 tg.create_task(self._wait_for_stop(), name="stop")
         except* _Stop:
             pass
@@ -211,6 +219,7 @@ class Controller:
             await server.close()
         self.cursor_approval.cancel_all()
         self.shell_events.close()
+        await self.publisher.clear()
         await self.link.close()
         await self.jobs.flush()
         await self._save_snapshot()

@@ -122,6 +122,7 @@ class JobRegistry:
         self._jobs[job.job_id] = job
         self._arm_deadline(job)
         self._trim()
+        self._hub.bump(job.surface_id)  # a new job is a change of its pane (tmux options)
 
     def load(self, jobs: Iterable[AgentJob]) -> None:
         """The jobs a restart read from the store, oldest first (their timers armed again)."""
@@ -251,6 +252,10 @@ class JobRegistry:
             if job.surface_id == surface_id:
                 return job.label
         return None
+
+    def newest_by_pane(self) -> dict[SurfaceId, AgentJob]:
+        """The newest job in memory of each pane (as :meth:`label_for_pane` picks it)."""
+        return {job.surface_id: job for job in self._jobs.values()}
 
     def snapshot(self, job: AgentJob) -> JobSnapshot:
         return wire.job_snapshot(job, self._hub.notes.get(job.surface_id))

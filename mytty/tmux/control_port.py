@@ -21,6 +21,7 @@ from mytty.tmux.control_client import (
     TmuxCommandError,
     TmuxConnectionLost,
     UnsendableCommand,
+    encode_line,
 )
 from mytty.tmux.hooks import hook_slot, rename_command
 from mytty.tmux.port import (
@@ -29,6 +30,8 @@ from mytty.tmux.port import (
     SEP,
     HumanClient,
     OnCreated,
+    OptionScope,
+    OptionUpdate,
     PaneRow,
     ScreenCapture,
     chars_before_cell,
@@ -48,6 +51,20 @@ _PLACEHOLDER = "exec sleep 30"
 
 def _env_flags(env: Mapping[str, str]) -> str:
     return " ".join(f"-e {quote(f'{k}={v}')}" for k, v in env.items())
+
+
+def _option_line(update: OptionUpdate) -> str:
+    """``set-option`` for one user option; ``-q`` is not used: a gone target must say so."""
+    if update.scope is OptionScope.PANE:
+        where = f"-p -t {quote(update.target)}"
+    elif update.scope is OptionScope.SESSION:
+        # Exactly this session: in 3.3a the option target takes ``=name:``, not ``=name``.
+        where = f"-t {quote('=' + update.target + ':')}"
+    else:
+        where = "-g"
+    if update.value is None:
+        return f"set-option -u {where} {quote(update.name)}"
+    return f"set-option {where} {quote(update.name)} {quote(update.value)}"
 
 
 def _exact(session: str) -> str:
@@ -331,6 +348,27 @@ class ControlModePort:
             f"set-option -p -t {quote(pane_id)} {name} {quote(value)}",
             fail=ErrorCode.PANE_NOT_FOUND,
         )
+
+    async def set_user_options(self, updates: Sequence[OptionUpdate]) -> None:
+        lines = [_option_line(update) for update in updates]
+        for line in lines:
+            try:
+                encode_line(line, 0)
+            except UnsendableCommand as exc:  # refused before anything is sent
+                raise MyttyError(
+                    ErrorCode.INVALID_REQUEST, f"text tmux cannot take: {exc}"
+                ) from None
+        # Every line is written before the first reply is awaited: one round trip for the batch.
+        results = await asyncio.gather(
+            *(self._client.command(line) for line in lines), return_exceptions=True
+        )
+        for result in results:
+            if isinstance(result, TmuxConnectionLost | TimeoutError):
+                raise MyttyError(
+                    ErrorCode.TMUX_UNAVAILABLE, f"tmux is not reachable: {result}"
+                ) from None
+            if isinstance(result, BaseException) and not isinstance(result, TmuxCommandError):
+                raise result
 
     # -- server-wide state ----------------------------------------------------------------------
     async def global_env(self, name: str) -> str | None:

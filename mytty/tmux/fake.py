@@ -29,6 +29,8 @@ from mytty.tmux.port import (
     SURFACE_OPTION,
     HumanClient,
     OnCreated,
+    OptionScope,
+    OptionUpdate,
     PaneRow,
     ScreenCapture,
     trim_capture,
@@ -89,6 +91,7 @@ class FakeSession:
     cwd: str
     windows: list[FakeWindow] = field(default_factory=list)
     active: FakeWindow | None = None
+    options: dict[str, str] = field(default_factory=dict)
 
 
 class FakeTmux:
@@ -104,6 +107,8 @@ class FakeTmux:
         self._home = home
         self.sessions: list[FakeSession] = []
         self.global_environment: dict[str, str] = {}
+        #: Server-wide user options (``set-option -g @name``).
+        self.global_options: dict[str, str] = {}
         #: (hook, index) → the window id the hook renames.
         self.hooks: dict[tuple[str, int], str] = {}
         self.humans: list[FakeHuman] = []
@@ -508,6 +513,27 @@ class FakeTmux:
     async def set_pane_option(self, pane_id: str, name: str, value: str) -> None:
         self._sendable(name, value)
         self._find_pane(pane_id, ErrorCode.PANE_NOT_FOUND).options[name] = value
+
+    async def set_user_options(self, updates: Sequence[OptionUpdate]) -> None:
+        for update in updates:
+            self._sendable(update.target, update.name, update.value or "")
+        self._check()
+        for update in updates:
+            options: dict[str, str] | None
+            if update.scope is OptionScope.PANE:
+                pane = next((p for p in self._all_panes() if p.pane_id == update.target), None)
+                options = pane.options if pane is not None else None
+            elif update.scope is OptionScope.SESSION:
+                session = self._find_session(update.target)
+                options = session.options if session is not None else None
+            else:
+                options = self.global_options
+            if options is None:  # gone: skipped, like tmux's refusal the real port ignores
+                continue
+            if update.value is None:
+                options.pop(update.name, None)
+            else:
+                options[update.name] = update.value
 
     # -- server-wide state ----------------------------------------------------------------------
     async def global_env(self, name: str) -> str | None:

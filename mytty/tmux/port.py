@@ -17,6 +17,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import NamedTuple, Protocol
 
 from mytty.core.ids import TmuxPaneId
@@ -199,6 +200,28 @@ class HumanClient(NamedTuple):
 #: notification is handled: register the pane there, or a racing reconcile adopts it as foreign.
 OnCreated = Callable[[TmuxPaneId, int], None]
 
+
+class OptionScope(StrEnum):
+    """Where a user option (``@name``) lives: on one pane, one session, or the whole server."""
+
+    PANE = "pane"
+    SESSION = "session"
+    GLOBAL = "global"
+
+
+class OptionUpdate(NamedTuple):
+    """One user option to set (``value`` a string, possibly empty) or unset (``value`` None).
+
+    ``target`` is a pane id (``%N``) for :attr:`OptionScope.PANE`, a session name for
+    :attr:`OptionScope.SESSION`, and ignored for :attr:`OptionScope.GLOBAL`.
+    """
+
+    scope: OptionScope
+    target: str
+    name: str
+    value: str | None
+
+
 #: Where a split puts the new pane, relative to the pane it splits.
 SPLIT_DIRECTIONS = ("right", "left", "down", "up")
 
@@ -310,6 +333,16 @@ class TmuxPort(Protocol):
 
     async def set_pane_option(self, pane_id: TmuxPaneId, name: str, value: str) -> None:
         """Set the pane user option ``name`` (``@...``; :data:`SURFACE_OPTION` is in rows)."""
+        ...
+
+    async def set_user_options(self, updates: Sequence[OptionUpdate]) -> None:
+        """Apply every update, in order, as one pipelined batch (no reply awaited in between).
+
+        Names are user options (``@...``). An update whose pane or session no longer exists is
+        skipped (the thing it described is gone); only a lost server fails the batch
+        (``tmux-unavailable``), text tmux cannot take fails it before anything is sent
+        (``invalid-request``).
+        """
         ...
 
     # -- server-wide state ----------------------------------------------------------------------

@@ -27,7 +27,14 @@ from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.ids import TmuxPaneId
 from mytty.tmux.control_port import connect
 from mytty.tmux.fake import FakeTmux
-from mytty.tmux.port import SURFACE_OPTION, HumanClient, PaneRow, TmuxPort
+from mytty.tmux.port import (
+    SURFACE_OPTION,
+    HumanClient,
+    OptionScope,
+    OptionUpdate,
+    PaneRow,
+    TmuxPort,
+)
 from tests.support.harness import TMUX, Mytty
 
 T = TypeVar("T")
@@ -56,6 +63,10 @@ class World(Protocol):
         """Zoom the pane's window, as a human does."""
         ...
 
+    def user_option(self, scope: OptionScope, target: str, name: str) -> str | None:
+        """A user option as tmux holds it (None when unset)."""
+        ...
+
 
 Scenario = Callable[[World], Coroutine[Any, Any, None]]
 #: A pane id no server has.
@@ -82,6 +93,13 @@ class FakeWorld:
 
     def zoom(self, pane_id: str) -> None:
         self.fake.zoom(pane_id)
+
+    def user_option(self, scope: OptionScope, target: str, name: str) -> str | None:
+        if scope is OptionScope.PANE:
+            return self.fake.pane(target).options.get(name)
+        if scope is OptionScope.SESSION:
+            return next(s for s in self.fake.sessions if s.name == target).options.get(name)
+        return self.fake.global_options.get(name)
 
 
 class RealWorld:
@@ -137,6 +155,24 @@ class RealWorld:
 
     def zoom(self, pane_id: str) -> None:
         self.m.tmux("resize-pane", "-Z", "-t", pane_id)
+
+    def user_option(self, scope: OptionScope, target: str, name: str) -> str | None:
+        where = {
+            OptionScope.PANE: ["-p", "-t", target],
+            OptionScope.SESSION: ["-t", f"={target}:"],
+            OptionScope.GLOBAL: ["-g"],
+        }[scope]
+        shown = subprocess.run(
+            [TMUX, "-S", self.m.socket, "show-options", *where, name],
+            env=self.m.env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if shown.returncode != 0 or not shown.stdout:  # 3.3a: "invalid option" when unset
+            return None
+        # `show-options` prints `@name value`, quoting a value that needs it: read it back raw.
+        return self.m.tmux("show-options", "-v", *where, name).removesuffix("\n")
 
 
 def run_fake(scenario: Scenario) -> None:
@@ -567,6 +603,55 @@ def test_pane_options_carry_the_surface_id(run: Callable[[Scenario], None]) -> N
         await w.port.set_pane_option(base.pane_id, SURFACE_OPTION, "SURFACE 'id'")
         assert (await rows(w.port))[base.pane_id].surface == "SURFACE 'id'"
         await raises(ErrorCode.PANE_NOT_FOUND, w.port.set_pane_option(MISSING, SURFACE_OPTION, "x"))
+
+    run(scenario)
+
+
+def test_user_options_are_set_and_unset_in_one_batch(run: Callable[[Scenario], None]) -> None:
+    async def scenario(w: World) -> None:
+        base = await base_pane(w.port)
+        P, S, G = OptionScope.PANE, OptionScope.SESSION, OptionScope.GLOBAL
+        odd = "it's; #{pane_id} $HOME \\ é"
+        await w.port.set_user_options(
+            [
+                OptionUpdate(P, base.pane_id, "@mytty_state", "running"),
+                OptionUpdate(P, base.pane_id, "@mytty_note", odd),
+                OptionUpdate(P, base.pane_id, "@mytty_attention", ""),
+                OptionUpdate(S, "base", "@mytty_attention_count", "2"),
+                OptionUpdate(G, "", "@mytty_attention_total", "3"),
+                # Gone targets are skipped; the updates after them still apply.
+                OptionUpdate(P, MISSING, "@mytty_state", "x"),
+                OptionUpdate(S, "no-such-session", "@mytty_attention_count", "1"),
+                OptionUpdate(P, base.pane_id, "@mytty_label", "w1"),
+            ]
+        )
+        assert w.user_option(P, base.pane_id, "@mytty_state") == "running"
+        assert w.user_option(P, base.pane_id, "@mytty_note") == odd
+        assert w.user_option(P, base.pane_id, "@mytty_attention") == ""
+        assert w.user_option(P, base.pane_id, "@mytty_label") == "w1"
+        assert w.user_option(S, "base", "@mytty_attention_count") == "2"
+        assert w.user_option(G, "", "@mytty_attention_total") == "3"
+        await w.port.set_user_options(
+            [
+                OptionUpdate(P, base.pane_id, "@mytty_state", None),
+                OptionUpdate(S, "base", "@mytty_attention_count", None),
+                OptionUpdate(G, "", "@mytty_attention_total", None),
+                OptionUpdate(G, "", "@mytty_attention_total", None),  # unsetting twice is fine
+            ]
+        )
+        assert w.user_option(P, base.pane_id, "@mytty_state") is None
+        assert w.user_option(S, "base", "@mytty_attention_count") is None
+        assert w.user_option(G, "", "@mytty_attention_total") is None
+        assert w.user_option(P, base.pane_id, "@mytty_note") == odd
+        await raises(
+            ErrorCode.INVALID_REQUEST,
+            w.port.set_user_options([OptionUpdate(P, base.pane_id, "@mytty_note", "a\ud800")]),
+        )
+        w.kill_server()
+        await raises(
+            ErrorCode.TMUX_UNAVAILABLE,
+            w.port.set_user_options([OptionUpdate(G, "", "@mytty_attention_total", "1")]),
+        )
 
     run(scenario)
 

@@ -1,0 +1,269 @@
+"""Agent state published into tmux as user options, so any tmux format can read it.
+
+Every pane that has agent state (a run, a job, a note or an attention item) carries the pane
+options of :data:`PANE_OPTIONS`; every user session carries ``@mytty_attention_count`` (its
+panes' open items) and the server ``@mytty_attention_total`` (every open item). Readers —
+``pane-border-format``, ``status-right``, ``list-panes -F``, other tools — need no IPC with
+the controller: tmux holds the values (see docs/reference/tmux-options.md).
+
+How it stays cheap (the event path must not get slower):
+
+- nothing runs inside event handling: the publisher waits on the hub's change signal (one
+  parked waiter, woken by ``bump``) in a task of its own;
+- a wake-up recomputes the desired values from the books, compares them with what it last
+  wrote, and sends only the differences, as one pipelined batch over the control connection
+  (no fork per update);
+- bursts coalesce: changes that arrive while a batch is in flight, or within
+  :data:`MIN_FLUSH_GAP_S` of the previous one, are folded into the next batch.
+
+After a reconnect (a new port object) everything is written again; at shutdown every option
+it set is removed, so a stopped controller leaves no stale state in the user's status line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass
+from functools import partial
+
+from mytty.core.attention import AttentionItem, AttentionKind
+from mytty.core.errors import MyttyError
+from mytty.core.ids import SurfaceId
+from mytty.core.jobs import AgentJob
+from mytty.core.runs import AgentRun
+from mytty.daemon.agents import AgentHub
+from mytty.daemon.panes import PRIVATE_SESSION, PaneRegistry
+from mytty.protocol.limits import MAX_WAIT_S
+from mytty.tmux.port import OptionScope, OptionUpdate, TmuxPort
+
+log = logging.getLogger(__name__)
+
+PROVIDER = "@mytty_provider"
+STATE = "@mytty_state"
+JOB = "@mytty_job"
+LABEL = "@mytty_label"
+NOTE = "@mytty_note"
+ATTENTION = "@mytty_attention"
+#: Unix time (whole seconds) of the pane's last state change: what `mytty ls` shows as age.
+SINCE = "@mytty_since"
+PANE_OPTIONS = (PROVIDER, STATE, JOB, LABEL, NOTE, ATTENTION, SINCE)
+#: Session option: open attention items of the session's panes.
+SESSION_COUNT = "@mytty_attention_count"
+#: Global option: every open attention item (closed panes' included).
+TOTAL_COUNT = "@mytty_attention_total"
+
+#: What an item asks of the human, in a word or two (``@mytty_attention``, the popup, `ls`).
+NEEDS: Mapping[str, str] = {
+    AttentionKind.APPROVAL_REQUEST.value: "approval",
+    AttentionKind.INPUT_REQUEST.value: "question",
+    AttentionKind.FAILURE.value: "failure",
+    AttentionKind.DISCONNECT.value: "disconnected",
+    AttentionKind.COMPLETION.value: "finished",
+    AttentionKind.LAUNCH_FAILURE.value: "not started",
+}
+#: When two items of one pane are open, the one that blocks the agent is named.
+_URGENCY = {
+    AttentionKind.APPROVAL_REQUEST: 0,
+    AttentionKind.INPUT_REQUEST: 1,
+    AttentionKind.FAILURE: 2,
+    AttentionKind.LAUNCH_FAILURE: 3,
+    AttentionKind.DISCONNECT: 4,
+    AttentionKind.COMPLETION: 5,
+}
+
+#: Batches are at least this far apart (seconds): a burst of events costs one batch per gap.
+MIN_FLUSH_GAP_S = 0.02
+
+
+@dataclass(frozen=True, slots=True)
+class PaneFacts:
+    """What the publisher knows about one live pane."""
+
+    surface_id: SurfaceId
+    tmux_id: str
+    session_name: str
+    run: AgentRun | None
+    job: AgentJob | None
+    note: str | None
+
+
+Key = tuple[OptionScope, str, str]
+
+
+def _clean(text: str | None) -> str:
+    """One line of printable text (tmux's command line takes no control characters)."""
+    if not text:
+        return ""
+    return "".join(ch if ch.isprintable() else " " for ch in text)
+
+
+def pane_values(facts: PaneFacts, open_items: list[AttentionItem]) -> dict[str, str] | None:
+    """The pane options of one pane, or None when it has no agent state at all."""
+    run, job = facts.run, facts.job
+    if run is None and job is None and not facts.note and not open_items:
+        return None
+    provider = run.provider.value if run is not None else ""
+    if not provider and job is not None:
+        provider = job.provider.agent_provider.value
+    state = run.state.value if run is not None else (job.state.value if job is not None else "")
+    need = ""
+    if open_items:
+        first = min(open_items, key=lambda i: (_URGENCY.get(i.kind, 9), -i.created_at))
+        need = NEEDS.get(first.kind.value, first.kind.value)
+    since = run.updated_at if run is not None and run.updated_at is not None else None
+    return {
+        PROVIDER: provider,
+        STATE: state,
+        JOB: job.job_id if job is not None else "",
+        LABEL: _clean(job.label if job is not None else None),
+        NOTE: _clean(facts.note),
+        ATTENTION: need,
+        SINCE: str(int(since)) if since is not None else "",
+    }
+
+
+def desired_options(
+    panes: Iterable[PaneFacts], open_items: Iterable[AttentionItem]
+) -> dict[Key, str]:
+    """Every option the publisher wants set now, keyed by (scope, target, name).
+
+    ``panes`` are the live user panes, ``open_items`` the actionable attention items (an item
+    of a closed pane counts in the total only).
+    """
+    by_surface: dict[str, list[AttentionItem]] = {}
+    total = 0
+    for item in open_items:
+        total += 1
+        by_surface.setdefault(item.surface_id, []).append(item)
+    out: dict[Key, str] = {}
+    per_session: dict[str, int] = {}
+    for facts in panes:
+        items = by_surface.get(facts.surface_id, [])
+        per_session[facts.session_name] = per_session.get(facts.session_name, 0) + len(items)
+        values = pane_values(facts, items)
+        if values is not None:
+            for name, value in values.items():
+                out[(OptionScope.PANE, facts.tmux_id, name)] = value
+    for session, count in per_session.items():
+        out[(OptionScope.SESSION, session, SESSION_COUNT)] = str(count)
+    out[(OptionScope.GLOBAL, "", TOTAL_COUNT)] = str(total)
+    return out
+
+
+def diff(
+    published: Mapping[Key, str], wanted: Mapping[Key, str], live_panes: Collection[str]
+) -> list[OptionUpdate]:
+    """The updates that turn ``published`` into ``wanted`` (unchanged values are skipped).
+
+    An option no longer wanted is unset, except on a pane that is gone (not in
+    ``live_panes``): tmux dropped its options with it.
+    """
+    updates = [
+        OptionUpdate(scope, target, name, value)
+        for (scope, target, name), value in wanted.items()
+        if published.get((scope, target, name)) != value
+    ]
+    for scope, target, name in published.keys() - wanted.keys():
+        if scope is OptionScope.PANE and target not in live_panes:
+            continue
+        updates.append(OptionUpdate(scope, target, name, None))
+    return updates
+
+
+class TmuxPublisher:
+    """Keeps the ``@mytty_*`` options in step with the books (run it with :meth:`run`)."""
+
+    def __init__(
+        self,
+        *,
+        hub: AgentHub,
+        panes: PaneRegistry,
+        jobs_by_pane: Callable[[], Mapping[SurfaceId, AgentJob]],
+        port: Callable[[], TmuxPort | None],
+        gap: float = MIN_FLUSH_GAP_S,
+    ) -> None:
+        self._hub = hub
+        self._panes = panes
+        self._jobs_by_pane = jobs_by_pane
+        self._port = port
+        self._gap = gap
+        #: What tmux holds now, as far as this publisher wrote it through ``_written_to``.
+        self._published: dict[Key, str] = {}
+        self._written_to: TmuxPort | None = None
+        self.batches = 0
+
+    def wanted(self) -> dict[Key, str]:
+        hub = self._hub
+        jobs = self._jobs_by_pane()
+        facts = [
+            PaneFacts(
+                surface_id=pane.surface_id,
+                tmux_id=pane.tmux_id,
+                session_name=pane.row.session_name,
+                run=hub.book.most_relevant(pane.surface_id),
+                job=jobs.get(pane.surface_id),
+                note=hub.notes.get(pane.surface_id),
+            )
+            for pane in self._panes.panes()
+            if pane.row is not None and pane.row.session_name != PRIVATE_SESSION
+        ]
+        open_items = [i for i in hub.attention.items(hub.now()) if i.actionable]
+        return desired_options(facts, open_items)
+
+    async def flush(self) -> int:
+        """Write what changed since the last flush; returns how many updates were sent."""
+        port = self._port()
+        if port is None:
+            return 0
+        if port is not self._written_to:  # a new connection (maybe a new server): write all
+            self._published = {}
+            self._written_to = port
+        wanted = self.wanted()
+        live = {pane.tmux_id for pane in self._panes.panes()}
+        updates = diff(self._published, wanted, live)
+        if not updates:
+            return 0
+        try:
+            await port.set_user_options(updates)
+        except MyttyError as exc:  # the connection went; the next one rewrites everything
+            log.debug("could not publish agent state to tmux: %s", exc)
+            self._written_to = None
+            return 0
+        self._published = wanted
+        self.batches += 1
+        return len(updates)
+
+    async def run(self) -> None:
+        """Flush on every change of the books or the panes, forever."""
+        loop = asyncio.get_running_loop()
+        while True:
+            seen = self._hub.version
+            started = loop.time()
+            try:
+                await self.flush()
+            except Exception:  # never let one bad value stop the publishing
+                log.exception("publishing agent state to tmux failed")
+            await self._hub.wait_until(partial(self._changed_since, seen), MAX_WAIT_S)
+            # Coalesce: whatever else changes during the gap goes into the same batch.
+            remaining = started + self._gap - loop.time()
+            if remaining > 0:
+                await asyncio.sleep(remaining)
+
+    def _changed_since(self, version: int) -> bool | None:
+        return True if self._hub.version != version else None
+
+    async def clear(self) -> None:
+        """Remove every option this publisher set (at shutdown)."""
+        port = self._port()
+        if port is None or port is not self._written_to or not self._published:
+            return
+        updates = [
+            OptionUpdate(scope, target, name, None) for scope, target, name in self._published
+        ]
+        try:
+            await port.set_user_options(updates)
+        except MyttyError:
+            pass
+        self._published = {}
