@@ -1,0 +1,335 @@
+"""Reading the agents' own transcripts, a little at a time (semantics §9.4; issue 13 item 5).
+
+:class:`TranscriptReader` is the estimator's turn source (``observe(target)``) and also what
+keeps token usage per pane and turns Claude's Esc note into an ``idle`` event. For each pane it
+finds the agent's transcript, reads only what was appended since the last pass (by inode, size
+and offset; a new or replaced file is tailed from its last :data:`TAIL_BYTES`), and feeds whole
+lines to the pure parsers of :mod:`mytty.core.transcript_claude` /
+:mod:`mytty.core.transcript_codex`. A pass over a pane whose file did not change costs one
+``stat``.
+
+Finding the file, with the ``HOME`` (and ``CLAUDE_CONFIG_DIR``/``CODEX_HOME``) of the agent's own
+environment, since that is where the agent writes:
+
+- Claude Code: ``<config>/projects/<slug of cwd>/<session>.jsonl`` (slug: every character but
+  ASCII letters and digits becomes ``-``). The session is the hook's (or the one mytty gave the
+  worker), else the one Claude's live registry ``<config>/sessions/<pid>.json`` names, else the
+  newest ``.jsonl`` in the slug directory (the seed's rule; two Claudes in one directory make
+  that a guess, which is why the registry comes first).
+- Codex: the ``rollout-*.jsonl`` under ``$CODEX_HOME/sessions`` that the codex process (or its
+  native child, under the npm wrapper) holds open; else the one named after the hook's session
+  id (a shared background server holds the files for every pane).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from mytty.core.events import AgentEvent, AgentProvider
+from mytty.core.ids import SurfaceId
+from mytty.core.transcript_claude import ClaudeInterrupt, ClaudeTranscript, interrupt_event
+from mytty.core.transcript_codex import CodexRollout
+from mytty.core.turn_observation import TurnObservation, TurnTarget
+from mytty.core.usage import UsageReading
+from mytty.daemon import procfs
+
+log = logging.getLogger(__name__)
+
+#: A file first seen (or replaced) is read from at most this far before its end.
+TAIL_BYTES = 512 * 1024
+#: At most this much of one file is read per pass; the rest waits for the next pass.
+MAX_READ_PER_PASS = 4 * 1024 * 1024
+#: A line longer than this is skipped (no real row is; a runaway one must not grow memory).
+MAX_LINE_BYTES = 8 * 1024 * 1024
+#: How often a pane whose file was found by a guess (newest file) looks for a newer one.
+RELOCATE_EVERY_S = 2.0
+
+
+def claude_slug(path: str) -> str:
+    """Claude's project directory name for ``path``: non-alphanumerics become ``-``."""
+    return "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in path)
+
+
+class _Parser(Protocol):
+    @property
+    def observation(self) -> TurnObservation | None: ...
+    @property
+    def usage(self) -> UsageReading: ...
+    def feed(self, line: bytes) -> None: ...
+
+
+@dataclass
+class _Tail:
+    """Where reading one file stands."""
+
+    path: str
+    inode: int = -1
+    offset: int = 0
+    pending: bytes = b""
+    skipping: bool = False  # inside a line that is dropped (torn by the tail, or too long)
+
+    def read_lines(self) -> tuple[list[bytes], bool]:
+        """Whole lines appended since the last call, and whether the file was new or replaced
+        (so its parser must start over). Raises OSError when the file is unreadable."""
+        with open(self.path, "rb") as f:
+            st = os.fstat(f.fileno())
+            restarted = st.st_ino != self.inode or st.st_size < self.offset
+            if restarted:
+                self.inode = st.st_ino
+                self.offset = max(0, st.st_size - TAIL_BYTES)
+                self.pending = b""
+                self.skipping = self.offset > 0  # the first line read is likely torn
+            if st.st_size == self.offset:
+                return [], restarted
+            f.seek(self.offset)
+            data = f.read(min(st.st_size - self.offset, MAX_READ_PER_PASS))
+        self.offset += len(data)
+        return self._split(data), restarted
+
+    def _split(self, data: bytes) -> list[bytes]:
+        parts = (self.pending + data).split(b"\n")
+        self.pending = parts.pop()
+        if self.skipping and parts:
+            parts.pop(0)
+            self.skipping = False
+        if len(self.pending) > MAX_LINE_BYTES:
+            self.pending, self.skipping = b"", True
+        return [p for p in parts if p.strip()]
+
+
+@dataclass
+class _Transcript:
+    provider: AgentProvider
+    tail: _Tail
+    parser: _Parser
+    #: The usage read before this file was last restarted (a replaced file adds to it).
+    carried: UsageReading = field(default_factory=UsageReading)
+
+    def advance(self) -> None:
+        lines, restarted = self.tail.read_lines()
+        if restarted:
+            self.carried = self.carried + self.parser.usage
+            self.parser = _new_parser(self.provider)
+        for line in lines:
+            self.parser.feed(line)
+
+    @property
+    def usage(self) -> UsageReading:
+        return self.carried + self.parser.usage
+
+
+def _new_parser(provider: AgentProvider) -> _Parser:
+    return ClaudeTranscript() if provider is AgentProvider.CLAUDE_CODE else CodexRollout()
+
+
+@dataclass
+class _PaneFiles:
+    """One pane's transcripts: every file it had (a new session, Claude's /clear, adds to the
+    pane's figures instead of replacing them) and the one it is on now."""
+
+    key: tuple[AgentProvider, int, str | None]  # provider, pid, session id
+    files: dict[str, _Transcript] = field(default_factory=dict)
+    current: str | None = None
+    relocate: bool = True
+    guessed: bool = False
+    located_at: float = 0.0
+
+    @property
+    def usage(self) -> UsageReading:
+        total = UsageReading()
+        for transcript in self.files.values():
+            total = total + transcript.usage
+        return total
+
+
+class TranscriptReader:
+    """The turn source over transcripts, plus usage per pane and the Claude interrupt event."""
+
+    def __init__(
+        self,
+        *,
+        emit: Callable[[AgentEvent], None],
+        clock: Callable[[], float] = time.time,
+        proc_root: str = procfs.PROC,
+        own_home: str | None = None,
+    ) -> None:
+        self._emit = emit
+        self._clock = clock
+        self._proc = proc_root
+        self._own_home = own_home or os.path.expanduser("~")
+        self._panes: dict[str, _PaneFiles] = {}
+        self._emitted: dict[str, ClaudeInterrupt] = {}
+
+    # -- the estimator's turn source ------------------------------------------------------------
+    def observe(self, target: TurnTarget) -> TurnObservation | None:
+        """The latest turn the pane's transcript shows (None when there is none to read)."""
+        transcript = self._advance(target)
+        if transcript is None:
+            return None
+        if isinstance(transcript.parser, ClaudeTranscript):
+            self._check_interrupt(SurfaceId(target.surface_id), transcript.parser)
+        return transcript.parser.observation
+
+    def usage(self, surface_id: str) -> UsageReading | None:
+        """What the pane's agents spent so far, as their transcripts say (None: nothing read)."""
+        pane = self._panes.get(surface_id)
+        return pane.usage if pane is not None else None
+
+    def forget(self, surface_id: str) -> None:
+        self._panes.pop(surface_id, None)
+        self._emitted.pop(surface_id, None)
+
+    # -- internals ------------------------------------------------------------------------------
+    def _advance(self, target: TurnTarget) -> _Transcript | None:
+        if target.provider not in (AgentProvider.CLAUDE_CODE, AgentProvider.CODEX):
+            return None
+        key = (target.provider, target.pid, target.session_id)
+        pane = self._panes.get(target.surface_id)
+        if pane is None:
+            pane = self._panes[target.surface_id] = _PaneFiles(key)
+        elif pane.key != key:  # a new process or session: maybe another file
+            pane.key, pane.relocate = key, True
+        now = time.monotonic()
+        if pane.relocate or (pane.guessed and now - pane.located_at >= RELOCATE_EVERY_S):
+            self._locate(pane, target, now)
+        transcript = pane.files.get(pane.current) if pane.current is not None else None
+        if transcript is None:
+            return None
+        try:
+            transcript.advance()
+        except OSError:  # gone or unreadable: look again next pass
+            pane.relocate = True
+            return None
+        return transcript
+
+    def _locate(self, pane: _PaneFiles, target: TurnTarget, now: float) -> None:
+        pane.located_at = now
+        if target.provider is AgentProvider.CLAUDE_CODE:
+            path, guessed = self._claude_file(target)
+        else:
+            path, guessed = self._codex_file(target), False
+        pane.guessed = guessed
+        if path is None:
+            return
+        pane.relocate = False
+        pane.current = path
+        if path not in pane.files:
+            pane.files[path] = _Transcript(
+                target.provider, _Tail(path), _new_parser(target.provider)
+            )
+
+    def _env(self, pid: int, name: str) -> str | None:
+        value = procfs.environ_value(pid, name, proc_root=self._proc)
+        return value or None
+
+    def _claude_file(self, target: TurnTarget) -> tuple[str | None, bool]:
+        config = self._env(target.pid, "CLAUDE_CONFIG_DIR") or os.path.join(
+            self._env(target.pid, "HOME") or self._own_home, ".claude"
+        )
+        projects = os.path.join(config, "projects")
+        session = target.session_id or _registry_session(config, target.pid)
+        cwd = target.cwd
+        if session is not None:
+            if cwd is not None:
+                path = os.path.join(projects, claude_slug(cwd), f"{session}.jsonl")
+                if os.path.isfile(path):
+                    return path, False
+            return _find_in_subdirs(projects, f"{session}.jsonl"), False
+        if cwd is None:
+            return None, True
+        return _newest_jsonl(os.path.join(projects, claude_slug(cwd))), True
+
+    def _codex_file(self, target: TurnTarget) -> str | None:
+        home = self._env(target.pid, "CODEX_HOME") or os.path.join(
+            self._env(target.pid, "HOME") or self._own_home, ".codex"
+        )
+        sessions = os.path.realpath(os.path.join(home, "sessions")) + os.sep
+        for pid in (target.pid, *procfs.children(target.pid, proc_root=self._proc)):
+            for path in procfs.open_files(pid, proc_root=self._proc):
+                name = os.path.basename(path)
+                if (
+                    path.startswith(sessions)
+                    and name.startswith("rollout-")
+                    and name.endswith(".jsonl")
+                ):
+                    return path
+        if target.session_id is not None:
+            return _find_rollout(sessions, target.session_id)
+        return None
+
+    def _check_interrupt(self, surface_id: SurfaceId, parser: ClaudeTranscript) -> None:
+        interrupt = parser.interrupt
+        if interrupt is None or self._emitted.get(surface_id) == interrupt:
+            return
+        self._emitted[surface_id] = interrupt
+        self._emit(interrupt_event(surface_id, interrupt, parser.session_id, self._clock()))
+
+
+def _registry_session(config: str, pid: int) -> str | None:
+    """The session id Claude's live registry ``<config>/sessions/<pid>.json`` gives."""
+    try:
+        with open(os.path.join(config, "sessions", f"{pid}.json"), "rb") as f:
+            data = json.loads(f.read(64 * 1024))
+    except (OSError, ValueError):
+        return None
+    session = data.get("sessionId") if isinstance(data, dict) else None
+    if isinstance(session, str) and session and "/" not in session and session not in (".", ".."):
+        return session
+    return None
+
+
+def _newest_jsonl(directory: str) -> str | None:
+    best: tuple[float, str] | None = None
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                if not entry.name.endswith(".jsonl") or not entry.is_file():
+                    continue
+                mtime = entry.stat().st_mtime
+                if best is None or mtime > best[0]:
+                    best = (mtime, entry.path)
+    except OSError:
+        return None
+    return best[1] if best is not None else None
+
+
+def _find_in_subdirs(root: str, name: str) -> str | None:
+    try:
+        with os.scandir(root) as entries:
+            for entry in entries:
+                path = os.path.join(entry.path, name)
+                if entry.is_dir() and os.path.isfile(path):
+                    return path
+    except OSError:
+        pass
+    return None
+
+
+def _find_rollout(sessions: str, session_id: str) -> str | None:
+    """``sessions/YYYY/MM/DD/rollout-*-<session_id>.jsonl``, newest days first."""
+    suffix = f"-{session_id}.jsonl"
+    for level in _sorted_dirs(sessions):
+        for month in _sorted_dirs(level):
+            for day in _sorted_dirs(month):
+                try:
+                    names = os.listdir(day)
+                except OSError:
+                    continue
+                for name in names:
+                    if name.startswith("rollout-") and name.endswith(suffix):
+                        return os.path.join(day, name)
+    return None
+
+
+def _sorted_dirs(path: str) -> list[str]:
+    try:
+        names = sorted(os.listdir(path), reverse=True)
+    except OSError:
+        return []
+    return [os.path.join(path, n) for n in names if os.path.isdir(os.path.join(path, n))]
