@@ -68,6 +68,11 @@ class Turn:
         return Turn("shell", command=command, escalate=escalate)
 
     @staticmethod
+    def ask(question: str) -> Turn:
+        """Claude: ask the user ``question`` with the AskUserQuestion tool (two options)."""
+        return Turn("ask", text=question)
+
+    @staticmethod
     def error(status: int, message: str) -> Turn:
         return Turn("error", text=message, status=status)
 
@@ -209,6 +214,24 @@ class _AnthropicHandler(_MockHandler):
             return
         elif turn.kind == "subagent":
             blocks = self._subagent(turn, n, _anthropic_prompt(body))
+        elif turn.kind == "ask":
+            question = {
+                "question": turn.text,
+                "header": "Choice",
+                "options": [
+                    {"label": "First", "description": "The first option"},
+                    {"label": "Second", "description": "The second option"},
+                ],
+                "multiSelect": False,
+            }
+            blocks = [
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_mock_{n:04d}",
+                    "name": "AskUserQuestion",
+                    "input": {"questions": [question]},
+                }
+            ]
         elif turn.kind == "shell":
             command = {"command": turn.command, "description": "Run the scripted command"}
             blocks = [

@@ -385,8 +385,21 @@ def drive(box: Sandbox, provider: AgentProvider) -> list[Coverage]:
         rows["approval"] = Coverage("approval", "missing", "no approval event arrived")
     d.close(job)
 
-    # 3. Input: the mock has no question tool to ask with yet.
-    rows["input"] = Coverage("input", "not-driven", "the bundled mock cannot ask a question yet")
+    # 3. Input: the model asks the user a question (Claude's AskUserQuestion tool).
+    if provider is AgentProvider.CLAUDE_CODE:
+        mock.script(Turn.ask("Which option should I take?"))
+        job, pane = d.spawn("Ask me which option to take.")
+        seen = Observed()
+        d.follow(pane, seen, lambda o: o.first({"input-requested"} | TERMINAL) is not None, 60)
+        asked = seen.first({"input-requested"})
+        rows["input"] = Coverage(
+            "input", _outcome(asked), "" if asked else "no input event arrived"
+        )
+        d.close(job)
+    else:
+        rows["input"] = Coverage(
+            "input", "not-driven", "the bundled mock does not script Codex questions"
+        )
 
     # 4. A failed turn: the API answers an error.
     mock.script(Turn.error(400, "verify: scripted API error"))

@@ -81,6 +81,7 @@ def test_verify_prints_the_table_and_touches_nothing_in_home(
     assert coverage["succeeded"]["outcome"] == "hook", coverage
     if provider == "claude-code":
         assert coverage["approval"]["outcome"] == "hook", coverage
+        assert coverage["input"]["outcome"] == "hook", coverage
         assert coverage["failed"]["outcome"] == "hook", coverage
         assert coverage["subagent"]["outcome"] == "hook", coverage
     assert report["nonLoopbackAttempts"] == [], report
