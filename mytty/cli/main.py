@@ -22,6 +22,7 @@ import typer
 
 from mytty.cli.integrations import app as integrations_app
 from mytty.cli.shell_integration import app as shell_integration_app
+from mytty.cli.worktree import app as worktree_app
 from mytty.core.errors import ErrorCode, MyttyError
 
 app = typer.Typer(
@@ -34,6 +35,7 @@ app.add_typer(
     integrations_app, name="integrations", help="Install or remove agent hook integrations."
 )
 app.add_typer(shell_integration_app, name="shell-integration")
+app.add_typer(worktree_app, name="worktree")
 
 
 def _print_version(value: bool) -> None:

@@ -192,8 +192,9 @@ appended to every task.
 --cwd: defaults to your pane's current directory as tmux reports it, not your process's
   cwd. If you moved (e.g. into a worktree), pass --cwd "$PWD".
 --worktree BRANCH runs the worker in <repo parent>/<repo>-worktrees/<branch, "/" → "-">
-  (created from HEAD, or an existing local branch; reused if already registered). mytty
-  never deletes worktrees: remove them yourself with git worktree remove. Errors:
+  (created from HEAD, or an existing local branch; reused if already registered). Only
+  worktrees mytty created are ever removed, by `mytty worktree gc` or agent close
+  --remove-worktree, and only without unsaved work. Errors:
   invalid-worktree-branch, not-a-git-repository, worktree-create-failed.""",
     doc="""
 **Working directory**: `--cwd`; else the anchor pane's current directory as tmux reports it
@@ -203,8 +204,10 @@ with no anchor, the directory `mytty-ctl` was called from; else your home direct
 **Worktree**: `--worktree BRANCH` resolves the repository of that directory and runs the
 worker in `<parent of repo>/<repo name>-worktrees/<BRANCH with / replaced by ->`. An already
 registered worktree at that path is reused whatever it has checked out; otherwise an existing
-local branch is checked out, or a new branch is created from HEAD. mytty never deletes
-worktrees; remove them with `git worktree remove`. Branch names: at most 100 characters from
+local branch is checked out, or a new branch is created from HEAD. A worktree mytty created
+(never one it reused) is recorded in `$MYTTY_HOME/worktrees.jsonl` with the job; only those are
+ever removed, by `mytty worktree gc` or `agent close --remove-worktree`, and only when nothing
+would be lost (see [worktrees](worktrees.md)). Branch names: at most 100 characters from
 `A-Z a-z 0-9 . _ / -`, not starting with `-`, `.` or `/`, not ending with `/`, `.` or `.lock`,
 no `..` or `//` (checked before connecting and again by the controller).
 
@@ -444,4 +447,6 @@ async def handle(ctx: SpawnContext, params: Params) -> AgentJobReply:
         except MyttyError:
             pass
         raise MyttyError(exc.code, f"{exc.message}; the worker's pane was closed") from None
+    if params.branch is not None:
+        await ctx.worktree_used(cwd, job.job_id)  # what `agent close --remove-worktree` finds
     return wire.agent_job_reply(ctx.jobs.snapshot(job), placement=note)

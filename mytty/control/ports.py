@@ -26,7 +26,12 @@ if TYPE_CHECKING:  # types only: importing the ports loads none of these
     from mytty.core.ledger import EventLedger
     from mytty.core.notes import StatusNotes
     from mytty.core.runs import RunBook
-    from mytty.protocol.replies import IntegrationStatusesReply, JobSnapshot, PaneEntry
+    from mytty.protocol.replies import (
+        IntegrationStatusesReply,
+        JobSnapshot,
+        PaneEntry,
+        WorktreeRemovalReply,
+    )
     from mytty.tmux.port import PaneRow, TmuxPort
 
 T = TypeVar("T")
@@ -237,9 +242,21 @@ class AgentChecks(Protocol):
         self, provider: WorkerProvider, anchor: PaneView | None, caller_pid: int
     ) -> None: ...
     async def resolve_worktree(self, base_dir: str, branch: str) -> str: ...
+    async def worktree_used(self, path: str, job_id: str) -> None:
+        """Remember that a job runs in ``path`` (a no-op unless mytty created that worktree)."""
+        ...
+
     async def access_mode_flags(
         self, worker: WorkerProvider, access: str | None, anchor: PaneView | None
     ) -> list[str]: ...
+
+
+class Worktrees(Protocol):
+    """The worktrees mytty created, for ``agent close --remove-worktree``."""
+
+    async def remove_job_worktree(self, job_id: str) -> WorktreeRemovalReply | None:
+        """Remove the job's worktree if it is safe; None when mytty created none for the job."""
+        ...
 
 
 class Context(
@@ -251,6 +268,7 @@ class Context(
     JobStore,
     IntegrationStatus,
     AgentChecks,
+    Worktrees,
     Protocol,
 ):
     """Every port: the controller as the router hands it to any handler."""

@@ -210,7 +210,7 @@ class Command:
 
 # -- arguments several commands share ---------------------------------------------------------
 # -- params of the commands whose only field names their target ---------------------------------
-# ``read``, ``focus`` and ``close-pane`` take ``paneID``; ``agent result|focus|close`` take
+# ``read``, ``focus`` and ``close-pane`` take ``paneID``; ``agent result|focus`` take
 # ``jobID``. Each of those modules binds the matching pair as its own ``Params`` and ``parse``.
 class PaneParams:
     """The request's fields, typed (read-only by convention)."""

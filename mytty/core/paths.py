@@ -28,6 +28,8 @@ LAUNCH_DIR = "launch"
 SHELL_EVENTS_DIR = "shell"
 #: The tmux socket the running controller bound to (what `mytty up` restarts it onto).
 TMUX_SOCKET_RECORD = "tmux-socket"
+#: The worktrees ``agent spawn --worktree`` created (what ``mytty worktree gc`` may remove).
+WORKTREE_RECORD = "worktrees.jsonl"
 
 #: Set in every mytty pane; ``mytty-ctl`` prefers it to the home's socket.
 CONTROL_SOCKET_VAR = "MYTTY_CONTROL_SOCKET"

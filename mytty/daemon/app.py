@@ -35,7 +35,7 @@ from mytty.daemon.jobs import FINISHED_JOBS_IN_MEMORY, JobRegistry
 from mytty.daemon.lifecycle import ControllerLock, write_guide
 from mytty.daemon.pane_service import PaneService
 from mytty.daemon.panes import Pane, PaneRegistry
-from mytty.daemon.preflight import AgentPreflight, resolve_worktree
+from mytty.daemon.preflight import AgentPreflight
 from mytty.daemon.request_router import ControlRouter
 from mytty.daemon.servers import OneShotServer, Peer
 from mytty.daemon.shell_events import ShellEventWatcher
@@ -43,9 +43,10 @@ from mytty.daemon.store import EventStore, StoreError
 from mytty.daemon.sweep import startup_sweep
 from mytty.daemon.tmux_link import TmuxLink
 from mytty.daemon.tmux_publish import TmuxPublisher
+from mytty.daemon.worktree_service import WorktreeService
 from mytty.protocol.control import encode_reply, failure
 from mytty.protocol.envelope import encode_event_reply
-from mytty.protocol.replies import PaneEntry
+from mytty.protocol.replies import PaneEntry, WorktreeRemovalReply
 from mytty.tmux.port import PaneRow, TmuxPort
 
 log = logging.getLogger(__name__)
@@ -125,6 +126,7 @@ class Controller:
         self.preflight = AgentPreflight(
             panes=self.pane_service, integrations=self.integrations, hub=self.hub
         )
+        self.worktrees = WorktreeService(home)
         self.ingest = EventIngest(
             hub=self.hub, panes=self.panes, route_codex=self.codex_router.route
         )
@@ -317,7 +319,13 @@ class Controller:
         self.preflight.binary_preflight(provider, anchor, caller_pid)
 
     async def resolve_worktree(self, base_dir: str, branch: str) -> str:
-        return await resolve_worktree(base_dir, branch)
+        return await self.worktrees.resolve(base_dir, branch)
+
+    async def worktree_used(self, path: str, job_id: str) -> None:
+        await self.worktrees.used_by(path, job_id)
+
+    async def remove_job_worktree(self, job_id: str) -> WorktreeRemovalReply | None:
+        return await self.worktrees.remove_for_job(job_id)
 
     async def access_mode_flags(
         self, worker: WorkerProvider, access: str | None, anchor: PaneView | None

@@ -67,6 +67,10 @@ class Home:
     def tmux_socket_record(self) -> Path:
         return self.root / paths.TMUX_SOCKET_RECORD
 
+    @property
+    def worktree_record(self) -> Path:
+        return self.root / paths.WORKTREE_RECORD
+
     def ensure(self) -> None:
         """Create the home 0700 (tightening an existing one) and check socket path lengths."""
         self.root.mkdir(parents=True, exist_ok=True, mode=0o700)

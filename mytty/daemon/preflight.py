@@ -122,10 +122,3 @@ class AgentPreflight:
             if plan.fallback is None:
                 raise
             return list(plan.fallback)
-
-
-async def resolve_worktree(base_dir: str, branch: str) -> str:
-    """The worktree directory for ``branch`` of the repository at ``base_dir`` (made if needed)."""
-    from mytty.daemon.worktree import resolve_worktree as resolve
-
-    return await asyncio.to_thread(resolve, base_dir, branch)

@@ -1,7 +1,8 @@
 """The one reader of ``/proc``: process facts the controller needs, with one set of rules.
 
 Used for a pane's foreground process, caller identity (ancestry), agent detection, codex
-routing (open files) and ``--access inherit`` (argv, executable, cwd of the lead agent).
+routing (open files), ``--access inherit`` (argv, executable, cwd of the lead agent) and worktree
+clean-up (which processes work in a directory).
 
 The rules, the same for every caller:
 
@@ -182,3 +183,28 @@ def children(pid: int, *, proc_root: str = PROC) -> list[int]:
         if raw is not None:
             out.extend(int(x) for x in raw.split())
     return out
+
+
+def pids(*, proc_root: str = PROC) -> list[int]:
+    """Every process id ``/proc`` lists right now."""
+    try:
+        names = os.listdir(proc_root)
+    except OSError:
+        return []
+    return [int(name) for name in names if name.isdigit()]
+
+
+def pids_working_in(directory: str, *, proc_root: str = PROC) -> list[int]:
+    """Processes whose current directory is ``directory`` or below it (by real path).
+
+    A process whose cwd can't be read (another user's, a zombie) is not counted: only this
+    user's processes can hold work mytty could remove.
+    """
+    root = os.path.realpath(directory)
+    inside = root.rstrip("/") + "/"
+    found = []
+    for pid in pids(proc_root=proc_root):
+        where = cwd(pid, proc_root=proc_root)
+        if where is not None and (where == root or where.startswith(inside)):
+            found.append(pid)
+    return found

@@ -121,6 +121,25 @@ class OkReply(TypedDict):
     type: Literal["ok"]
 
 
+class WorktreeRemovalReply(TypedDict):
+    """What ``agent close --remove-worktree`` did with the job's worktree."""
+
+    path: str
+    branch: str
+    removed: bool
+    reason: str  # worktree_safety.Reason, or archive-failed / remove-failed
+    detail: str
+    archiveRef: str | None
+    branchDeleted: bool
+
+
+class AgentCloseReply(TypedDict):
+    """``closeAgent``: ``ok``; ``worktree`` only when asked to remove it (null: mytty made none)."""
+
+    type: Literal["ok"]
+    worktree: NotRequired[WorktreeRemovalReply | None]
+
+
 class FailureReply(TypedDict):
     type: Literal["failure"]
     code: str
@@ -211,6 +230,7 @@ class SessionReply(TypedDict):
 #: Anything a control command handler may answer with.
 Reply = (
     OkReply
+    | AgentCloseReply
     | FailureReply
     | PaneReply
     | ListReply

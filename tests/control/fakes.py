@@ -39,7 +39,12 @@ from mytty.core.notes import StatusNotes
 from mytty.core.runs import RunBook
 from mytty.daemon.request_router import ControlRouter
 from mytty.protocol import wire
-from mytty.protocol.replies import IntegrationStatusesReply, JobSnapshot, PaneEntry
+from mytty.protocol.replies import (
+    IntegrationStatusesReply,
+    JobSnapshot,
+    PaneEntry,
+    WorktreeRemovalReply,
+)
 from mytty.tmux.fake import FakeTmux
 from mytty.tmux.port import PaneRow, TmuxPort
 
@@ -241,6 +246,10 @@ class FakeController:
     missing_binaries: set[WorkerProvider] = field(default_factory=set)
     #: base directory → worktree directory resolve_worktree answers with.
     worktrees: dict[str, str] = field(default_factory=dict)
+    #: (worktree path, job id) pairs worktree_used was told about.
+    worktree_jobs: list[tuple[str, str]] = field(default_factory=list)
+    #: job id → what remove_job_worktree answers (absent: mytty made no worktree for it).
+    worktree_removals: dict[str, WorktreeRemovalReply] = field(default_factory=dict)
     #: pid → surface of the pane whose shell is its ancestor.
     callers: dict[int, SurfaceId] = field(default_factory=dict)
     created: list[Created] = field(default_factory=list)
@@ -404,6 +413,12 @@ class FakeController:
         if found is None:
             raise MyttyError(ErrorCode.NOT_A_GIT_REPOSITORY, f"{base_dir} is not in a git repo")
         return found
+
+    async def worktree_used(self, path: str, job_id: str) -> None:
+        self.worktree_jobs.append((path, job_id))
+
+    async def remove_job_worktree(self, job_id: str) -> WorktreeRemovalReply | None:
+        return self.worktree_removals.get(job_id)
 
     async def access_mode_flags(
         self, worker: WorkerProvider, access: str | None, anchor: PaneView | None

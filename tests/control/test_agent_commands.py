@@ -247,3 +247,37 @@ def test_agent_close_closes_the_pane_and_the_job_is_lost() -> None:
         assert (reply["timedOut"], reply["job"]["state"]) == (False, "lost")
 
     run(scenario)
+
+
+def test_spawn_with_a_worktree_remembers_the_job_there() -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        c.worktrees["/tmp"] = "/"
+        assert await spawned(c, pane) and c.worktree_jobs == []  # no --worktree: nothing noted
+        job = await spawned(c, pane, worktreeBranch="feat")
+        assert c.worktree_jobs == [("/", job["jobID"]["rawValue"])]
+
+    run(scenario)
+
+
+def test_agent_close_remove_worktree_reports_what_happened() -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        job = await spawned(c, pane)
+        job_id = job["jobID"]["rawValue"]
+        close = {"type": "closeAgent", "jobID": job["jobID"], "removeWorktree": True}
+        # No worktree mytty created for this job: said so, still ok.
+        assert await c.request(close) == {"type": "ok", "worktree": None}
+        kept: Any = {
+            "path": "/w",
+            "branch": "b",
+            "removed": False,
+            "reason": "dirty",
+            "detail": "it has uncommitted changes or untracked files",
+            "archiveRef": None,
+            "branchDeleted": False,
+        }
+        c.worktree_removals[job_id] = kept
+        assert await c.request(close) == {"type": "ok", "worktree": kept}
+        bad = {"type": "closeAgent", "jobID": job["jobID"], "removeWorktree": "yes"}
+        assert failure(await c.request(bad)) == "invalid-request"
+
+    run(scenario)
