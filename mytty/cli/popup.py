@@ -1,0 +1,194 @@
+"""The attention picker that ``prefix A`` (``mytty tmux install``) opens in a tmux popup.
+
+``python -m mytty.cli.popup``: lists the open attention items (pane or label, provider, what
+it needs, age, message), newest first. ↑/↓ (or k/j) move, 1-9 pick directly, Enter jumps:
+the popup's client is switched to that pane (across sessions) and the item's run is
+acknowledged. q or Escape closes without doing anything.
+
+It starts in a popup, so it stays small: stdlib only plus the control socket client; plain
+ANSI output (no rich: its import alone would delay the popup noticeably).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import sys
+import termios
+import time
+import tty
+from typing import Any
+
+#: What an item asks of the human (the same words as ``@mytty_attention``).
+NEEDS = {
+    "approval-request": "approval",
+    "input-request": "question",
+    "failure": "failure",
+    "disconnect": "disconnected",
+    "completion": "finished",
+    "launch-failure": "not started",
+}
+_COLOURS = {"approval": "33", "question": "33", "failure": "31", "not started": "31"}
+
+
+class PopupError(Exception):
+    pass
+
+
+def _control_socket() -> str:
+    from mytty.daemon.home import Home, default_home
+
+    return str(Home(default_home()).control_socket)
+
+
+def request(obj: dict[str, Any]) -> dict[str, Any]:
+    from mytty.cli import ctl
+
+    try:
+        reply = ctl.exchange(_control_socket(), json.dumps(obj).encode(), 10.0)
+    except ctl.CtlError as exc:
+        raise PopupError(f"{exc.code}: {exc.message}") from None
+    if reply.get("type") == "failure":
+        raise PopupError(f"{reply.get('code')}: {reply.get('message')}")
+    return reply
+
+
+def open_items() -> list[dict[str, Any]]:
+    return [i for i in request({"type": "attention"}).get("items", []) if not i.get("resolvedAt")]
+
+
+def age(created: str, now: float) -> str:
+    try:
+        then = dt.datetime.fromisoformat(created.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return "?"
+    seconds = max(0, int(now - then))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m"
+    return f"{seconds // 3600}h{(seconds % 3600) // 60:02d}m"
+
+
+def rows(items: list[dict[str, Any]], now: float) -> list[list[str]]:
+    """One row per item: where, provider, need, age, message (all single-line text)."""
+    out = []
+    for item in items:
+        where = item.get("label") or item.get("location") or "(closed pane)"
+        if item.get("label") and item.get("location"):
+            where = f"{item['label']} ({item['location']})"
+        message = " ".join(str(item.get("message") or "").split())
+        need = NEEDS.get(item["kind"], item["kind"])
+        out.append([where, item["provider"], need, age(item["createdAt"], now), message])
+    return out
+
+
+def render(items: list[dict[str, Any]], selected: int, width: int, now: float) -> str:
+    """The whole popup screen as text with ANSI styles (no cursor addressing)."""
+    lines = ["\x1b[1mmytty attention\x1b[0m  ↑↓ move · Enter jump and acknowledge · q close", ""]
+    table = rows(items, now)
+    if not table:
+        lines.append("Nothing needs you right now.")
+        return "\r\n".join(lines)
+    widths = [max(len(r[c]) for r in table) for c in range(4)]
+    for index, row in enumerate(table):
+        fixed = "  ".join(cell.ljust(widths[c]) for c, cell in enumerate(row[:4]))
+        prefix = f"{index + 1:>2} " if index < 9 else "   "
+        text = f"{prefix}{fixed}  {row[4]}"
+        if len(text) > width:
+            text = text[: max(1, width - 1)] + "…"
+        colour = _COLOURS.get(row[2], "0")
+        style = f"\x1b[7;{colour}m" if index == selected else f"\x1b[{colour}m"
+        lines.append(f"{style}{text}\x1b[0m")
+    return "\r\n".join(lines)
+
+
+def _read_key(fd: int) -> str:
+    data = os.read(fd, 16)
+    if data in (b"\x1b[A", b"k"):
+        return "up"
+    if data in (b"\x1b[B", b"j"):
+        return "down"
+    if data in (b"\r", b"\n"):
+        return "enter"
+    if data in (b"q", b"\x1b", b"\x03"):
+        return "quit"
+    return data.decode(errors="replace")
+
+
+def choose(item: dict[str, Any]) -> None:
+    """Jump the popup's client to the item's pane, then acknowledge the item's run."""
+    from mytty.tmux.bootstrap import resolve_socket, tmux_binary
+    from mytty.tmux.user_formats import TmuxCli, TmuxCliError, jump, published_panes, this_client
+
+    cli = TmuxCli(resolve_socket(None, os.environ), tmux_binary())
+    try:
+        pane = next(
+            (p["pane_id"] for p in published_panes(cli) if p["@mytty_surface"] == item["paneID"]),
+            None,
+        )
+        if pane is not None:
+            jump(cli, this_client(cli), pane)
+    except TmuxCliError as exc:
+        raise PopupError(f"tmux-unavailable: {exc}") from None
+    request({"type": "attention", "acknowledge": [item["runID"]]})
+
+
+def main() -> int:
+    try:
+        items = open_items()
+    except PopupError as exc:
+        print(f"mytty: {exc}")
+        _wait_for_any_key()
+        return 1
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    selected = 0
+    try:
+        tty.setraw(fd)
+        while True:
+            width = os.get_terminal_size(fd).columns if os.isatty(fd) else 80
+            sys.stdout.write("\x1b[H\x1b[2J" + render(items, selected, width, time.time()))
+            sys.stdout.flush()
+            key = _read_key(fd)
+            if key == "quit":
+                return 0
+            if not items:
+                continue
+            if key == "up":
+                selected = (selected - 1) % len(items)
+            elif key == "down":
+                selected = (selected + 1) % len(items)
+            elif key.isdigit() and 1 <= int(key) <= min(9, len(items)):
+                selected = int(key) - 1
+                key = "enter"
+            if key == "enter":
+                termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+                choose(items[selected])
+                return 0
+    except PopupError as exc:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+        print(f"\r\nmytty: {exc}")
+        _wait_for_any_key()
+        return 1
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+def _wait_for_any_key() -> None:
+    print("(press any key)")
+    try:
+        fd = sys.stdin.fileno()
+        saved = termios.tcgetattr(fd)
+        tty.setraw(fd)
+        try:
+            os.read(fd, 16)
+        finally:
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+    except (OSError, termios.error):
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())

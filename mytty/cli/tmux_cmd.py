@@ -1,0 +1,120 @@
+"""``mytty tmux install|uninstall``: mytty's segments and popup key in the user's tmux.
+
+Which tmux server: ``--tmux-socket``, else the running controller's, else the one the
+controller would bind to (``$MYTTY_TMUX_SOCKET``, ``$TMUX``, the default server). What is
+installed: ``[tmux]`` in config.toml (``pane_border_segment``, ``status_segment``,
+``popup_key``), defaults when the file has none. See docs/reference/tmux-options.md.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import typer
+
+from mytty.core.errors import ErrorCode
+
+app = typer.Typer(
+    help="Add mytty's status segments and popup key to your tmux, or take them out again.",
+    no_args_is_help=True,
+)
+
+_SOCKET_HELP = "tmux server socket (like tmux -S); default: the running controller's server."
+
+
+def _die(code: ErrorCode, message: str) -> None:
+    typer.echo(f"mytty: {code.value}: {message}", err=True)
+    raise typer.Exit(1)
+
+
+def server_socket(explicit: str | None) -> str:
+    """The tmux server a `mytty` command acts on (see the module docstring)."""
+    if explicit:
+        return explicit
+    from mytty.cli import main
+
+    home = main._home()
+    if main._running():
+        recorded = main._recorded_socket(home)
+        if recorded:
+            return recorded
+    from mytty.tmux.bootstrap import resolve_socket
+
+    return str(resolve_socket(None, os.environ))
+
+
+def tmux_settings() -> Any:
+    """``[tmux]`` of config.toml (defaults when there is no file or no such section)."""
+    from mytty.cli import main
+    from mytty.daemon.config import read_settings
+
+    settings, _warnings = read_settings(main._home().root)
+    return settings.tmux
+
+
+def _cli(tmux_socket: str | None) -> Any:
+    from mytty.tmux.bootstrap import server_alive, tmux_binary
+    from mytty.tmux.user_formats import TmuxCli
+
+    socket_path = server_socket(tmux_socket)
+    if not server_alive(socket_path):
+        _die(ErrorCode.TMUX_UNAVAILABLE, f"no tmux server answers at {socket_path}")
+    return TmuxCli(socket_path, tmux_binary())
+
+
+def _report(changes: list[Any]) -> None:
+    for change in changes:
+        mark = "done" if change.done else "skipped"
+        note = f": {change.note}" if change.note else ""
+        typer.echo(f"  {change.what}: {mark}{note}")
+
+
+@app.command()
+def install(
+    tmux_socket: str | None = typer.Option(None, "--tmux-socket", help=_SOCKET_HELP),
+    key: str | None = typer.Option(
+        None, "--key", help="Prefix-table key for the popup (default: popup_key in config.toml)."
+    ),
+) -> None:
+    """Append mytty's segments to your pane-border and status formats and bind the popup key.
+
+    Idempotent; `mytty tmux uninstall` restores every option exactly.
+    """
+    from mytty.cli import main
+    from mytty.tmux.user_formats import TmuxCliError, install
+
+    cli = _cli(tmux_socket)
+    settings = tmux_settings()
+    try:
+        changes = install(
+            cli,
+            border=settings.pane_border_segment,
+            status=settings.status_segment,
+            key=key if key is not None else settings.popup_key,
+            python=sys.executable,
+            home=str(main._home().root),
+        )
+    except TmuxCliError as exc:
+        _die(ErrorCode.INVALID_REQUEST, f"tmux refused: {exc}")
+        return
+    typer.echo(f"mytty tmux install ({cli.argv[-1]}):")
+    _report(changes)
+
+
+@app.command()
+def uninstall(
+    tmux_socket: str | None = typer.Option(None, "--tmux-socket", help=_SOCKET_HELP),
+) -> None:
+    """Take out what `mytty tmux install` added, restoring your options byte for byte."""
+    from mytty.tmux.user_formats import TmuxCliError, uninstall
+
+    cli = _cli(tmux_socket)
+    try:
+        changes = uninstall(cli)
+    except TmuxCliError as exc:
+        _die(ErrorCode.INVALID_REQUEST, f"tmux refused: {exc}")
+        return
+    typer.echo(f"mytty tmux uninstall ({cli.argv[-1]}):")
+    _report(changes)

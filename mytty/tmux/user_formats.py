@@ -1,0 +1,284 @@
+"""`mytty tmux install` / `uninstall`: mytty's segments in the user's own tmux formats.
+
+Everything here runs the tmux CLI against one server (the controller's, or ``--tmux-socket``)
+and changes only global options, at run time (never a file):
+
+- a pane-border segment appended to ``pane-border-format`` (provider, state, label, need);
+- a status segment appended to ``status-right`` (the server's open attention items, shown only
+  when there are some), with ``status-right-length`` raised by the segment's width;
+- a key binding in the prefix table that opens the attention popup.
+
+Each option's value before the install is kept in a global user option
+``@mytty_saved_<option>``; uninstall puts it back byte for byte (when the format still ends
+with the segment) or cuts the segment out (when the user changed the format meanwhile), and
+removes the saved copy, so ``show-options -g`` reads exactly as before. A key that is already
+bound to something else is never taken over (install says so and binds nothing).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mytty.core.quoting import shell_quote
+
+#: Appended to pane-border-format: shown only on panes with agent state.
+BORDER_SEGMENT = (
+    "#{?@mytty_state, "
+    "#{?#{m:waiting-*,#{@mytty_state}},#[fg=yellow],"
+    "#{?#{m:failed,#{@mytty_state}},#[fg=red],"
+    "#{?#{m:running,#{@mytty_state}},#[fg=green],}}}"
+    "[#{@mytty_provider} #{@mytty_state}#{?@mytty_label, #{@mytty_label},}]"
+    "#{?@mytty_attention, #[reverse]#{@mytty_attention}#[noreverse],}#[default],}"
+)
+#: Appended to status-right: shown only while attention items are open.
+STATUS_SEGMENT = (
+    "#{?#{m:[1-9]*,#{@mytty_attention_total}},"
+    " #[reverse] attention #{@mytty_attention_total} #[noreverse],}"
+)
+#: How much wider status-right may get with the segment (" attention 999 " plus spacing).
+STATUS_EXTRA_LENGTH = 16
+SAVED_PREFIX = "@mytty_saved_"
+#: The key mytty bound (so uninstall unbinds that key, whatever the config says by then).
+SAVED_KEY = "@mytty_saved_popup_key"
+#: In the bound command: how a binding is recognised as mytty's own.
+POPUP_MARKER = "mytty.cli.popup"
+POPUP_TITLE = " mytty attention "
+
+
+class TmuxCliError(Exception):
+    """A tmux command failed (the message is tmux's)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One thing install or uninstall did (or found already done), for the report."""
+
+    what: str
+    done: bool
+    note: str = ""
+
+
+class TmuxCli:
+    """The tmux CLI of one server."""
+
+    def __init__(self, socket_path: str, tmux: str = "tmux") -> None:
+        self.argv = [tmux, "-S", socket_path]
+
+    def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        try:
+            out = subprocess.run(
+                [*self.argv, *args], capture_output=True, text=True, timeout=10, check=False
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise TmuxCliError(f"could not run tmux: {exc}") from None
+        if check and out.returncode != 0:
+            raise TmuxCliError(out.stderr.strip() or f"tmux {args[0]} failed")
+        return out
+
+    def global_option(self, name: str) -> str | None:
+        """A global option's value (None when a user option is unset)."""
+        out = self.run("show-options", "-gv", name, check=False)
+        if out.returncode != 0:
+            return None
+        return out.stdout[:-1] if out.stdout.endswith("\n") else out.stdout
+
+    def set_global(self, name: str, value: str) -> None:
+        self.run("set-option", "-g", name, value)
+
+    def unset_global(self, name: str) -> None:
+        self.run("set-option", "-gu", name, check=False)
+
+    def show_global(self) -> str:
+        """``show-options -g``, as a human would read it (the install/uninstall check)."""
+        return self.run("show-options", "-g").stdout
+
+    def binding(self, key: str) -> str | None:
+        """The prefix-table binding of ``key`` as ``list-keys`` prints it (None: unbound)."""
+        out = self.run("list-keys", "-T", "prefix", key, check=False)
+        return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def _saved_name(option: str) -> str:
+    return SAVED_PREFIX + option.replace("-", "_")
+
+
+def _append(cli: TmuxCli, option: str, segment: str, what: str) -> Change:
+    current = cli.global_option(option) or ""
+    if segment in current:
+        return Change(what, False, "already installed")
+    cli.set_global(_saved_name(option), current)
+    cli.set_global(option, current + segment)
+    return Change(what, True)
+
+
+def _remove(cli: TmuxCli, option: str, segment: str, what: str) -> Change:
+    saved_name = _saved_name(option)
+    saved = cli.global_option(saved_name)
+    current = cli.global_option(option) or ""
+    note = ""
+    if saved is not None and current == saved + segment:
+        cli.set_global(option, saved)
+    elif segment in current:
+        cli.set_global(option, current.replace(segment, "", 1))
+        note = "the format had changed since install: only the segment was cut out"
+    else:
+        cli.unset_global(saved_name)
+        return Change(what, False, "not installed")
+    cli.unset_global(saved_name)
+    return Change(what, True, note)
+
+
+def popup_command(python: str, home: str) -> str:
+    """The shell command the popup runs (an absolute interpreter and home: the popup's
+    environment is tmux's, which need not have mytty on PATH or MYTTY_HOME set)."""
+    return f"MYTTY_HOME={shell_quote(home)} exec {shell_quote(python)} -m {POPUP_MARKER}"
+
+
+def install(
+    cli: TmuxCli,
+    *,
+    border: bool,
+    status: bool,
+    key: str | None,
+    python: str,
+    home: str,
+) -> list[Change]:
+    changes: list[Change] = []
+    if border:
+        changes.append(_append(cli, "pane-border-format", BORDER_SEGMENT, "pane-border segment"))
+        if cli.global_option("pane-border-status") == "off":
+            changes.append(
+                Change(
+                    "pane borders",
+                    False,
+                    "pane-border-status is off, so borders show no text: "
+                    "`set -g pane-border-status top` in your tmux.conf shows the segment",
+                )
+            )
+    if status:
+        change = _append(cli, "status-right", STATUS_SEGMENT, "status segment")
+        if change.done:
+            length = cli.global_option("status-right-length") or "40"
+            cli.set_global(_saved_name("status-right-length"), length)
+            cli.set_global("status-right-length", str(int(length) + STATUS_EXTRA_LENGTH))
+        changes.append(change)
+    if key:
+        changes.append(_bind(cli, key, python, home))
+    return changes
+
+
+def _bind(cli: TmuxCli, key: str, python: str, home: str) -> Change:
+    what = f"popup key (prefix {key})"
+    existing = cli.binding(key)
+    if existing is not None and POPUP_MARKER not in existing:
+        return Change(
+            what,
+            False,
+            f"prefix {key} is already bound ({existing}); choose another key "
+            "(`--key`, or popup_key under [tmux] in config.toml)",
+        )
+    previous = cli.global_option(SAVED_KEY)
+    if existing is not None and previous == key:
+        return Change(what, False, "already installed")
+    if previous and previous != key:  # the key changed in the config: move the binding
+        old = cli.binding(previous)
+        if old is not None and POPUP_MARKER in old:
+            cli.run("unbind-key", "-T", "prefix", previous)
+    cli.run(
+        "bind-key",
+        "-T",
+        "prefix",
+        key,
+        "display-popup",
+        "-E",
+        "-w",
+        "90%",
+        "-h",
+        "60%",
+        "-T",
+        POPUP_TITLE,
+        popup_command(python, home),
+    )
+    cli.set_global(SAVED_KEY, key)
+    return Change(what, True)
+
+
+def uninstall(cli: TmuxCli) -> list[Change]:
+    changes = [
+        _remove(cli, "pane-border-format", BORDER_SEGMENT, "pane-border segment"),
+    ]
+    status = _remove(cli, "status-right", STATUS_SEGMENT, "status segment")
+    length_name = _saved_name("status-right-length")
+    length = cli.global_option(length_name)
+    if length is not None:
+        cli.set_global("status-right-length", length)
+        cli.unset_global(length_name)
+    changes.append(status)
+    key = cli.global_option(SAVED_KEY)
+    if key:
+        existing = cli.binding(key)
+        if existing is not None and POPUP_MARKER in existing:
+            cli.run("unbind-key", "-T", "prefix", key)
+            changes.append(Change(f"popup key (prefix {key})", True))
+        cli.unset_global(SAVED_KEY)
+    else:
+        changes.append(Change("popup key", False, "not installed"))
+    return changes
+
+
+def jump(cli: TmuxCli, client: str | None, pane: str) -> None:
+    """Bring ``client`` (or tmux's best guess) to ``pane``, across sessions."""
+    target = ["-c", client] if client else []
+    cli.run(
+        "switch-client",
+        *target,
+        "-t",
+        pane,
+        ";",
+        "select-window",
+        "-t",
+        pane,
+        ";",
+        "select-pane",
+        "-t",
+        pane,
+    )
+
+
+def this_client(cli: TmuxCli) -> str | None:
+    """The client a popup belongs to: tmux's current client for a command run inside it."""
+    out = cli.run("display-message", "-p", "#{client_name}", check=False)
+    name = out.stdout.strip()
+    return name or None
+
+
+PANE_FORMAT_FIELDS: Sequence[str] = (
+    "pane_id",
+    "session_name",
+    "window_index",
+    "pane_index",
+    "@mytty_surface",
+    "@mytty_provider",
+    "@mytty_state",
+    "@mytty_job",
+    "@mytty_label",
+    "@mytty_note",
+    "@mytty_attention",
+    "@mytty_since",
+    "pane_current_command",
+)
+
+
+def published_panes(cli: TmuxCli) -> list[dict[str, str]]:
+    """Every pane with the published ``@mytty_*`` options (one ``list-panes``, no controller)."""
+    sep = "\x1f"
+    fmt = sep.join("#{" + f + "}" for f in PANE_FORMAT_FIELDS)
+    out = cli.run("list-panes", "-a", "-F", fmt)
+    rows = []
+    for line in out.stdout.splitlines():
+        parts = line.split(sep)
+        if len(parts) == len(PANE_FORMAT_FIELDS):
+            rows.append(dict(zip(PANE_FORMAT_FIELDS, parts, strict=True)))
+    return rows
