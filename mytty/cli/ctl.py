@@ -127,7 +127,8 @@ def parse_args(command: spec.Command, tokens: list[str]) -> spec.Values:
             flags.add(opt.flag)
         i += 1
     required = sum(1 for a in command.args if not a.optional)
-    if not required <= len(positionals) <= len(command.args):
+    most = len(positionals) if command.args and command.args[-1].variadic else len(command.args)
+    if not required <= len(positionals) <= most:
         _fail("usage", usage())
     return spec.Values(positionals, options, flags, fail)
 

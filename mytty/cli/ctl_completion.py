@@ -91,6 +91,8 @@ def candidates(words: list[str]) -> list[str]:
         return _values(pending.metavar or "", pending.kind, pending.choices)
     if current.startswith("-"):
         return [o.flag for o in command.options if o.flag not in used] + ["--help"]
+    if command.args and command.args[-1].variadic:
+        positionals = min(positionals, len(command.args) - 1)
     if positionals < len(command.args):
         arg = command.args[positionals]
         return _values(arg.metavar, arg.kind, arg.choices)

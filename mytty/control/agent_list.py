@@ -1,58 +1,129 @@
-"""``listAgents``: every job this controller knows, oldest first (an addition to the original).
+"""``listAgents``: the jobs this controller knows, oldest first (an addition to the original).
 
 Jobs are stored, so the list survives a restart (unfinished jobs and the newest finished
-ones: ``mytty.daemon.jobs.FINISHED_JOBS_IN_MEMORY``). Shell
-completion of job ids uses it (``mytty-ctl completion``).
+ones: ``mytty.daemon.jobs.FINISHED_JOBS_IN_MEMORY``). By default a caller in a mytty pane sees
+the jobs it leads (so a lead that lost its context recovers its own workers); ``--all`` lists
+every lead's. Shell completion of job ids uses it (``mytty-ctl completion``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from mytty.control.spec import Command
+from mytty.control.spec import LIST, Command, Option, Values
 from mytty.core import codes
 
 if TYPE_CHECKING:
     from mytty.control.base import Request
-    from mytty.control.ports import JobStore
+    from mytty.control.ports import JobStore, PaneFacts
     from mytty.protocol.replies import AgentJobsReply
 
-    class AgentListContext(JobStore, Protocol):
+    class AgentListContext(JobStore, PaneFacts, Protocol):
         """What ``agent_list`` uses of the controller."""
+
+
+#: The job states ``--state`` accepts (the values of ``core.jobs.AgentJobState``; a test pins
+#: them), as plain strings so ``mytty-ctl`` checks them without importing the tracker.
+JOB_STATES: tuple[str, ...] = (
+    "launching",
+    "running",
+    "waiting-input",
+    "waiting-approval",
+    "succeeded",
+    "failed",
+    "disconnected",
+    "launch-failed",
+    "lost",
+)
+
+
+def _client(request: dict[str, object], values: Values) -> None:
+    states = request.get("states")
+    if isinstance(states, list):
+        for state in states:
+            if state not in JOB_STATES:
+                values.fail("usage", f"--state: unknown job state {state!r}")
+    return None
 
 
 COMMAND = Command(
     name="agent list",
     wire="listAgents",
-    summary="every job this controller knows, oldest first",
+    summary="the jobs you lead (or every job: --all), oldest first",
+    options=(
+        Option(
+            "--state",
+            "LIST",
+            "states",
+            "only jobs in these states (comma-separated, e.g. running,waiting-approval)",
+            kind=LIST,
+        ),
+        Option("--label", "L", "label", "only jobs with this label"),
+        Option("--all", None, "allLeads", "every lead's jobs, not only yours"),
+    ),
+    client=_client,
     errors=(codes.INVALID_REQUEST,),
     guide="""\
-Every job, oldest first ({"type":"agentJobs","jobs":[...]}); jobs survive a controller restart.
-Only the newest 500 finished jobs are listed (an older one still answers by its id).""",
+Your jobs, oldest first ({"type":"agentJobs","jobs":[...]}): the jobs spawned from your pane.
+Lost track after a context compaction? agent list shows every worker you started, with its
+state, label and key; jobs survive a controller restart. --state running,waiting-approval
+and --label L filter; --all lists every lead's jobs. Only the newest 500 finished jobs are
+listed (an older one still answers by its id).""",
     doc="""
-Every job the controller knows, oldest first, each as a [job snapshot](#the-job-snapshot)
+The jobs the controller knows, oldest first, each as a [job snapshot](#the-job-snapshot)
 reconciled against the current runs (so a job whose pane is gone shows as `lost`). Jobs are
 stored and survive a controller restart; the list holds every unfinished job and the newest
 500 finished ones (an older finished job still answers `agent wait`/`result` by its id). An
-addition to the original, which had no way to
-list jobs.
+addition to the original, which had no way to list jobs.
 
-Request `{"type":"listAgents"}`. Reply `{"jobs":[{…snapshot…}],"type":"agentJobs"}`.
+**Whose jobs**: called from a mytty pane (found from the caller's process ancestry), the list
+holds the jobs that pane leads — the jobs spawned from it (see `--key` under
+[`agent spawn`](#agent-spawn) for how the lead is found). Called from outside every mytty pane
+(a terminal of your own, a script), it holds every job. `--all` lists every job from
+anywhere. `--state` (comma-separated job states; an unknown one is a `usage` error) and
+`--label` (exact match) narrow it further.
+
+Request `{"type":"listAgents","states":["running"],"label"?:"scan-a","allLeads":false}` (all
+fields optional). Reply `{"jobs":[{…snapshot…}],"type":"agentJobs"}`.
 """,
 )
 
 
 class Params:
-    """This request has no fields."""
+    """The request's fields, typed (read-only by convention)."""
 
-    __slots__ = ()
+    __slots__ = ("peer_pid", "states", "label", "all_leads")
+
+    def __init__(
+        self, peer_pid: int, states: frozenset[str], label: str | None, all_leads: bool
+    ) -> None:
+        self.peer_pid = peer_pid
+        self.states = states
+        self.label = label
+        self.all_leads = all_leads
 
 
 def parse(request: Request) -> Params:
-    return Params()
+    from mytty.core.errors import ErrorCode, MyttyError
+
+    states = frozenset(request.str_list("states"))
+    unknown = sorted(states - frozenset(JOB_STATES))
+    if unknown:
+        raise MyttyError(ErrorCode.INVALID_REQUEST, f"unknown job state {unknown[0]!r}")
+    return Params(
+        request.peer_pid, states, request.opt_str("label"), request.bool("allLeads", False)
+    )
 
 
 async def handle(ctx: AgentListContext, params: Params) -> AgentJobsReply:
     from mytty.protocol import wire
 
-    return wire.agent_jobs_reply(ctx.jobs.snapshot(ctx.jobs.current(i)) for i in ctx.jobs.ids())
+    lead = None if params.all_leads else ctx.caller_surface(params.peer_pid)
+    jobs = [ctx.jobs.current(i) for i in ctx.jobs.ids()]
+    return wire.agent_jobs_reply(
+        ctx.jobs.snapshot(job)
+        for job in jobs
+        if (lead is None or job.lead == lead)
+        and (not params.states or job.state.value in params.states)
+        and (params.label is None or job.label == params.label)
+    )

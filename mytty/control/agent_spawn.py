@@ -24,8 +24,12 @@ if TYPE_CHECKING:
         PaneDirectory,
         PaneFactory,
         PaneFacts,
+        PaneView,
         RunWaiter,
     )
+    from mytty.core.errors import ErrorCode
+    from mytty.core.events import WorkerProvider
+    from mytty.core.jobs import SpawnTags
     from mytty.protocol.replies import AgentJobReply
 
     class SpawnContext(
@@ -144,6 +148,20 @@ COMMAND = Command(
         ),
         Option("--label", "L", "label", "a name shown in job snapshots"),
         Option("--worktree", "BRANCH", "worktreeBranch", "run in a git worktree for BRANCH"),
+        Option(
+            "--key",
+            "K",
+            "key",
+            "idempotency key: when this lead already has a job for K, return it "
+            '(`"reused": true`) instead of starting another worker',
+        ),
+        Option(
+            "--notify-lead",
+            None,
+            "notifyLead",
+            "tell the lead agent at its next turn when this job ends or needs attention "
+            "(through the lead's own hooks)",
+        ),
     ),
     wire_order=(
         "provider",
@@ -154,6 +172,8 @@ COMMAND = Command(
         "model",
         "label",
         "worktreeBranch",
+        "key",
+        "notifyLead",
         "cwd",
         "callerWorkingDirectory",
     ),
@@ -191,6 +211,12 @@ appended to every task.
 --model M passes the provider's own model flag.
 --cwd: defaults to your pane's current directory as tmux reports it, not your process's
   cwd. If you moved (e.g. into a worktree), pass --cwd "$PWD".
+--key K makes the spawn idempotent: if you (this pane) already spawned a job with key K,
+  its job comes back with "reused": true and no new worker starts (after a context
+  compaction, spawn again with the same key instead of guessing). The same key with a
+  different task or provider is invalid-request. Keys are stored with the jobs.
+--notify-lead: when the job ends or needs attention, you are told at your next turn
+  (Claude Code: context added to your next prompt); see `agent list` to recover jobs.
 --worktree BRANCH runs the worker in <repo parent>/<repo>-worktrees/<branch, "/" → "-">
   (created from HEAD, or an existing local branch; reused if already registered). Only
   worktrees mytty created are ever removed, by `mytty worktree gc` or agent close
@@ -266,7 +292,7 @@ controller's — else the spawn fails at once with `provider-binary-not-found` a
 Request:
 
 ```json
-{"type":"spawnAgent","provider":"claude","direction":"auto","task":"…","anchorPaneID"?:"<UUID>","access"?:"review","model"?:"sonnet","label"?:"scan-a","worktreeBranch"?:"feat/x","cwd"?:"/abs/dir","callerWorkingDirectory":"/abs/dir"}
+{"type":"spawnAgent","provider":"claude","direction":"auto","task":"…","anchorPaneID"?:"<UUID>","access"?:"review","model"?:"sonnet","label"?:"scan-a","worktreeBranch"?:"feat/x","key"?:"scan-a","notifyLead":false,"cwd"?:"/abs/dir","callerWorkingDirectory":"/abs/dir"}
 ```
 
 Reply:
@@ -274,6 +300,22 @@ Reply:
 ```json
 {"job":{"jobID":{"rawValue":"04AA9DA1-F255-412D-808A-A53E2525DB4F"},"label":"scan-a","message":null,"paneID":{"rawValue":"201841B5-2A1E-41BE-93CD-775F48479797"},"provider":"claude","runID":null,"sessionID":null,"state":"launching"},"type":"agentJob"}
 ```
+
+**Idempotent spawn** (`--key K`, a mytty addition). The key is scoped to the *lead*: the pane
+of the process that ran `mytty-ctl agent spawn` (found from its process ancestry, like
+`env`), or, when the caller runs in no mytty pane, the anchor pane; with neither, one shared
+scope for callers outside mytty. When the lead already has a job with key `K`, that job's
+snapshot comes back (reconciled now, whatever its state) with `"reused": true`, and nothing
+else happens: no pane, no checks of provider, cwd or access. A new keyed spawn answers
+`"reused": false`. The same key with a different task or provider is `invalid-request`
+("key K already names job … with a different task"). A `lost` job (its pane is gone) frees its
+key, so the next spawn with it starts a new worker. Keys are stored with the jobs: they hold
+across controller restarts, and for finished jobs no longer kept in memory. Two spawns with
+the same key at the same time make one worker (the second waits for the first and reuses
+its job). A key is 1–100 characters without control characters (`invalid-request`).
+
+**Results pushed to the lead** (`--notify-lead`, a mytty addition): see
+[Lead notices](#lead-notices).
 
 `--label` is at most 100 characters without control characters (`invalid-label`); `--model`
 is non-empty, at most 100 characters, without spaces or control characters (`invalid-model`).
@@ -298,6 +340,8 @@ class Params:
         "cwd",
         "caller_cwd",
         "branch",
+        "key",
+        "notify_lead",
     )
 
     def __init__(
@@ -313,6 +357,8 @@ class Params:
         cwd: str | None,
         caller_cwd: str | None,
         branch: str | None,
+        key: str | None = None,
+        notify_lead: bool = False,
     ) -> None:
         self.peer_pid = peer_pid
         self.provider = provider
@@ -325,6 +371,8 @@ class Params:
         self.cwd = cwd
         self.caller_cwd = caller_cwd
         self.branch = branch
+        self.key = key
+        self.notify_lead = notify_lead
 
 
 def parse(request: Request) -> Params:
@@ -340,35 +388,72 @@ def parse(request: Request) -> Params:
         request.opt_str("cwd"),
         request.opt_str("callerWorkingDirectory"),
         request.opt_str("worktreeBranch"),
+        request.opt_str("key"),
+        request.bool("notifyLead", False),
     )
+
+
+def _check(problem: str | None, code: ErrorCode) -> None:
+    from mytty.core.errors import MyttyError
+
+    if problem is not None:
+        raise MyttyError(code, problem)
 
 
 async def handle(ctx: SpawnContext, params: Params) -> AgentJobReply:
-    from mytty.control.split import place_worker_from
+    from mytty.core import jobs as core_jobs
     from mytty.core.errors import ErrorCode, MyttyError
     from mytty.core.events import WorkerProvider
-    from mytty.core.ids import SurfaceId
-    from mytty.core.launch import build_launch_argv, launch_command
-    from mytty.core.layout import WORKERS_WINDOW
-    from mytty.core.validation import (
-        validate_label,
-        validate_model,
-        validate_task,
-        validate_worktree_branch,
-    )
+    from mytty.core.validation import validate_key, validate_label, validate_model, validate_task
     from mytty.protocol import wire
-
-    def check(problem: str | None, code: ErrorCode) -> None:
-        if problem is not None:
-            raise MyttyError(code, problem)
 
     provider = WorkerProvider(params.provider)
     anchor = ctx.require_pane(params.anchor_id) if params.anchor_id else None
-    check(validate_task(params.task), ErrorCode.INVALID_TASK)
+    _check(validate_task(params.task), ErrorCode.INVALID_TASK)
     if params.label is not None:
-        check(validate_label(params.label), ErrorCode.INVALID_LABEL)
+        _check(validate_label(params.label), ErrorCode.INVALID_LABEL)
     if params.model is not None:
-        check(validate_model(params.model), ErrorCode.INVALID_MODEL)
+        _check(validate_model(params.model), ErrorCode.INVALID_MODEL)
+    # The lead: the caller's own pane; a caller outside mytty's panes leads from its anchor.
+    lead = ctx.caller_surface(params.peer_pid) or (anchor.surface_id if anchor else None)
+    digest = core_jobs.spawn_digest(provider, params.task)
+    tags = core_jobs.SpawnTags(
+        key=params.key, spawn_digest=digest, lead=lead, notify_lead=params.notify_lead
+    )
+    if params.key is None:
+        return await _spawn_new(ctx, params, provider, anchor, tags)
+    _check(validate_key(params.key), ErrorCode.INVALID_REQUEST)
+    async with ctx.jobs.key_lock(lead, params.key):
+        existing = ctx.jobs.keyed(lead, params.key)
+        if existing is None:
+            return await _spawn_new(ctx, params, provider, anchor, tags)
+    if existing.spawn_digest != digest:
+        label = f" ({existing.label})" if existing.label else ""
+        raise MyttyError(
+            ErrorCode.INVALID_REQUEST,
+            f"key {params.key!r} already names job {existing.job_id}{label}, "
+            f"{existing.state.value}, spawned with a different task or provider; "
+            "use another key, or the same task to get that job back",
+        )
+    return wire.agent_job_reply(ctx.jobs.snapshot(existing), reused=True)
+
+
+async def _spawn_new(
+    ctx: SpawnContext,
+    params: Params,
+    provider: WorkerProvider,
+    anchor: PaneView | None,
+    tags: SpawnTags,
+) -> AgentJobReply:
+    from mytty.control.split import place_worker_from
+    from mytty.core.errors import ErrorCode, MyttyError
+    from mytty.core.ids import SurfaceId
+    from mytty.core.launch import build_launch_argv, launch_command
+    from mytty.core.layout import WORKERS_WINDOW
+    from mytty.core.validation import validate_worktree_branch
+    from mytty.protocol import wire
+
+    check = _check
     await ctx.spawn_preflight(provider)
     ctx.binary_preflight(provider, anchor, params.peer_pid)
 
@@ -439,7 +524,7 @@ async def handle(ctx: SpawnContext, params: Params) -> AgentJobReply:
 
     baseline = [r.id for r in ctx.hub.book.runs_for(pane.surface_id, provider.agent_provider)]
     try:
-        job = await ctx.jobs.spawn(pane.surface_id, provider, params.label, baseline)
+        job = await ctx.jobs.spawn(pane.surface_id, provider, params.label, baseline, tags)
     except MyttyError as exc:
         # No half job: a worker nobody can reach by a job id is closed again.
         try:
@@ -449,4 +534,5 @@ async def handle(ctx: SpawnContext, params: Params) -> AgentJobReply:
         raise MyttyError(exc.code, f"{exc.message}; the worker's pane was closed") from None
     if params.branch is not None:
         await ctx.worktree_used(cwd, job.job_id)  # what `agent close --remove-worktree` finds
-    return wire.agent_job_reply(ctx.jobs.snapshot(job), placement=note)
+    reused = False if tags.key is not None else None
+    return wire.agent_job_reply(ctx.jobs.snapshot(job), placement=note, reused=reused)

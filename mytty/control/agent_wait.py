@@ -1,10 +1,14 @@
-"""``waitAgent``: block until the job's own run is running, needs attention, or is completed."""
+"""``waitAgent``: block until the job's own run is running, needs attention, or is completed.
+
+Several jobs at once (``agent wait A B C --any|--all``, a mytty addition): one wait registered
+on each job's pane (so only those panes' changes wake it), answering with every job's snapshot.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol, cast
 
-from mytty.control.spec import JOB_ARG, Command, Option, timeout_option
+from mytty.control.spec import JOB, JOB_ARG, Arg, Command, Option, Values, timeout_option
 from mytty.core import codes, vocab
 from mytty.core.vocab import JOB_WAIT_CONDITIONS
 from mytty.protocol.limits import MAX_WAIT_S
@@ -21,25 +25,54 @@ if TYPE_CHECKING:
 
 
 DEFAULT_TIMEOUT_S = vocab.DEFAULT_WAIT_TIMEOUT_S
+#: How many jobs one wait may name.
+MAX_JOBS = 256
+ANY, ALL = "any", "all"
+MATCHES = (ANY, ALL)
+
+
+def _client(request: dict[str, object], values: Values) -> None:
+    """Several jobs (or --any/--all): send them all as ``jobIDs`` with ``match``."""
+    jobs = values.positionals
+    match = [flag[2:] for flag in ("--any", "--all") if flag in values.flags]
+    if len(match) > 1:
+        values.fail("usage", "give --any or --all, not both")
+    if len(jobs) > 1 and not match:
+        values.fail("usage", "several jobs need --any (the first to satisfy) or --all")
+    if len(jobs) > MAX_JOBS:
+        values.fail("usage", f"at most {MAX_JOBS} jobs in one wait")
+    if match:
+        request["jobIDs"] = [{"rawValue": job} for job in jobs]
+        request["match"] = match[0]
+    return None
+
 
 COMMAND = Command(
     name="agent wait",
     wire="waitAgent",
     summary="wait for the run this job started (running, attention, completed)",
-    args=(JOB_ARG,),
+    heading="agent wait JOB [JOB…] [--any | --all] --until running|attention|completed",
+    args=(
+        JOB_ARG,
+        Arg("JOB", None, "more jobs (with --any or --all)", kind=JOB, optional=True, variadic=True),
+    ),
     options=(
         Option(
             "--until",
             "CONDITION",
             "until",
-            "running: the run started; attention: it waits for input or approval; "
+            "running: the run started; attention: it waits for input or approval (or it ended); "
             "completed: it ended",
             choices=JOB_WAIT_CONDITIONS,
             required=True,
         ),
+        Option("--any", None, None, "several jobs: return once one of them satisfies --until"),
+        Option("--all", None, None, "several jobs: return once every one of them satisfies it"),
         timeout_option(DEFAULT_TIMEOUT_S, MAX_WAIT_S),
     ),
     wait_key="timeoutSeconds",
+    wire_order=("jobID", "jobIDs", "match", "until", "timeoutSeconds"),
+    client=_client,
     errors=(
         codes.JOB_NOT_FOUND,
         codes.PROVIDER_INTEGRATION_NOT_INSTALLED,
@@ -54,7 +87,10 @@ missing from PATH fails the spawn at once with provider-binary-not-found). Runs 
 integration, so check `mytty-ctl integration list` first: without hooks a job can only
 end launch-failed (native run estimation is not in this version). attention (waiting for
 input or approval) needs the provider's hook integration and fails at once with
-provider-integration-not-installed when it is missing.""",
+provider-integration-not-installed when it is missing. attention also returns (timedOut
+false) once the job has ended: check job.state.
+Several jobs: agent wait A B C --any --until completed returns as soon as one is completed,
+--all once all are; the reply adds "jobs" (every snapshot, in the order given).""",
     doc=f"""
 Blocks until the job meets the condition or the timeout passes (default
 {int(DEFAULT_TIMEOUT_S)} s; negative counts as 0, more than a week as a week).
@@ -62,8 +98,23 @@ Blocks until the job meets the condition or the timeout passes (default
 | `--until` | satisfied by |
 |---|---|
 | `running` | any state except `launching` (including `launch-failed` and `lost`, so the wait ends) |
-| `attention` | `waiting-input`, `waiting-approval` |
+| `attention` | `waiting-input`, `waiting-approval`, or a terminal state (see below) |
 | `completed` | a terminal state |
+
+**Difference from the original**: `--until attention` also returns, with `"timedOut": false`,
+when the job is terminal (`succeeded`, `failed`, `disconnected`, `launch-failed`, `lost`): an
+ended job can no longer need attention without a follow-up, so waiting on would only run into
+the timeout. Read `job.state` to tell the two apart.
+
+**Several jobs** (a mytty addition): `agent wait A B C --any --until completed` returns as
+soon as one of the jobs satisfies `--until`, `--all` once every one does (each is checked
+against the condition on its own; a job that already satisfies it counts at once). One wait
+is registered on each job's pane, so only changes of those panes wake it. Several jobs need
+`--any` or `--all` (`usage` otherwise); at most 256, and an unknown one is `job-not-found`
+before waiting. The request carries them as `"jobIDs"` (with `"jobID"` the first one) and
+`"match":"any"|"all"`; the reply adds `"jobs"`, every job's snapshot in the order given, and
+its `"job"` is the job that decided it: for `--any` the first in that order that satisfies,
+for `--all` the last in that order (on a timeout, the first that does not satisfy).
 
 `--until attention` fails at once with `provider-integration-not-installed` when the job's
 provider has no hook integration. Cursor never reports input requests; its approval requests
@@ -71,6 +122,8 @@ are estimated about 10 s after a tool call stalls.
 
 Request `{{"type":"waitAgent","jobID":{{"rawValue":"<UUID>"}},"until":"completed","timeoutSeconds":900}}`.
 Reply `{{"job":{{…snapshot…}},"timedOut":false,"type":"agentWaitResult"}}`.
+Several jobs: request `{{"type":"waitAgent","jobID":{{"rawValue":"A"}},"jobIDs":[{{"rawValue":"A"}},{{"rawValue":"B"}}],"match":"any","until":"completed","timeoutSeconds":900}}`,
+reply `{{"job":{{…}},"jobs":[{{…}},{{…}}],"timedOut":false,"type":"agentWaitResult"}}`.
 """,
 )
 
@@ -78,19 +131,44 @@ Reply `{{"job":{{…snapshot…}},"timedOut":false,"type":"agentWaitResult"}}`.
 class Params:
     """The request's fields, typed (read-only by convention)."""
 
-    __slots__ = ("job_id", "until", "timeout_s")
+    __slots__ = ("job_id", "until", "timeout_s", "job_ids", "match")
 
-    def __init__(self, job_id: str, until: str, timeout_s: float) -> None:
+    def __init__(
+        self,
+        job_id: str,
+        until: str,
+        timeout_s: float,
+        job_ids: list[str] | None = None,
+        match: str | None = None,
+    ) -> None:
         self.job_id = job_id
         self.until = until
         self.timeout_s = timeout_s
+        #: Several jobs (None: the original's one-job wait and reply).
+        self.job_ids = job_ids
+        self.match = match
 
 
 def parse(request: Request) -> Params:
+    from mytty.core.errors import ErrorCode, MyttyError
+
+    job_ids: list[str] | None = None
+    match: str | None = None
+    if request.has("jobIDs"):
+        raw = request.list("jobIDs")
+        if not raw or len(raw) > MAX_JOBS:
+            raise MyttyError(
+                ErrorCode.INVALID_REQUEST, f"field 'jobIDs' must list 1 to {MAX_JOBS} jobs"
+            )
+        job_ids = [request.raw_id_of("jobIDs", item) for item in raw]
+        match = request.choice("match", MATCHES, None)
+    job_id = request.raw_id("jobID") if request.has("jobID") or job_ids is None else job_ids[0]
     return Params(
-        request.raw_id("jobID"),
+        job_id,
         request.choice("until", JOB_WAIT_CONDITIONS, None),
         request.seconds("timeoutSeconds", DEFAULT_TIMEOUT_S, MAX_WAIT_S),
+        job_ids,
+        match,
     )
 
 
@@ -99,16 +177,47 @@ async def handle(ctx: AgentWaitContext, params: Params) -> AgentWaitResultReply:
     from mytty.core.vocab import ATTENTION
     from mytty.protocol import wire
 
-    job = ctx.jobs.current(params.job_id)
-    if params.until == ATTENTION:
-        await ctx.job_attention_preflight(job)
-
     until = cast("JobWaitCondition", params.until)  # parse() checked it is one of them
+    if params.job_ids is None:
+        job = ctx.jobs.current(params.job_id)
+        if params.until == ATTENTION:
+            await ctx.job_attention_preflight(job)
 
-    def probe() -> AgentJob | None:
-        current = ctx.jobs.current(params.job_id)
-        return current if core_jobs.satisfies(current, until) else None
+        def probe() -> AgentJob | None:
+            current = ctx.jobs.current(params.job_id)
+            return current if core_jobs.satisfies(current, until) else None
 
-    found, timed_out = await ctx.hub.wait_until(probe, params.timeout_s, surface_id=job.surface_id)
-    final = found if found is not None else ctx.jobs.current(params.job_id)
-    return wire.agent_wait_result(ctx.jobs.snapshot(final), timed_out)
+        found, timed_out = await ctx.hub.wait_until(
+            probe, params.timeout_s, surface_id=job.surface_id
+        )
+        final = found if found is not None else ctx.jobs.current(params.job_id)
+        return wire.agent_wait_result(ctx.jobs.snapshot(final), timed_out)
+
+    ids = list(dict.fromkeys(params.job_ids))  # a job named twice counts once
+    jobs = [ctx.jobs.current(i) for i in ids]  # job-not-found before waiting
+    if params.until == ATTENTION:
+        for job in jobs:
+            await ctx.job_attention_preflight(job)
+    want_all = params.match == ALL
+
+    def decided(now: list[AgentJob]) -> AgentJob | None:
+        met = [j for j in now if core_jobs.satisfies(j, until)]
+        if want_all:
+            return met[-1] if len(met) == len(now) else None
+        return met[0] if met else None
+
+    latest: list[list[AgentJob]] = [jobs]
+
+    def probe_many() -> AgentJob | None:
+        latest[0] = [ctx.jobs.current(i) for i in ids]
+        return decided(latest[0])
+
+    found_job, timed_out = await ctx.hub.wait_until(
+        probe_many, params.timeout_s, surface_ids=[j.surface_id for j in jobs]
+    )
+    now = latest[0]
+    if found_job is None:
+        found_job = next((j for j in now if not core_jobs.satisfies(j, until)), now[0])
+    return wire.agent_wait_many_result(
+        ctx.jobs.snapshot(found_job), [ctx.jobs.snapshot(j) for j in now], timed_out
+    )

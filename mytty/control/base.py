@@ -96,9 +96,18 @@ class Request:
             raise self._bad(key, "must be a list of strings")
         return value
 
+    def list(self, key: builtins.str) -> builtins.list[object]:
+        value = self._obj.get(key)
+        if not isinstance(value, builtins.list):
+            raise self._bad(key, "must be a list")
+        return value
+
     def raw_id(self, key: builtins.str) -> builtins.str:
         """A ``{"rawValue": UUID}`` id, returned as the uppercase UUID (or the raw text)."""
-        value = self._obj.get(key)
+        return self.raw_id_of(key, self._obj.get(key))
+
+    def raw_id_of(self, key: builtins.str, value: object) -> builtins.str:
+        """:meth:`raw_id` of a value read from ``key`` (for instance, an item of a list)."""
         if isinstance(value, dict):
             value = value.get("rawValue")
         if not isinstance(value, str):

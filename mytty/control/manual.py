@@ -23,6 +23,8 @@ _WIDTH = 96
 
 def _arg_shown(arg: Arg) -> str:
     word = "|".join(arg.choices) if arg.choices else arg.metavar
+    if arg.variadic:
+        word += "…"
     return f"[{word}]" if arg.optional else word
 
 

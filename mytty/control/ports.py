@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # types only: importing the ports loads none of these
     from mytty.core.attention import AttentionBook
     from mytty.core.events import AgentProvider, WorkerProvider
     from mytty.core.ids import RunId, SurfaceId, TmuxPaneId
-    from mytty.core.jobs import AgentJob
+    from mytty.core.jobs import AgentJob, SpawnTags
     from mytty.core.ledger import EventLedger
     from mytty.core.notes import StatusNotes
     from mytty.core.runs import RunBook
@@ -158,10 +158,12 @@ class AgentState(Protocol):
         *,
         surface_id: str | None = None,
         after_sequence: int | None = None,
+        surface_ids: Collection[str] | None = None,
     ) -> tuple[T | None, bool]:
         """Re-run ``probe`` on every change until it returns non-None: (value, timed_out).
 
-        ``surface_id``: only that pane's changes can alter the answer (None: any change).
+        ``surface_id``: only that pane's changes can alter the answer (None: any change);
+        ``surface_ids``: only those panes' changes can.
         ``after_sequence``: only a ledger tip past this cursor can change the answer.
         """
         ...
@@ -191,8 +193,17 @@ class JobBook(Protocol):
         provider: WorkerProvider,
         label: str | None,
         baseline: Iterable[RunId],
+        tags: SpawnTags | None = None,
     ) -> AgentJob:
         """:meth:`start`, committed to the store before it returns (``spawn-failed`` if not)."""
+        ...
+
+    def key_lock(self, lead: SurfaceId | None, key: str) -> AbstractAsyncContextManager[None]:
+        """Held by an ``agent spawn --key`` from its look-up until its job is stored."""
+        ...
+
+    def keyed(self, lead: SurfaceId | None, key: str) -> AgentJob | None:
+        """The newest job of ``lead`` with ``key`` that still holds it (reconciled now)."""
         ...
 
     def current(self, job_id: str) -> AgentJob:

@@ -38,7 +38,17 @@ USAGE = "usage"  # the code of a malformed command line
 class Arg:
     """A positional argument. ``wire`` is its request key (None: the CLI only uses it)."""
 
-    __slots__ = ("choices", "code", "default", "help", "kind", "metavar", "optional", "wire")
+    __slots__ = (
+        "choices",
+        "code",
+        "default",
+        "help",
+        "kind",
+        "metavar",
+        "optional",
+        "variadic",
+        "wire",
+    )
 
     def __init__(
         self,
@@ -50,9 +60,11 @@ class Arg:
         choices: tuple[str, ...] = (),
         default: str | None = None,
         optional: bool = False,
+        variadic: bool = False,
         code: str = USAGE,
     ) -> None:
         self.metavar = metavar
+        self.variadic = variadic  # the last argument only: takes every remaining word
         self.code = code  # the error for a value outside ``choices``
         self.wire = wire
         self.help = help

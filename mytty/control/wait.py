@@ -34,7 +34,8 @@ COMMAND = Command(
             "--until",
             "CONDITION",
             "until",
-            "idle: the run ended or went idle; attention: it waits for input or approval",
+            "idle: the run ended or went idle; attention: it waits for input or approval "
+            "(or it ended)",
             choices=PANE_WAIT_CONDITIONS,
             required=True,
         ),
@@ -50,7 +51,8 @@ COMMAND = Command(
     client_errors=(codes.USAGE,),
     guide="""\
 Waits on the pane's most relevant run. idle only resolves after the pane's agent reported a
-run; a pane without agent events waits until its timeout (default 120 s).""",
+run; a pane without agent events waits until its timeout (default 120 s). attention also
+returns once that run has ended (succeeded, failed, disconnected): check "state".""",
     doc=f"""
 Blocks until the pane's [most relevant run](event-protocol.md#most-relevant-run) is in a
 matching state, or the timeout passes. `N` defaults to {int(DEFAULT_TIMEOUT_S)}, a negative
@@ -60,7 +62,14 @@ is a `usage` error.
 | `--until` | satisfied by run state |
 |---|---|
 | `idle` | `idle`, `succeeded`, `failed`, `disconnected` |
-| `attention` | `waiting-input`, `waiting-approval` |
+| `attention` | `waiting-input`, `waiting-approval`; or `succeeded`, `failed`, `disconnected` |
+
+**Difference from the original**: `--until attention` also returns (with `"timedOut": false`
+and that state) when the pane's most relevant run has ended (`succeeded`, `failed`,
+`disconnected`): an ended run can no longer ask for input or approval, so the original's wait
+ran on into its timeout. Check `state`. Since it looks at the pane's most relevant run, a wait
+started right after `send` may still see the previous run's end; follow a job with
+`agent wait` instead, which only looks at the run the job started.
 
 The wait is woken by every stored event and every pane change; it does not poll. A pane that
 never had an agent event never satisfies `idle` and waits until the timeout. mytty learns run
@@ -114,7 +123,16 @@ async def handle(ctx: WaitContext, params: Params) -> WaitResultReply:
                 AgentRunState.DISCONNECTED,
             }
         ),
-        ATTENTION: frozenset({AgentRunState.WAITING_INPUT, AgentRunState.WAITING_APPROVAL}),
+        # A run that ended can't need attention any more (a difference from the original).
+        ATTENTION: frozenset(
+            {
+                AgentRunState.WAITING_INPUT,
+                AgentRunState.WAITING_APPROVAL,
+                AgentRunState.SUCCEEDED,
+                AgentRunState.FAILED,
+                AgentRunState.DISCONNECTED,
+            }
+        ),
     }
     pane = ctx.require_pane(params.pane_id)
     if params.until == ATTENTION:

@@ -32,6 +32,11 @@ def encode_job(job: AgentJob) -> str:
             "deadline": job.deadline,
             "idle": job.bound_completed_by_idle,
             "live": job.live_subagents,
+            "key": job.key,
+            "digest": job.spawn_digest,
+            "lead": job.lead,
+            "notify": job.notify_lead,
+            "notified": job.notified,
         },
         ensure_ascii=False,
         separators=(",", ":"),
@@ -61,6 +66,12 @@ def decode_job(text: str) -> AgentJob | None:
             bound_completed_by_idle=obj["idle"] is True,
             # Absent in records written before subagent tracking: none live.
             live_subagents=_count(obj.get("live", 0)),
+            # Absent in records written before keys and lead notices: none.
+            key=_optional(obj.get("key")),
+            spawn_digest=_optional(obj.get("digest")),
+            lead=SurfaceId(lead) if (lead := _optional(obj.get("lead"))) is not None else None,
+            notify_lead=obj.get("notify") is True,
+            notified=_optional(obj.get("notified")),
         )
     except (ValueError, KeyError, TypeError):
         return None

@@ -52,7 +52,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from mytty.core.events import AgentRunState, WorkerProvider
-from mytty.core.ids import JobId, RunId, SurfaceId
+from mytty.core.ids import JobId, RunId, SurfaceId, stable_uuid
 from mytty.core.runs import AgentRun
 
 #: Seconds a job waits for its run to appear after a spawn or a follow-up re-arm.
@@ -120,6 +120,17 @@ class AgentJob:
     #: Subagents the bound run started that are still live (SubagentStart without its
     #: SubagentStop or task-notification yet); a live one keeps the run, so the job, running.
     live_subagents: int = 0
+    #: ``agent spawn --key``: the caller's idempotency key (scoped to ``lead``), or None.
+    key: str | None = None
+    #: A digest of the spawn's task and provider, so a second spawn under the same key can
+    #: tell "the same request again" from "a different task" (see :func:`spawn_digest`).
+    spawn_digest: str | None = None
+    #: The lead's pane: the pane of the process that ran ``agent spawn`` (else its anchor).
+    lead: SurfaceId | None = None
+    #: ``agent spawn --notify-lead``: push this job's outcome to the lead's next turn.
+    notify_lead: bool = False
+    #: The :func:`notice_token` last delivered to the lead (None: nothing delivered yet).
+    notified: str | None = None
 
     @property
     def is_bound(self) -> bool:
@@ -131,6 +142,16 @@ def is_terminal(state: AgentJobState) -> bool:
     return state in TERMINAL_JOB_STATES
 
 
+@dataclass(frozen=True, slots=True)
+class SpawnTags:
+    """What a spawn tells its job beyond the pane: key, request digest, lead, notify flag."""
+
+    key: str | None = None
+    spawn_digest: str | None = None
+    lead: SurfaceId | None = None
+    notify_lead: bool = False
+
+
 def new_job(
     job_id: JobId,
     surface_id: SurfaceId,
@@ -139,8 +160,10 @@ def new_job(
     baseline: Iterable[RunId],
     now: float,
     window: float = LAUNCH_WINDOW_SECONDS,
+    tags: SpawnTags | None = None,
 ) -> AgentJob:
     """A freshly spawned job: launching, unbound, failing at ``now + window`` if nothing starts."""
+    tags = tags or SpawnTags()
     return AgentJob(
         job_id=job_id,
         surface_id=surface_id,
@@ -152,7 +175,41 @@ def new_job(
         message=None,
         baseline=frozenset(baseline),
         deadline=now + window,
+        key=tags.key,
+        spawn_digest=tags.spawn_digest,
+        lead=tags.lead,
+        notify_lead=tags.notify_lead,
     )
+
+
+def spawn_digest(provider: WorkerProvider, task: str) -> str:
+    """What makes two ``agent spawn --key K`` requests "the same": provider and task text."""
+    return stable_uuid("spawn", provider.value, task)
+
+
+def holds_key(job: AgentJob) -> bool:
+    """Does a keyed job still answer its key? Every job does except a ``lost`` one (its pane is
+    gone, so there is nothing to return to): a new spawn then takes the key over."""
+    return job.key is not None and job.state is not _J.LOST
+
+
+def notice_token(job: AgentJob) -> str | None:
+    """What the lead has to hear about ``job`` now, as a token (None: nothing to tell).
+
+    A job that ended, or waits for input or approval, has one; the token names the run and the
+    state, so each outcome of each run is told once (a re-armed job's next run is news again).
+    """
+    if job.state in TERMINAL_JOB_STATES or job.state in ATTENTION_JOB_STATES:
+        return f"{job.run_id or '-'}:{job.state.value}"
+    return None
+
+
+def pending_notice(job: AgentJob) -> bool:
+    """Has ``job`` (spawned with ``--notify-lead``) news its lead has not been told?"""
+    if not job.notify_lead or job.lead is None:
+        return False
+    token = notice_token(job)
+    return token is not None and token != job.notified
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,12 +367,15 @@ def satisfies(job: AgentJob, until: WaitCondition) -> bool:
     """Does ``job`` meet an ``agent wait --until`` condition?
 
     ``running``: anything but ``launching`` (launch-failed and lost included, so the wait ends);
-    ``attention``: waiting-input or waiting-approval; ``completed``: a terminal state.
+    ``attention``: waiting-input or waiting-approval, or a terminal state (nothing left to wait
+    for); ``completed``: a terminal state.
     """
     if until == "running":
         return job.state != _J.LAUNCHING
     if until == "attention":
-        return job.state in ATTENTION_JOB_STATES
+        # A difference from the original: a job that ended can no longer need attention
+        # without a follow-up, so the wait ends instead of running into its timeout.
+        return job.state in ATTENTION_JOB_STATES or is_terminal(job.state)
     if until == "completed":
         return is_terminal(job.state)
     raise ValueError(f"unknown wait condition {until!r}")

@@ -52,6 +52,18 @@ def validate_label(label: str) -> str | None:
     return None
 
 
+def validate_key(key: str) -> str | None:
+    """An ``agent spawn --key``: non-empty, at most 100 scalars, no control characters."""
+    if not key:
+        return "the key is empty"
+    if len(key) > MAX_FIELD_SCALARS:
+        return f"the key is longer than {MAX_FIELD_SCALARS} characters"
+    bad = _first_control(key)
+    if bad is not None:
+        return f"the key contains a control or format character (U+{ord(bad):04X})"
+    return None
+
+
 def validate_model(model: str) -> str | None:
     """A model name: non-empty, at most 100 scalars, no control or whitespace characters."""
     if not model:

@@ -174,17 +174,23 @@ class AgentHub:
         *,
         surface_id: str | None = None,
         after_sequence: int | None = None,
+        surface_ids: Collection[str] | None = None,
     ) -> tuple[T | None, bool]:
         """Re-evaluate ``probe`` on every change until it returns non-None or time runs out.
 
         ``surface_id`` says which pane's changes can alter ``probe``'s answer (None: any
-        change); ``after_sequence`` says instead that only a ledger tip past it can. Returns
-        (value, timed_out). ``probe`` may raise to end the wait with an
-        error; a client that hangs up ends it too (the server cancels it). Whatever a command
-        allows, no wait lasts longer than MAX_WAIT_S.
+        change); ``surface_ids``, when given instead, names several panes (a wait on many
+        jobs), and the waiter is woken by a change of any of them only; ``after_sequence``
+        says instead that only a ledger tip past it can. Returns (value, timed_out).
+        ``probe`` may raise to end the wait with an error; a client that hangs up ends it too
+        (the server cancels it). Whatever a command allows, no wait lasts longer than
+        MAX_WAIT_S.
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + min(MAX_WAIT_S, max(0.0, timeout))
+        keys: tuple[str | None, ...] = (
+            tuple(dict.fromkeys(surface_ids)) if surface_ids else (surface_id,)
+        )
         with abandonable():
             while True:
                 value = probe()
@@ -198,8 +204,8 @@ class AgentHub:
                 if after_sequence is not None:
                     self.ledger_waiters.add(after_sequence, fut)
                 else:
-                    waiters = self._waiters.setdefault(surface_id, set())
-                    waiters.add(fut)
+                    for key in keys:
+                        self._waiters.setdefault(key, set()).add(fut)
                 try:
                     async with asyncio.timeout(remaining):
                         await fut
@@ -210,9 +216,12 @@ class AgentHub:
                     if after_sequence is not None:
                         self.ledger_waiters.discard(after_sequence, fut)
                     else:
-                        waiters.discard(fut)
-                        if not waiters and self._waiters.get(surface_id) is waiters:
-                            del self._waiters[surface_id]
+                        for key in keys:
+                            waiters = self._waiters.get(key)
+                            if waiters is not None:
+                                waiters.discard(fut)
+                                if not waiters:
+                                    del self._waiters[key]
 
     # -- attention ------------------------------------------------------------------------------
     async def acknowledge(self, item_ids: Collection[str], now: float) -> None:

@@ -14,15 +14,17 @@ Memory is bounded: every unfinished job stays in memory, and so do the newest
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import replace
 
 from mytty.core import jobs as core_jobs
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentProvider, WorkerProvider
 from mytty.core.ids import JobId, RunId, SurfaceId, format_uuid_bytes
-from mytty.core.jobs import AgentJob, AgentJobState, LaunchClues
+from mytty.core.jobs import AgentJob, AgentJobState, LaunchClues, SpawnTags
 from mytty.core.runs import AgentRun
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.clock import DEFAULT_TIMINGS, Clock
@@ -65,6 +67,9 @@ class JobRegistry:
         self._foreground_agent = foreground_agent
         self._codex_router = codex_router
         self._jobs: dict[str, AgentJob] = {}
+        #: One lock per (lead, key) while an ``agent spawn --key`` looks up or starts its job,
+        #: so two spawns with the same key at once still make one worker.
+        self._key_locks: dict[tuple[str | None, str], asyncio.Lock] = {}
 
     def _runs(self, job: AgentJob) -> list[AgentRun]:
         runs: list[AgentRun] = self._hub.book.runs_for(job.surface_id, job.provider.agent_provider)
@@ -76,12 +81,13 @@ class JobRegistry:
         provider: WorkerProvider,
         label: str | None,
         baseline: Iterable[RunId],
+        tags: SpawnTags | None = None,
     ) -> AgentJob:
         """A new job for the worker just launched in ``surface_id``; its launch window opens now.
 
         ``baseline``: the runs the pane already had (the job binds only to a later one).
         """
-        job = self._new_job(surface_id, provider, label, baseline)
+        job = self._new_job(surface_id, provider, label, baseline, tags)
         self.add(job)
         return job
 
@@ -91,10 +97,13 @@ class JobRegistry:
         provider: WorkerProvider,
         label: str | None,
         baseline: Iterable[RunId],
+        tags: SpawnTags | None = None,
     ) -> AgentJob:
         job_id = JobId(format_uuid_bytes(os.urandom(16)))
         now = self._clock.now()
-        return core_jobs.new_job(job_id, surface_id, provider, label, baseline, now, self._window)
+        return core_jobs.new_job(
+            job_id, surface_id, provider, label, baseline, now, self._window, tags
+        )
 
     async def spawn(
         self,
@@ -102,12 +111,13 @@ class JobRegistry:
         provider: WorkerProvider,
         label: str | None,
         baseline: Iterable[RunId],
+        tags: SpawnTags | None = None,
     ) -> AgentJob:
         """:meth:`start`, committed to the store first: a job exists only once it is stored.
 
         Raises ``spawn-failed`` when the store can't take it (and then no job exists).
         """
-        job = self._new_job(surface_id, provider, label, baseline)
+        job = self._new_job(surface_id, provider, label, baseline, tags)
         if self._store is not None:
             try:
                 await self._store.save_job(job)
@@ -245,6 +255,61 @@ class JobRegistry:
             self._changed(job, updated)
             self._arm_deadline(updated)
         return updated
+
+    # -- keys (agent spawn --key) ----------------------------------------------------------------
+    @contextlib.asynccontextmanager
+    async def key_lock(self, lead: SurfaceId | None, key: str) -> AsyncIterator[None]:
+        """Held by an ``agent spawn --key`` from its look-up until its job is stored."""
+        slot = (lead, key)
+        lock = self._key_locks.setdefault(slot, asyncio.Lock())
+        try:
+            async with lock:
+                yield
+        finally:
+            if not lock.locked() and self._key_locks.get(slot) is lock:
+                del self._key_locks[slot]
+
+    def keyed(self, lead: SurfaceId | None, key: str) -> AgentJob | None:
+        """The newest job of ``lead`` spawned with ``key`` that still holds it (reconciled now),
+        looked up in memory first, then among the stored jobs no longer in memory."""
+        for job_id in reversed(list(self._jobs)):
+            job = self._jobs[job_id]
+            if job.key == key and job.lead == lead:
+                current = self.current(job_id)
+                if core_jobs.holds_key(current):
+                    return current
+        if self._store is None:
+            return None
+        try:
+            stored = self._store.read_keyed_jobs(key)
+        except StoreError as exc:
+            log.error("%s", exc)
+            return None
+        for job in reversed(stored):
+            if job.lead == lead and job.job_id not in self._jobs and core_jobs.holds_key(job):
+                return job  # a finished job read back: final as it is
+        return None
+
+    # -- lead notices (agent spawn --notify-lead) -------------------------------------------------
+    def with_news_for(self, lead: SurfaceId) -> list[AgentJob]:
+        """The ``--notify-lead`` jobs of ``lead`` with an outcome it has not been told, oldest
+        first, each reconciled now (so a worker whose pane went reads ``lost``)."""
+        news = []
+        for job_id, job in list(self._jobs.items()):
+            if job.notify_lead and job.lead == lead:
+                current = self.current(job_id)
+                if core_jobs.pending_notice(current):
+                    news.append(current)
+        return news
+
+    async def mark_notified(self, jobs: Iterable[AgentJob]) -> None:
+        """Record that the lead was told each job's outcome as given (the snapshot it was told),
+        queued to the store and waited for: a restart then does not tell it again (a failed
+        write is logged, and the lead may hear that outcome once more after a restart)."""
+        for told in jobs:
+            before = self._jobs.get(told.job_id, told)
+            self._changed(before, replace(before, notified=core_jobs.notice_token(told)))
+        await self.flush()
 
     def label_for_pane(self, surface_id: SurfaceId) -> str | None:
         """The label of the newest job started in that pane (for attention items)."""

@@ -269,6 +269,21 @@ class EventStore:
             raise StoreError(f"could not read job {job_id}: {exc}") from exc
         return self._decode_job(row[0]) if row is not None else None
 
+    def read_keyed_jobs(self, key: str) -> list[AgentJob]:
+        """Every stored job spawned with ``agent spawn --key key``, oldest first (for a key whose
+        job is no longer in memory). Raises StoreError."""
+        if self._conn is None:
+            return []
+        try:
+            rows = self._conn.execute(
+                "SELECT payload FROM agent_job WHERE json_extract(payload, '$.key') = ? "
+                "ORDER BY seq",
+                (key,),
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"could not read the jobs of key {key!r}: {exc}") from exc
+        return [job for (payload,) in rows if (job := self._decode_job(payload)) is not None]
+
     @staticmethod
     def _decode_job(payload: str) -> AgentJob | None:
         job = decode_job(payload)

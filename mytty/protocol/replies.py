@@ -72,6 +72,8 @@ class JobSnapshot(TypedDict):
     runID: RawValue | None
     sessionID: str | None
     message: str | None
+    #: mytty's addition: the job's ``agent spawn --key``, present only when it has one.
+    key: NotRequired[str]
     #: mytty's addition: live subagents of the bound run, present only when there is one.
     liveSubagents: NotRequired[int]
     statusNote: NotRequired[str]
@@ -187,6 +189,8 @@ class AgentJobReply(TypedDict):
     job: JobSnapshot
     #: Where an ``auto`` worker went when not next to its lead (a mytty addition).
     placement: NotRequired[str]
+    #: ``agent spawn --key`` only (a mytty addition): true when the key's job came back.
+    reused: NotRequired[bool]
 
 
 class AgentJobsReply(TypedDict):
@@ -197,6 +201,8 @@ class AgentJobsReply(TypedDict):
 class AgentWaitResultReply(TypedDict):
     type: Literal["agentWaitResult"]
     job: JobSnapshot
+    #: A wait on several jobs only (a mytty addition): every job's snapshot, in request order.
+    jobs: NotRequired[list[JobSnapshot]]
     timedOut: bool
 
 

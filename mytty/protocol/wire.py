@@ -68,6 +68,10 @@ class _StatusNote(TypedDict, total=False):
     statusNote: str
 
 
+class _Key(TypedDict, total=False):
+    key: str
+
+
 class _LiveSubagents(TypedDict, total=False):
     liveSubagents: int
 
@@ -206,6 +210,8 @@ def job_snapshot(job: AgentJob, status_note: str | None = None) -> JobSnapshot:
     note: _StatusNote = {"statusNote": status_note} if status_note is not None else {}
     # mytty's addition: present only while the bound run has a live subagent.
     live: _LiveSubagents = {"liveSubagents": job.live_subagents} if job.live_subagents else {}
+    # mytty's addition: the ``agent spawn --key`` the job answers, when it has one.
+    key: _Key = {"key": job.key} if job.key is not None else {}
     return {
         "jobID": raw_value(job.job_id),
         "paneID": raw_value(job.surface_id),
@@ -215,15 +221,21 @@ def job_snapshot(job: AgentJob, status_note: str | None = None) -> JobSnapshot:
         "runID": raw_value(job.run_id) if job.run_id is not None else None,
         "sessionID": job.session_id,
         "message": job.message,
+        **key,
         **live,
         **note,
     }
 
 
-def agent_job_reply(snapshot: JobSnapshot, placement: str | None = None) -> AgentJobReply:
+def agent_job_reply(
+    snapshot: JobSnapshot, placement: str | None = None, *, reused: bool | None = None
+) -> AgentJobReply:
+    """``reused`` (mytty's, only for ``agent spawn --key``): the key's job came back."""
     reply: AgentJobReply = {"type": "agentJob", "job": snapshot}
     if placement is not None:
         reply["placement"] = placement
+    if reused is not None:
+        reply["reused"] = reused
     return reply
 
 
@@ -233,6 +245,13 @@ def agent_jobs_reply(snapshots: Iterable[JobSnapshot]) -> AgentJobsReply:
 
 def agent_wait_result(snapshot: JobSnapshot, timed_out: bool) -> AgentWaitResultReply:
     return {"type": "agentWaitResult", "job": snapshot, "timedOut": timed_out}
+
+
+def agent_wait_many_result(
+    decided: JobSnapshot, snapshots: list[JobSnapshot], timed_out: bool
+) -> AgentWaitResultReply:
+    """A wait on several jobs: ``jobs`` (ours) is every snapshot, ``job`` the deciding one."""
+    return {"type": "agentWaitResult", "job": decided, "jobs": snapshots, "timedOut": timed_out}
 
 
 def agent_result(

@@ -14,9 +14,10 @@ a test sees exactly the reply (or failure) a client would get.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -113,6 +114,7 @@ class FakeHub:
         *,
         surface_id: str | None = None,
         after_sequence: int | None = None,
+        surface_ids: Collection[str] | None = None,
     ) -> tuple[T | None, bool]:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + max(0.0, timeout)
@@ -139,6 +141,7 @@ class FakeJobs:
         self._panes = panes
         self._clock = clock
         self._jobs: dict[str, AgentJob] = {}
+        self._key_lock = asyncio.Lock()
 
     def start(
         self,
@@ -146,9 +149,12 @@ class FakeJobs:
         provider: WorkerProvider,
         label: str | None,
         baseline: Iterable[RunId],
+        tags: core_jobs.SpawnTags | None = None,
     ) -> AgentJob:
         job_id = JobId(format_uuid_bytes(os.urandom(16)))
-        job = core_jobs.new_job(job_id, surface_id, provider, label, baseline, self._clock())
+        job = core_jobs.new_job(
+            job_id, surface_id, provider, label, baseline, self._clock(), tags=tags
+        )
         self.add(job)
         return job
 
@@ -158,8 +164,23 @@ class FakeJobs:
         provider: WorkerProvider,
         label: str | None,
         baseline: Iterable[RunId],
+        tags: core_jobs.SpawnTags | None = None,
     ) -> AgentJob:
-        return self.start(surface_id, provider, label, baseline)
+        return self.start(surface_id, provider, label, baseline, tags)
+
+    @contextlib.asynccontextmanager
+    async def key_lock(self, lead: SurfaceId | None, key: str) -> AsyncIterator[None]:
+        async with self._key_lock:
+            yield
+
+    def keyed(self, lead: SurfaceId | None, key: str) -> AgentJob | None:
+        for job_id in reversed(list(self._jobs)):
+            job = self._jobs[job_id]
+            if job.key == key and job.lead == lead:
+                current = self.current(job_id)
+                if core_jobs.holds_key(current):
+                    return current
+        return None
 
     def add(self, job: AgentJob) -> None:
         self._jobs[job.job_id] = job

@@ -329,11 +329,11 @@ def test_follow_up_leaves_other_states_alone(state: AgentJobState) -> None:
         (J.RUNNING, True, False, False),
         (J.WAITING_INPUT, True, True, False),
         (J.WAITING_APPROVAL, True, True, False),
-        (J.SUCCEEDED, True, False, True),
-        (J.FAILED, True, False, True),
-        (J.DISCONNECTED, True, False, True),
-        (J.LAUNCH_FAILED, True, False, True),
-        (J.LOST, True, False, True),
+        (J.SUCCEEDED, True, True, True),  # attention: an ended job ends the wait
+        (J.FAILED, True, True, True),  # attention: an ended job ends the wait
+        (J.DISCONNECTED, True, True, True),  # attention: an ended job ends the wait
+        (J.LAUNCH_FAILED, True, True, True),  # attention: an ended job ends the wait
+        (J.LOST, True, True, True),  # attention: an ended job ends the wait
     ],
 )
 def test_wait_conditions(

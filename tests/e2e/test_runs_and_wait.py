@@ -37,7 +37,9 @@ pytestmark = pytest.mark.tmux
 
 # Both wait conditions, as the controller defines them (semantics §7).
 IDLE_STATES = {"idle", "succeeded", "failed", "disconnected"}
-ATTENTION_STATES = {"waiting-input", "waiting-approval"}
+# An ended run ends an attention wait too (a difference from the original: it can't need
+# attention any more).
+ATTENTION_STATES = {"waiting-input", "waiting-approval", "succeeded", "failed", "disconnected"}
 
 # (kinds sent for one run, in order) → the run state list and wait must report.
 TRANSITIONS: list[tuple[tuple[str, ...], str]] = [
