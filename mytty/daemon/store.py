@@ -25,6 +25,7 @@ import queue
 import sqlite3
 import stat
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -146,6 +147,12 @@ class EventStore:
         #: was deleted or replaced, and SQLite would go on writing into the unlinked file.
         self._identity: tuple[int, int] | None = None
         self._gone = False
+        #: Write batches failed since the last one that committed (a full disk, a lock), and
+        #: when the first of them failed: said once writes work again, since the log itself
+        #: may not have been writable meanwhile.
+        self._failed_batches = 0
+        self._failing_since = 0.0
+        self._failure_reason = ""
 
     # -- lifecycle ----------------------------------------------------------------------------
     def open(self) -> None:
@@ -417,13 +424,28 @@ class EventStore:
                 conn.execute("ROLLBACK")
             except sqlite3.Error:
                 pass
-            log.error("event store write failed: %s", exc)
+            # Once per episode and reason (a hook flood on a corrupt or full store would
+            # otherwise write two lines per event); the recovery line gives the count.
+            if not self._failed_batches or str(exc) != self._failure_reason:
+                log.error("event store write failed: %s", exc)
+                self._failure_reason = str(exc)
+            if not self._failed_batches:
+                self._failing_since = time.time()
+            self._failed_batches += 1
             error = StoreError(str(exc))
             for _op, _arg, fut in batch:
                 self._settle(fut, None, error)
             return
         for (_op, _arg, fut), result in zip(batch, results, strict=True):
             self._settle(fut, result, None)
+        if self._failed_batches:
+            log.warning(
+                "event store writes work again: %d write batches failed since %s (their "
+                "events were answered with an error, not acknowledged)",
+                self._failed_batches,
+                time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self._failing_since)),
+            )
+            self._failed_batches = 0
         self._rows_since_checkpoint += len(batch)
         if self._rows_since_checkpoint >= CHECKPOINT_EVERY_ROWS:
             self._rows_since_checkpoint = 0
