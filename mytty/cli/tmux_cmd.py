@@ -1,7 +1,8 @@
 """``mytty tmux install|uninstall``: mytty's segments and popup key in the user's tmux.
 
 Which tmux server: ``--tmux-socket``, else the running controller's, else the one the
-controller would bind to (``$MYTTY_TMUX_SOCKET``, ``$TMUX``, the default server). What is
+controller would bind to (``$MYTTY_TMUX_SOCKET``, ``$TMUX``), else the one it last ran on,
+else the default server. What is
 installed: ``[tmux]`` in config.toml (``pane_border_segment``, ``status_segment``,
 ``popup_key``), defaults when the file has none. See docs/reference/tmux-options.md.
 """
@@ -35,11 +36,11 @@ def server_socket(explicit: str | None) -> str:
         return explicit
     from mytty.cli import main
 
-    home = main._home()
-    if main._running():
-        recorded = main._recorded_socket(home)
-        if recorded:
-            return recorded
+    recorded = main._recorded_socket(main._home())
+    if recorded and main._running():
+        return str(recorded)
+    if recorded and not (os.environ.get("MYTTY_TMUX_SOCKET") or os.environ.get("TMUX")):
+        return str(recorded)  # the server the controller last ran on
     from mytty.tmux.bootstrap import resolve_socket
 
     return str(resolve_socket(None, os.environ))

@@ -7,6 +7,7 @@ terminal.
 
 from __future__ import annotations
 
+import json
 import shlex
 import subprocess
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.e2e.events_support import AgentPane, K, new_id, open_agent_pane
+from tests.e2e.jobs_support import job_id, new_anchor, pane_of, spawn, team
 from tests.support.harness import MYTTY, Mytty, wait_until
 from tests.support.screen import Screen
 
@@ -140,3 +142,55 @@ def test_every_transition_is_published_and_shown(
     assert pane_options(m, tmux_id) == {}
     assert option(m, "-g", "@mytty_attention_total") is None
     assert option(m, "-t", f"={session}:", "@mytty_attention_count") is None
+
+
+def test_a_spawned_job_is_published_and_listed_by_mytty_ls(mytty: Mytty) -> None:
+    m = team(mytty, providers=("claude",))
+    job = spawn(
+        m,
+        "--provider",
+        "claude",
+        "--label",
+        "fix-login",
+        "--task",
+        "fix it\n@standin: approve",
+        "--anchor",
+        new_anchor(m),
+    )
+    tmux_id = m.tmux_id(pane_of(job))
+    expect(m, tmux_id, job=job_id(job), label="fix-login", provider="claude-code")
+    expect(m, tmux_id, state="waiting-approval", attention="approval")
+
+    out = subprocess.run(
+        [MYTTY, "ls", "--json"], env=m.env, capture_output=True, text=True, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    listing = json.loads(out.stdout)
+    assert listing["controllerRunning"] is True
+    entry = next(p for p in listing["panes"] if p["paneID"] == pane_of(job))
+    assert entry["pane"] == tmux_id
+    assert (entry["provider"], entry["state"], entry["attention"]) == (
+        "claude-code",
+        "waiting-approval",
+        "approval",
+    )
+    assert (entry["job"], entry["label"]) == (job_id(job), "fix-login")
+    assert entry["since"].endswith("Z")
+    assert all(p["location"].split(":")[0] != "_mytty" for p in listing["panes"])
+    # A pane without an agent is listed too, with nothing but its place and command.
+    assert any(p["state"] is None and p["command"] for p in listing["panes"])
+
+    table = subprocess.run(
+        [MYTTY, "status"], env=dict(m.env, COLUMNS="160"), capture_output=True, text=True
+    )
+    assert table.returncode == 0, table.stderr
+    line = next(row for row in table.stdout.splitlines() if "fix-login" in row)
+    assert "waiting-approval" in line and "approval" in line and job_id(job)[:8] in line
+
+    m.stop()
+    out = subprocess.run(
+        [MYTTY, "ls", "--json"], env=m.env, capture_output=True, text=True, check=False
+    )
+    stopped = json.loads(out.stdout)
+    assert stopped["controllerRunning"] is False
+    assert all(p["state"] is None for p in stopped["panes"])

@@ -1,0 +1,148 @@
+"""``mytty ls`` (alias ``mytty status``): every pane with its agent state, for humans.
+
+The state is read from tmux itself — the ``@mytty_*`` options the controller publishes (see
+docs/reference/tmux-options.md) — with one ``list-panes``: no request to the controller, so it
+answers even while the controller is busy. Only a check that the controller is running is made
+(a stopped controller removes its options, so every pane would look idle: that is said).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import typer
+
+from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.events import format_timestamp
+
+#: Colour of each state in the table (rich style names).
+STATE_STYLES = {
+    "running": "green",
+    "waiting-approval": "bold yellow",
+    "waiting-input": "bold yellow",
+    "launching": "cyan",
+    "failed": "bold red",
+    "launch-failed": "bold red",
+    "disconnected": "magenta",
+    "lost": "magenta",
+    "succeeded": "blue",
+    "idle": "dim",
+    "unknown": "dim",
+}
+_COLUMNS = ("pane", "provider", "state", "job", "label", "note", "attention", "age")
+_PRIVATE_SESSION = "_mytty"
+
+
+def age(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m"
+    if seconds < 86400:
+        return f"{seconds // 3600}h{(seconds % 3600) // 60:02d}m"
+    return f"{seconds // 86400}d"
+
+
+def entries(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
+    """The panes as JSON objects (empty values become null), the controller's own left out."""
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        if row["session_name"] == _PRIVATE_SESSION:
+            continue
+        since = row["@mytty_since"]
+        out.append(
+            {
+                "pane": row["pane_id"],
+                "location": f"{row['session_name']}:{row['window_index']}.{row['pane_index']}",
+                "paneID": row["@mytty_surface"] or None,
+                "command": row["pane_current_command"] or None,
+                "provider": row["@mytty_provider"] or None,
+                "state": row["@mytty_state"] or None,
+                "job": row["@mytty_job"] or None,
+                "label": row["@mytty_label"] or None,
+                "note": row["@mytty_note"] or None,
+                "attention": row["@mytty_attention"] or None,
+                "since": format_timestamp(float(since)) if since.isdigit() else None,
+                "sinceEpoch": int(since) if since.isdigit() else None,
+            }
+        )
+    return out
+
+
+def table_rows(panes: list[dict[str, Any]], now: float) -> list[dict[str, str]]:
+    rows = []
+    for pane in panes:
+        job = pane["job"] or ""
+        rows.append(
+            {
+                "pane": pane["location"],
+                "provider": pane["provider"] or pane["command"] or "",
+                "state": pane["state"] or "-",
+                "job": job[:8],
+                "label": pane["label"] or "",
+                "note": pane["note"] or "",
+                "attention": pane["attention"] or "",
+                "age": age(now - pane["sinceEpoch"]) if pane["sinceEpoch"] is not None else "",
+            }
+        )
+    return rows
+
+
+def show(tmux_socket: str | None, as_json: bool) -> None:
+    from mytty.cli import main
+    from mytty.cli.tmux_cmd import server_socket
+    from mytty.tmux.bootstrap import tmux_binary
+    from mytty.tmux.user_formats import TmuxCli, TmuxCliError, published_panes
+
+    try:
+        cli = TmuxCli(server_socket(tmux_socket), tmux_binary())
+        panes = entries(published_panes(cli))
+    except TmuxCliError as exc:
+        main._die(f"{ErrorCode.TMUX_UNAVAILABLE.value}: {exc}")
+        return
+    except MyttyError as exc:
+        main._die(f"{exc.code.value}: {exc.message}")
+        return
+    running = main._running()
+    if as_json:
+        typer.echo(json.dumps({"controllerRunning": running, "panes": panes}, ensure_ascii=False))
+        return
+    _print(panes, running)
+
+
+def _print(panes: list[dict[str, Any]], running: bool) -> None:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(highlight=False)
+    rows = table_rows(panes, time.time())
+    table = Table(title="mytty panes", box=box.SIMPLE_HEAD, pad_edge=False)
+    for column in _COLUMNS:
+        wrap = column == "note"
+        table.add_column(column, no_wrap=not wrap, overflow="fold" if wrap else "ellipsis")
+    for row in rows:
+        style = STATE_STYLES.get(row["state"], "")
+        cells = [Text(row[c], style=style if c in ("state", "attention") else "") for c in _COLUMNS]
+        if row["attention"]:
+            cells[_COLUMNS.index("attention")].stylize("reverse")
+        table.add_row(*cells)
+    console.print(table)
+    if not running:
+        console.print(
+            Text("The controller is not running: no agent state is published (`mytty start`).")
+        )
+
+
+def command(
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+    tmux_socket: str | None = typer.Option(
+        None, "--tmux-socket", help="tmux server socket (default: the running controller's)."
+    ),
+) -> None:
+    """Every pane with its agent's provider, state, job, label, note, need and age."""
+    show(tmux_socket, as_json)
