@@ -19,12 +19,12 @@ from typing import Any, Final
 from mytty.core.vocab import ACCESS_MODES
 
 #: The notification channels, in the order a notification goes through them.
-DISPLAY_MESSAGE: Final = "display-message"
+MESSAGE: Final = "message"
 BELL: Final = "bell"
 OSC: Final = "osc"
 NOTIFY_SEND: Final = "notify-send"
 COMMAND: Final = "command"
-CHANNELS: tuple[str, ...] = (DISPLAY_MESSAGE, BELL, OSC, NOTIFY_SEND, COMMAND)
+CHANNELS: tuple[str, ...] = (MESSAGE, BELL, OSC, NOTIFY_SEND, COMMAND)
 
 #: The transitions that can notify (``[notify] on``).
 APPROVAL: Final = "approval"
@@ -49,7 +49,7 @@ RESUME_MODES: tuple[str, ...] = ("ask", "auto", "off")
 
 @dataclass(frozen=True, slots=True)
 class NotifySettings:
-    channels: tuple[str, ...] = (DISPLAY_MESSAGE, BELL, OSC, NOTIFY_SEND, COMMAND)
+    channels: tuple[str, ...] = (MESSAGE, BELL, OSC, NOTIFY_SEND, COMMAND)
     on: tuple[str, ...] = NOTIFY_KINDS
     osc: int = 9
     #: Run with ``/bin/sh -c`` (a string) or exec'd as is (a list); empty = no command channel.
@@ -233,13 +233,13 @@ DEFAULT_TEXT = """\
 
 [notify]
 # Where a notification goes, in this order:
-#   display-message  a message on every attached tmux client
+#   message          a message on every attached tmux client's status line
 #   bell             the tmux bell in the agent's pane (shows with monitor-bell / bell-action)
 #   osc              a desktop notification via OSC 9 / OSC 777, also over SSH
 #                    (needs `set -g allow-passthrough on` in tmux)
 #   notify-send      a desktop notification, when a local D-Bus session exists
 #   command          the command below, with the item as JSON on stdin
-channels = ["display-message", "bell", "osc", "notify-send", "command"]
+channels = ["message", "bell", "osc", "notify-send", "command"]
 # Which transitions notify: an agent needs approval or input, failed, disconnected, or
 # finished a turn that took at least `long_success` seconds.
 on = ["approval", "input", "failure", "disconnect", "long-success"]

@@ -33,6 +33,7 @@ from mytty.daemon.home import Home
 from mytty.daemon.integration_service import IntegrationService
 from mytty.daemon.jobs import FINISHED_JOBS_IN_MEMORY, JobRegistry
 from mytty.daemon.lifecycle import ControllerLock, write_guide
+from mytty.daemon.notifier import Notifier
 from mytty.daemon.pane_service import PaneService
 from mytty.daemon.panes import Pane, PaneRegistry
 from mytty.daemon.preflight import AgentPreflight
@@ -127,6 +128,14 @@ class Controller:
             panes=self.pane_service, integrations=self.integrations, hub=self.hub
         )
         self.worktrees = WorktreeService(home)
+        self.notifier = Notifier(
+            self.settings.notify,
+            hub=self.hub,
+            panes=self.panes,
+            label_for_pane=self.jobs.label_for_pane,
+            port=lambda: self.link.port,
+            now=self.clock.now,
+        )
         self.ingest = EventIngest(
             hub=self.hub, panes=self.panes, route_codex=self.codex_router.route
         )
@@ -163,6 +172,7 @@ class Controller:
             await self.link.connect(self.pane_service, first=True)
             await startup_sweep(self.hub, self.panes, self.clock.now())
             await self.jobs.sweep()  # after the panes are known: a job whose pane went is lost
+            self.notifier.start()  # after the sweep: what it found is no news (no storm)
             try:
                 self.shell_events.start(loop)  # every pane has its identity by now
             except OSError as exc:  # no inotify, an unusable directory: run without it
@@ -220,6 +230,7 @@ class Controller:
         for server in self._servers:
             await server.close()
         self.cursor_approval.cancel_all()
+        await self.notifier.close()
         self.shell_events.close()
         await self.publisher.clear()
         await self.link.close()

@@ -9,7 +9,9 @@ silent server ``tmux-unavailable``.
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
+import os
 from collections.abc import Callable, Mapping, Sequence
 
 from mytty.core.errors import ErrorCode, MyttyError
@@ -28,6 +30,7 @@ from mytty.tmux.port import (
     LIST_FORMAT,
     MAX_CAPTURE_LINES,
     SEP,
+    ClientView,
     HumanClient,
     OnCreated,
     OptionScope,
@@ -47,6 +50,8 @@ _DIRECTION_FLAGS = {"right": "-h", "left": "-h -b", "down": "-v", "up": "-v -b"}
 _NEW_PANE_FORMAT = "-P -F '#{pane_id} #{pane_pid}'"
 #: The first process of a session made by ``new_session``, replaced at once by the respawn.
 _PLACEHOLDER = "exec sleep 30"
+#: How long ``display_message`` keeps its text on a client's status line (milliseconds).
+_MESSAGE_MS = 5000
 
 
 def _env_flags(env: Mapping[str, str]) -> str:
@@ -394,3 +399,52 @@ class ControlModePort:
     async def unwatch_hooks(self, hooks: Sequence[str], index: int) -> None:
         for hook in hooks:
             await self._try_run(f"set-hook -gu {quote(hook_slot(hook, index))}")
+
+    # -- notifications --------------------------------------------------------------------------
+    async def client_views(self) -> list[ClientView]:
+        # In list-clients, the window and pane formats are the client's current window and
+        # its active pane: what the human sees.
+        fields = ["client_name", "client_control_mode", "client_session", "window_id", "pane_id"]
+        fmt = quote(SEP.join("#{" + f + "}" for f in fields))
+        out = []
+        for line in await self._run(f"list-clients -F {fmt}"):
+            parts = line.split(SEP)
+            if len(parts) == 5 and parts[1] != "1" and parts[4].startswith("%"):
+                out.append(ClientView(parts[0], parts[2], parts[3], TmuxPaneId(parts[4])))
+        return out
+
+    async def display_message(self, client_name: str, text: str) -> None:
+        # One line of literal text: control characters can't travel on a control-mode line and
+        # "#" would start a format.
+        line = "".join(" " if ord(c) < 0x20 or ord(c) == 0x7F else c for c in text)
+        line = line.replace("#", "##")
+        # tmux falls back to another client for a name it does not know rather than failing;
+        # the callers name clients they just listed.
+        await self._try_run(
+            f"display-message -d {_MESSAGE_MS} -c {quote(client_name)} {quote(line)}"
+        )
+
+    async def write_pane_output(self, pane_id: str, data: bytes) -> None:
+        lines = await self._run(
+            f"display-message -p -t {quote(pane_id)} '#{{pane_tty}}'", fail=ErrorCode.PANE_NOT_FOUND
+        )
+        tty = lines[0] if lines else ""
+        if not tty.startswith("/dev/"):
+            raise MyttyError(ErrorCode.PANE_NOT_FOUND, f"tmux reported no terminal for {pane_id}")
+        try:
+            fd = os.open(tty, os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
+        except OSError as exc:
+            raise MyttyError(
+                ErrorCode.PANE_NOT_FOUND, f"cannot open {tty}: {exc.strerror or exc}"
+            ) from None
+        try:
+            # One write: the kernel keeps it whole against the pane program's own output.
+            os.write(fd, data)
+        except OSError as exc:
+            if exc.errno != errno.EAGAIN:  # a stopped terminal just misses this one
+                raise MyttyError(
+                    ErrorCode.PANE_NOT_FOUND, f"cannot write to {tty}: {exc.strerror or exc}"
+                ) from None
+            log.debug("%s is not taking output; dropped %d bytes", tty, len(data))
+        finally:
+            os.close(fd)

@@ -27,6 +27,7 @@ from mytty.tmux.port import (
     MAX_CAPTURE_LINES,
     SPLIT_DIRECTIONS,
     SURFACE_OPTION,
+    ClientView,
     HumanClient,
     OnCreated,
     OptionScope,
@@ -56,6 +57,8 @@ class FakePane:
     options: dict[str, str] = field(default_factory=dict)
     lines: list[str] = field(default_factory=lambda: [""])
     sent: list[tuple[str, str]] = field(default_factory=list)
+    #: Bytes written as the pane's own output (``write_pane_output``), in order.
+    output: list[bytes] = field(default_factory=list)
 
     @property
     def current_command(self) -> str:
@@ -80,6 +83,8 @@ class FakeHuman:
     name: str
     session_name: str
     activity: int
+    #: Texts shown on this client's status line (``display_message``), in order.
+    messages: list[str] = field(default_factory=list)
 
 
 @dataclass(eq=False)
@@ -558,3 +563,44 @@ class FakeTmux:
         self._check()
         for hook in hooks:
             self.hooks.pop((hook, index), None)
+
+    # -- notifications --------------------------------------------------------------------------
+    def human(self, name: str) -> FakeHuman:
+        """The attached human client ``name`` (test side; KeyError when there is none)."""
+        for human in self.humans:
+            if human.name == name:
+                return human
+        raise KeyError(name)
+
+    async def client_views(self) -> list[ClientView]:
+        self._check()
+        views = []
+        for human in self.humans:
+            session = self._find_session(human.session_name)
+            window = session.active if session else None
+            if window is not None and window.active is not None:
+                views.append(
+                    ClientView(
+                        human.name, human.session_name, window.window_id, window.active.pane_id
+                    )
+                )
+        return views
+
+    async def display_message(self, client_name: str, text: str) -> None:
+        self._check()
+        try:
+            self._sendable(text)
+        except MyttyError:
+            return  # the real port's _try_run swallows what tmux cannot take, too
+        line = "".join(" " if ord(c) < 0x20 or ord(c) == 0x7F else c for c in text)
+        for human in self.humans:
+            if human.name == client_name:
+                human.messages.append(line)
+
+    async def write_pane_output(self, pane_id: str, data: bytes) -> None:
+        pane = self._find_pane(pane_id, ErrorCode.PANE_NOT_FOUND)
+        pane.output.append(data)
+        # Printable output lands on the screen at the cursor, like typed text with echo.
+        text = "".join(c for c in data.decode("utf-8", "replace") if c.isprintable())
+        if text and b"\x1b" not in data:
+            pane.lines[-1] += text

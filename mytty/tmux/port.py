@@ -196,6 +196,24 @@ class HumanClient(NamedTuple):
     activity: int
 
 
+class ClientView(NamedTuple):
+    """What an attached human's client shows: its session, window and that window's active pane."""
+
+    name: str
+    session_name: str
+    window_id: str
+    pane_id: TmuxPaneId
+
+
+def passthrough(sequence: bytes) -> bytes:
+    """``sequence`` wrapped so tmux hands it to the outer terminal unchanged.
+
+    tmux forwards the body of ``ESC P tmux; ... ESC \\`` (every ESC inside doubled) to the
+    terminals of the clients showing the pane, when ``allow-passthrough`` is on.
+    """
+    return b"\x1bPtmux;" + sequence.replace(b"\x1b", b"\x1b\x1b") + b"\x1b\\"
+
+
 #: Called with (tmux pane id, pane pid) as soon as tmux reports a new pane, before any later
 #: notification is handled: register the pane there, or a racing reconcile adopts it as foreign.
 OnCreated = Callable[[TmuxPaneId, int], None]
@@ -363,4 +381,22 @@ class TmuxPort(Protocol):
 
     async def unwatch_hooks(self, hooks: Sequence[str], index: int) -> None:
         """Remove what :meth:`watch_hooks` set (no error for hooks that are not set)."""
+        ...
+
+    # -- notifications --------------------------------------------------------------------------
+    async def client_views(self) -> list[ClientView]:
+        """What every attached human's client (not control mode) is showing right now."""
+        ...
+
+    async def display_message(self, client_name: str, text: str) -> None:
+        """Show ``text`` (literally, one line) on a client's status line (a gone one: nothing)."""
+        ...
+
+    async def write_pane_output(self, pane_id: TmuxPaneId, data: bytes) -> None:
+        """Write ``data`` to the pane's terminal as if its program had printed it.
+
+        tmux then treats it as that pane's output: a BEL rings the pane's bell (``monitor-bell``,
+        ``bell-action``), a :func:`passthrough` sequence reaches the outer terminals showing it.
+        ``pane-not-found`` when the pane is gone; never blocks on a stopped terminal.
+        """
         ...

@@ -88,7 +88,7 @@ def test_a_bad_value_keeps_only_its_own_default() -> None:
     assert settings.resume == DEFAULTS.resume
     assert len(warnings) == 7
     assert "[notify] timeout: expected a number of seconds; using the default 10" in warnings
-    assert any("'sms'" in w and "display-message" in w for w in warnings)
+    assert any("'sms'" in w and "message" in w for w in warnings)
     assert "[resume] must be a table; using its defaults" in warnings
 
 

@@ -29,6 +29,7 @@ from mytty.tmux.control_port import connect
 from mytty.tmux.fake import FakeTmux
 from mytty.tmux.port import (
     SURFACE_OPTION,
+    ClientView,
     HumanClient,
     OptionScope,
     OptionUpdate,
@@ -67,6 +68,10 @@ class World(Protocol):
         """A user option as tmux holds it (None when unset)."""
         ...
 
+    def shown_to(self, client: str) -> str:
+        """What reached the human's terminal (real: its pty's bytes; fake: its messages)."""
+        ...
+
 
 Scenario = Callable[[World], Coroutine[Any, Any, None]]
 #: A pane id no server has.
@@ -101,12 +106,16 @@ class FakeWorld:
             return next(s for s in self.fake.sessions if s.name == target).options.get(name)
         return self.fake.global_options.get(name)
 
+    def shown_to(self, client: str) -> str:
+        return "\n".join(self.fake.human(client).messages)
+
 
 class RealWorld:
     def __init__(self, m: Mytty, port: TmuxPort) -> None:
         self.m = m
         self.port = port
         self._humans: list[tuple[subprocess.Popen[bytes], int]] = []
+        self._screens: dict[str, bytearray] = {}
 
     def attach_human(self, session: str) -> str:
         master, slave = pty.openpty()
@@ -121,11 +130,12 @@ class RealWorld:
             start_new_session=True,
         )
         os.close(slave)
+        screen = self._screens[name] = bytearray()
 
         def drain() -> None:  # a terminal nobody reads would block the client's redraws
             try:
-                while os.read(master, 65536):
-                    pass
+                while chunk := os.read(master, 65536):
+                    screen.extend(chunk)
             except OSError:
                 pass
 
@@ -173,6 +183,9 @@ class RealWorld:
             return None
         # `show-options` prints `@name value`, quoting a value that needs it: read it back raw.
         return self.m.tmux("show-options", "-v", *where, name).removesuffix("\n")
+
+    def shown_to(self, client: str) -> str:
+        return bytes(self._screens[client]).decode("utf-8", "replace")
 
 
 def run_fake(scenario: Scenario) -> None:
@@ -707,5 +720,49 @@ def test_a_server_that_exits_makes_every_verb_tmux_unavailable(
         await raises(ErrorCode.TMUX_UNAVAILABLE, w.port.list_panes())
         await raises(ErrorCode.TMUX_UNAVAILABLE, w.port.send_text(TmuxPaneId("%0"), "x"))
         await raises(ErrorCode.TMUX_UNAVAILABLE, w.port.has_session("base"))
+
+    run(scenario)
+
+
+# -- notifications ----------------------------------------------------------------------------
+def test_client_views_say_what_each_human_sees(run: Callable[[Scenario], None]) -> None:
+    async def scenario(w: World) -> None:
+        assert await w.port.client_views() == []  # the port's own control client sees nothing
+        name = w.attach_human("base")
+        base = await base_pane(w.port)
+        views = await eventually(w.port.client_views, lambda v: len(v) == 1)
+        assert views == [ClientView(name, "base", base.window_id, base.pane_id)]
+        split, _ = await w.port.split(
+            base.pane_id, "right", cwd=None, env={}, command=SLEEP, on_created=Created()
+        )
+        await w.port.focus(split, base.window_id, "base")
+        views = await eventually(w.port.client_views, lambda v: v[0].pane_id == split)
+        assert views[0].window_id == base.window_id
+
+    run(scenario)
+
+
+def test_display_message_shows_literal_text_on_a_client(run: Callable[[Scenario], None]) -> None:
+    async def scenario(w: World) -> None:
+        name = w.attach_human("base")
+        await eventually(w.port.client_views, lambda v: len(v) == 1)
+        await w.port.display_message(name, "mytty: #{pane_id} needs approval")
+        await eventually(
+            lambda: asyncio.sleep(0, w.shown_to(name)),
+            lambda shown: "mytty: #{pane_id} needs approval" in shown,
+        )
+        await w.port.display_message("/dev/pts/nobody", "x")  # a client gone since: no error
+
+    run(scenario)
+
+
+def test_pane_output_appears_as_the_panes_own(run: Callable[[Scenario], None]) -> None:
+    async def scenario(w: World) -> None:
+        base = await eventually(lambda: base_pane(w.port), lambda r: r.current_command == "sleep")
+        await w.port.write_pane_output(base.pane_id, b"printed-by-mytty")
+        await eventually(
+            lambda: w.port.capture(base.pane_id), lambda c: "printed-by-mytty" in c.text
+        )
+        await raises(ErrorCode.PANE_NOT_FOUND, w.port.write_pane_output(MISSING, b"x"))
 
     run(scenario)
