@@ -274,7 +274,10 @@ provider. Note that `workspace-write` Claude workers still stop for Bash approva
 
 **Launch**: the worker runs as `command <binary> [model flag] <mode flags> -- '<task>'`
 (Claude workers also get `--teammate-mode in-process`, so Claude's own agent teams stay inside
-the worker's pane; Codex workers get `--no-daemon` first, so their hooks run as their own
+the worker's pane, and `--session-id <UUID>`: a conversation id mytty chose, shown as the job's
+`sessionID` from the spawn reply on, so the job binds only to that conversation's runs and
+`mytty resume` can restart exactly it — a difference from the original, whose jobs learned the
+session from their first event; Codex workers get `--no-daemon` first, so their hooks run as their own
 children and not in a Codex background server that another pane's environment started — see
 [integrations](integrations.md#codex-codex)). Nothing is typed: the line is handed to the new pane's shell through a
 private launch file, so the task arrives byte for byte and never lands in shell history. A
@@ -445,10 +448,13 @@ async def _spawn_new(
     anchor: PaneView | None,
     tags: SpawnTags,
 ) -> AgentJobReply:
+    import uuid
+
     from mytty.control.split import place_worker_from
     from mytty.core.errors import ErrorCode, MyttyError
     from mytty.core.ids import SurfaceId
-    from mytty.core.launch import build_launch_argv, launch_command
+    from mytty.core.job_launch import JobLaunch
+    from mytty.core.launch import CHOOSES_SESSION_ID, build_launch_argv, launch_command
     from mytty.core.layout import WORKERS_WINDOW
     from mytty.core.validation import validate_worktree_branch
     from mytty.protocol import wire
@@ -482,7 +488,25 @@ async def _spawn_new(
         cwd = await ctx.resolve_worktree(cwd, params.branch)
 
     mode_flags = await ctx.access_mode_flags(provider, params.access, anchor)
-    argv = build_launch_argv(provider, model=params.model, mode_flags=mode_flags, task=params.task)
+    # The worker's conversation id, chosen here where the provider lets mytty choose it, so its
+    # events bind exactly and `mytty resume` can restart that very conversation.
+    session_id = str(uuid.uuid4()) if provider in CHOOSES_SESSION_ID else None
+    argv = build_launch_argv(
+        provider,
+        model=params.model,
+        mode_flags=mode_flags,
+        task=params.task,
+        session_id=session_id,
+    )
+    launch = JobLaunch(
+        task=params.task,
+        cwd=cwd,
+        worktree_branch=params.branch,
+        access=params.access,
+        model=params.model,
+        mode_flags=tuple(mode_flags),
+        argv=tuple(argv),
+    )
     launch_text = launch_command(argv)
 
     note: str | None = None  # where the worker went, when not next to the lead
@@ -524,7 +548,15 @@ async def _spawn_new(
 
     baseline = [r.id for r in ctx.hub.book.runs_for(pane.surface_id, provider.agent_provider)]
     try:
-        job = await ctx.jobs.spawn(pane.surface_id, provider, params.label, baseline, tags)
+        job = await ctx.jobs.spawn(
+            pane.surface_id,
+            provider,
+            params.label,
+            baseline,
+            tags,
+            session_id=session_id,
+            launch=launch,
+        )
     except MyttyError as exc:
         # No half job: a worker nobody can reach by a job id is closed again.
         try:

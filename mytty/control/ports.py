@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # types only: importing the ports loads none of these
     from mytty.core.attention import AttentionBook
     from mytty.core.events import AgentProvider, WorkerProvider
     from mytty.core.ids import RunId, SurfaceId, TmuxPaneId
+    from mytty.core.job_launch import JobLaunch
     from mytty.core.jobs import AgentJob, SpawnTags
     from mytty.core.ledger import EventLedger
     from mytty.core.notes import StatusNotes
@@ -194,6 +195,9 @@ class JobBook(Protocol):
         label: str | None,
         baseline: Iterable[RunId],
         tags: SpawnTags | None = None,
+        *,
+        session_id: str | None = None,
+        launch: JobLaunch | None = None,
     ) -> AgentJob:
         """:meth:`start`, committed to the store before it returns (``spawn-failed`` if not)."""
         ...

@@ -1,6 +1,7 @@
 """One job as one text: the row the store keeps for a job, so a controller restart keeps it.
 
-A compact JSON object holding every field of :class:`~mytty.core.jobs.AgentJob`.
+A compact JSON object holding every field of :class:`~mytty.core.jobs.AgentJob`, its launch
+(:mod:`mytty.core.job_launch`: task, cwd, worktree, access, argv, resumptions) included.
 ``JOB_RECORD_VERSION`` changes whenever the layout does; a record of another version, or one
 that does not decode, reads as None (the store skips it and says so in the log).
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from mytty.core import job_launch
 from mytty.core.events import WorkerProvider
 from mytty.core.ids import JobId, RunId, SurfaceId
 from mytty.core.jobs import AgentJob, AgentJobState
@@ -37,6 +39,7 @@ def encode_job(job: AgentJob) -> str:
             "lead": job.lead,
             "notify": job.notify_lead,
             "notified": job.notified,
+            "launch": job_launch.to_record(job.launch) if job.launch is not None else None,
         },
         ensure_ascii=False,
         separators=(",", ":"),
@@ -72,6 +75,8 @@ def decode_job(text: str) -> AgentJob | None:
             lead=SurfaceId(lead) if (lead := _optional(obj.get("lead"))) is not None else None,
             notify_lead=obj.get("notify") is True,
             notified=_optional(obj.get("notified")),
+            # Absent in records written before launches were recorded: nothing to resume from.
+            launch=job_launch.from_record(raw) if (raw := obj.get("launch")) is not None else None,
         )
     except (ValueError, KeyError, TypeError):
         return None

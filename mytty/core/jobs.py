@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING
 
 from mytty.core.events import AgentRunState, WorkerProvider
 from mytty.core.ids import JobId, RunId, SurfaceId, stable_uuid
+from mytty.core.job_launch import JobLaunch
 from mytty.core.runs import AgentRun
 
 #: Seconds a job waits for its run to appear after a spawn or a follow-up re-arm.
@@ -131,6 +132,9 @@ class AgentJob:
     notify_lead: bool = False
     #: The :func:`notice_token` last delivered to the lead (None: nothing delivered yet).
     notified: str | None = None
+    #: How the worker was started (None: a job from before launches were recorded); what
+    #: ``mytty resume`` needs (core.job_launch).
+    launch: JobLaunch | None = None
 
     @property
     def is_bound(self) -> bool:
@@ -263,6 +267,9 @@ def is_eligible(job: AgentJob, run: AgentRun) -> bool:
         and run.provider == job.provider.agent_provider
         and run.id not in job.baseline
         and run.state not in _UNBINDABLE_RUN_STATES
+        # A job that knows its conversation (a session id mytty chose at spawn, or the one a
+        # resumed worker continues) binds only to that conversation's runs.
+        and (job.session_id is None or run.session_id in (None, job.session_id))
     )
 
 

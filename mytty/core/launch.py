@@ -123,16 +123,18 @@ def codex_inherited_flags(tokens: Sequence[str]) -> list[str]:
     return [*tokens, "-a", "never"]
 
 
-def build_launch_argv(
-    provider: WorkerProvider, *, model: str | None, mode_flags: Sequence[str], task: str
-) -> list[str]:
-    """The worker's argv: binary, model flag, mode flags, ``--``, task + worker contract.
+#: Providers whose CLI takes a session id chosen by the caller (Claude ``--session-id <uuid>``),
+#: so mytty knows a worker's conversation before its first event. Codex and Cursor choose
+#: their own ids; mytty learns those from the worker's events.
+CHOOSES_SESSION_ID: frozenset[WorkerProvider] = frozenset({WorkerProvider.CLAUDE})
 
-    ``mode_flags`` is either :func:`access_flags` or what :func:`inherit_mode_flags` returned.
-    For codex the approval rule of :func:`codex_inherited_flags` is applied here (a no-op for the
-    fixed access flags, which already carry ``-a never``), and :data:`CODEX_WORKER_FLAGS` come
-    right after the binary. Claude gets :data:`CLAUDE_WORKER_FLAGS` after the mode flags.
-    """
+
+def _agent_argv(
+    provider: WorkerProvider,
+    model: str | None,
+    mode_flags: Sequence[str],
+    session_id: str | None,
+) -> list[str]:
     argv = [BINARIES[provider]]
     if provider is WorkerProvider.CODEX:
         argv += CODEX_WORKER_FLAGS
@@ -144,8 +146,47 @@ def build_launch_argv(
         argv += mode_flags
     if provider is WorkerProvider.CLAUDE:
         argv += CLAUDE_WORKER_FLAGS
-    argv += ["--", task_with_contract(task)]
+        if session_id is not None:
+            argv += ["--session-id", session_id]
     return argv
+
+
+def build_launch_argv(
+    provider: WorkerProvider,
+    *,
+    model: str | None,
+    mode_flags: Sequence[str],
+    task: str,
+    session_id: str | None = None,
+) -> list[str]:
+    """The worker's argv: binary, model flag, mode flags, ``--``, task + worker contract.
+
+    ``mode_flags`` is either :func:`access_flags` or what :func:`inherit_mode_flags` returned.
+    For codex the approval rule of :func:`codex_inherited_flags` is applied here (a no-op for the
+    fixed access flags, which already carry ``-a never``), and :data:`CODEX_WORKER_FLAGS` come
+    right after the binary. Claude gets :data:`CLAUDE_WORKER_FLAGS` after the mode flags, then
+    ``--session-id <session_id>`` when mytty chose one (:data:`CHOOSES_SESSION_ID`).
+    """
+    argv = _agent_argv(
+        provider, model, mode_flags, session_id if provider in CHOOSES_SESSION_ID else None
+    )
+    return [*argv, "--", task_with_contract(task)]
+
+
+def build_resume_argv(
+    provider: WorkerProvider, *, model: str | None, mode_flags: Sequence[str], session_id: str
+) -> list[str]:
+    """The argv that restarts a worker on its own conversation ``session_id``, no task.
+
+    The same binary, worker flags, model and mode flags as its launch; then Claude
+    ``--resume <id>``, Codex ``resume <id>`` (the subcommand after the options, which Codex
+    applies to the resumed session), Cursor ``--resume <id>``. Never ``--continue`` or "the
+    latest": that is whichever conversation was touched last, maybe another worker's.
+    """
+    argv = _agent_argv(provider, model, mode_flags, None)
+    if provider is WorkerProvider.CODEX:
+        return [*argv, "resume", session_id]
+    return [*argv, "--resume", session_id]
 
 
 def launch_command(argv: Sequence[str]) -> str:

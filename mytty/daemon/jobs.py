@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -24,6 +25,7 @@ from mytty.core import jobs as core_jobs
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentProvider, WorkerProvider
 from mytty.core.ids import JobId, RunId, SurfaceId, format_uuid_bytes
+from mytty.core.job_launch import JobLaunch
 from mytty.core.jobs import AgentJob, AgentJobState, LaunchClues, SpawnTags
 from mytty.core.runs import AgentRun
 from mytty.daemon.agents import AgentHub
@@ -112,12 +114,18 @@ class JobRegistry:
         label: str | None,
         baseline: Iterable[RunId],
         tags: SpawnTags | None = None,
+        *,
+        session_id: str | None = None,
+        launch: JobLaunch | None = None,
     ) -> AgentJob:
         """:meth:`start`, committed to the store first: a job exists only once it is stored.
 
-        Raises ``spawn-failed`` when the store can't take it (and then no job exists).
+        ``session_id``: the conversation id mytty gave the worker (Claude ``--session-id``);
+        ``launch``: how it was started (what ``mytty resume`` needs). Raises ``spawn-failed``
+        when the store can't take it (and then no job exists).
         """
         job = self._new_job(surface_id, provider, label, baseline, tags)
+        job = dataclasses.replace(job, session_id=session_id, launch=launch)
         if self._store is not None:
             try:
                 await self._store.save_job(job)

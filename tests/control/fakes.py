@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
@@ -34,6 +35,7 @@ from mytty.core.ids import (
     format_uuid_bytes,
     parse_surface_id,
 )
+from mytty.core.job_launch import JobLaunch
 from mytty.core.jobs import AgentJob
 from mytty.core.ledger import EventLedger
 from mytty.core.notes import StatusNotes
@@ -165,8 +167,14 @@ class FakeJobs:
         label: str | None,
         baseline: Iterable[RunId],
         tags: core_jobs.SpawnTags | None = None,
+        *,
+        session_id: str | None = None,
+        launch: JobLaunch | None = None,
     ) -> AgentJob:
-        return self.start(surface_id, provider, label, baseline, tags)
+        job = self.start(surface_id, provider, label, baseline, tags)
+        job = dataclasses.replace(job, session_id=session_id, launch=launch)
+        self.add(job)
+        return job
 
     @contextlib.asynccontextmanager
     async def key_lock(self, lead: SurfaceId | None, key: str) -> AsyncIterator[None]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from typing import Any
+from uuid import UUID
 
 import pytest
 
@@ -97,7 +98,11 @@ def test_spawn_starts_a_launching_job_in_a_new_pane() -> None:
         (made,) = c.created
         assert job["paneID"] == {"rawValue": made.surface_id}
         assert (job["provider"], job["label"], job["state"]) == ("claude", "scan-a", "launching")
-        assert (job["runID"], job["sessionID"], job["message"]) == (None, None, None)
+        assert (job["runID"], job["message"]) == (None, None)
+        # A Claude worker's conversation id is mytty's choice, passed as --session-id.
+        session = job["sessionID"]
+        assert session is not None and str(UUID(session)) == session
+        assert made.command is not None and f"--session-id {session} --" in made.command
         assert (made.split_from, made.direction, made.cwd) == (pane.surface_id, "right", "/")
         # The worker's argv runs from a launch file: the command names the provider and task.
         assert made.command is not None and "claude" in made.command

@@ -2,16 +2,33 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from hypothesis import given
 from hypothesis import strategies as st
 
 from mytty.core.events import WorkerProvider
 from mytty.core.ids import JobId, RunId, SurfaceId
+from mytty.core.job_launch import JobLaunch
 from mytty.core.job_record import decode_job, encode_job
 from mytty.core.jobs import AgentJob, AgentJobState
 
 ids = st.uuids().map(lambda u: str(u).upper())
 texts = st.none() | st.text(max_size=40)
+words = st.lists(st.text(max_size=12), max_size=4).map(tuple)
+
+launches = st.builds(
+    JobLaunch,
+    task=st.text(max_size=60),
+    cwd=st.text(min_size=1, max_size=30),
+    worktree_branch=texts,
+    access=texts,
+    model=texts,
+    mode_flags=words,
+    argv=words,
+    resumed=st.integers(0, 9),
+    resumed_at=st.none() | st.floats(min_value=0, max_value=4e9, allow_nan=False),
+)
 
 jobs = st.builds(
     AgentJob,
@@ -27,6 +44,7 @@ jobs = st.builds(
     deadline=st.floats(min_value=0, max_value=4e9, allow_nan=False),
     bound_completed_by_idle=st.booleans(),
     live_subagents=st.integers(0, 5),
+    launch=st.none() | launches,
 )
 
 
@@ -68,3 +86,15 @@ def _job() -> AgentJob:
         baseline=frozenset(),
         deadline=1.0,
     )
+
+
+def test_a_record_without_a_launch_has_none_and_a_bad_launch_is_refused() -> None:
+    old = encode_job(_job()).replace(',"launch":null', "")
+    assert '"launch"' not in old
+    job = decode_job(old)
+    assert job is not None and job.launch is None
+    launch = JobLaunch("t", "/w", None, None, None, (), ("claude",))
+    good = encode_job(dataclasses.replace(_job(), launch=launch))
+    assert decode_job(good) is not None
+    assert decode_job(good.replace('"resumed":0', '"resumed":-1')) is None
+    assert decode_job(good.replace('"argv":["claude"]', '"argv":"claude"')) is None

@@ -118,6 +118,18 @@ def test_ineligible_runs_are_never_bound(candidate: AgentRun) -> None:
     assert j.state == J.LAUNCHING
 
 
+def test_a_job_that_knows_its_session_binds_only_to_that_conversation() -> None:
+    mine = replace(job(), session_id="s-mine")
+    other = run("A", session="s-other", started=T0 + 1)
+    ours = run("B", session="s-mine", started=T0 + 2)
+    assert reconcile(mine, [other], True, T0 + 3).run_id is None
+    assert reconcile(mine, [other, ours], True, T0 + 3).run_id == "B"
+    # A run without a session (a native estimate) is still the pane's own.
+    assert reconcile(mine, [run("N", session=None)], True, T0 + 3).run_id == "N"
+    # Without a known session the earliest run wins, whatever its session.
+    assert reconcile(job(), [other, ours], True, T0 + 3).run_id == "A"
+
+
 def test_pane_ids_compare_case_insensitively() -> None:
     j = reconcile(job(), [run("A", pane=PANE.lower())], True, T0 + 2)
     assert j.run_id == "A"

@@ -26,6 +26,7 @@ from mytty.core.launch import (
     CODEX_WORKER_FLAGS,
     access_flags,
     build_launch_argv,
+    build_resume_argv,
     codex_inherited_flags,
     launch_command,
     task_with_contract,
@@ -483,3 +484,47 @@ def test_inherit_prefers_argv_then_stored_mode_then_workspace_write() -> None:
 )
 def test_stored_mode_flags(worker: WorkerProvider, mode: str | None, expected: list[str]) -> None:
     assert stored_mode_flags(worker, mode) == expected
+
+
+SESSION = "4f8a1c2e-9b7d-4e3a-8c1f-0a2b3c4d5e6f"
+
+
+def test_claude_workers_get_the_session_id_mytty_chose_before_the_separator() -> None:
+    q = shell_quote(FULL)
+    claude = build_launch_argv(
+        CLAUDE,
+        model=None,
+        mode_flags=access_flags(CLAUDE, "review"),
+        task=TASK,
+        session_id=SESSION,
+    )
+    assert launch_command(claude) == (
+        "command claude --permission-mode plan --teammate-mode in-process "
+        f"--session-id {SESSION} -- {q}"
+    )
+    # Codex and Cursor pick their own ids: the launch stays exactly as it was.
+    for other in (CODEX, CURSOR):
+        flags = access_flags(other, "review")
+        assert build_launch_argv(
+            other, model=None, mode_flags=flags, task=TASK, session_id=SESSION
+        ) == build_launch_argv(other, model=None, mode_flags=flags, task=TASK)
+
+
+def test_resume_argv_names_the_workers_own_session_with_its_launch_flags() -> None:
+    claude = build_resume_argv(
+        CLAUDE, model="opus", mode_flags=["--permission-mode", "plan"], session_id=SESSION
+    )
+    assert claude == [
+        "claude", "--model", "opus", "--permission-mode", "plan",
+        "--teammate-mode", "in-process", "--resume", SESSION,
+    ]  # fmt: skip
+    codex = build_resume_argv(
+        CODEX, model=None, mode_flags=access_flags(CODEX, "workspace-write"), session_id=SESSION
+    )
+    assert codex == [
+        "codex", "--no-daemon", "-s", "workspace-write", "-a", "never", "resume", SESSION,
+    ]  # fmt: skip
+    cursor = build_resume_argv(CURSOR, model=None, mode_flags=["--force"], session_id=SESSION)
+    assert cursor == ["cursor-agent", "--force", "--resume", SESSION]
+    for argv in (claude, codex, cursor):
+        assert "--continue" not in argv and "--last" not in argv and "--" not in argv

@@ -2,7 +2,7 @@
 
 The stand-in agents record the argv they were started with, so these tests compare the real
 process's argv with the launch commands of semantics §5.2 (Claude workers also get
-``--teammate-mode in-process``), check inherit against a real lead process (§5.3), and check that
+``--teammate-mode in-process`` and ``--session-id <the job's sessionID>``), check inherit against a real lead process (§5.3), and check that
 a hostile task arrives byte for byte and never reaches shell history (§4.6).
 """
 
@@ -53,7 +53,16 @@ def _task(label: str) -> str:
 
 
 def _argv_of(m: Mytty, job: dict, provider: str) -> list[str]:
-    return standin_in(m, pane_of(job), BINARY[provider]).argv
+    """The worker's argv; a Claude worker's ``--session-id`` (the job's sessionID, a UUID mytty
+    chose, right before ``--``) is checked here and left out, for :func:`expected_argv`."""
+    argv = standin_in(m, pane_of(job), BINARY[provider]).argv
+    if provider != "claude":
+        assert "--session-id" not in argv and job["sessionID"] is None
+        return argv
+    sep = argv.index("--")
+    assert argv[sep - 2 : sep] == ["--session-id", job["sessionID"]], argv
+    assert str(uuid.UUID(job["sessionID"])) == job["sessionID"]
+    return argv[: sep - 2] + argv[sep:]
 
 
 def _start_lead(m: Mytty, command: str, provider: str) -> str:

@@ -1,0 +1,85 @@
+"""How a job's worker was started, kept with the job so ``mytty resume`` can start it again.
+
+``agent spawn`` records these facts before it replies: the task, the directory (a worktree's
+path when the worker runs in one, with its branch), the access mode asked for and the exact mode
+flags it gave, the model, and the whole argv. ``mytty resume`` restarts the worker from them on
+its own conversation (:func:`mytty.core.launch.build_resume_argv`) and counts the resumption.
+
+Pure: no I/O. The record form (a JSON object) is :func:`to_record` / :func:`from_record`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True, slots=True)
+class JobLaunch:
+    task: str
+    cwd: str
+    #: The branch of the worktree the worker runs in (``cwd`` is then the worktree's path).
+    worktree_branch: str | None
+    #: ``--access`` as asked (None: the default rule chose).
+    access: str | None
+    model: str | None
+    mode_flags: tuple[str, ...]
+    argv: tuple[str, ...]
+    #: How many times ``mytty resume`` restarted the worker, and when it last did.
+    resumed: int = 0
+    resumed_at: float | None = None
+
+    def resumed_now(self, now: float, argv: tuple[str, ...]) -> JobLaunch:
+        return replace(self, resumed=self.resumed + 1, resumed_at=now, argv=argv)
+
+
+def to_record(launch: JobLaunch) -> dict[str, object]:
+    return {
+        "task": launch.task,
+        "cwd": launch.cwd,
+        "worktree": launch.worktree_branch,
+        "access": launch.access,
+        "model": launch.model,
+        "flags": list(launch.mode_flags),
+        "argv": list(launch.argv),
+        "resumed": launch.resumed,
+        "resumedAt": launch.resumed_at,
+    }
+
+
+def from_record(obj: object) -> JobLaunch:
+    """The launch a record holds; raises TypeError/KeyError/ValueError when it is malformed."""
+    if not isinstance(obj, dict):
+        raise TypeError("launch is not an object")
+    resumed = obj["resumed"]
+    resumed_at = obj["resumedAt"]
+    if isinstance(resumed, bool) or not isinstance(resumed, int) or resumed < 0:
+        raise TypeError("resumed is not a count")
+    if resumed_at is not None and not isinstance(resumed_at, int | float):
+        raise TypeError("resumedAt is not a time")
+    return JobLaunch(
+        task=_text(obj["task"]),
+        cwd=_text(obj["cwd"]),
+        worktree_branch=_optional(obj["worktree"]),
+        access=_optional(obj["access"]),
+        model=_optional(obj["model"]),
+        mode_flags=_texts(obj["flags"]),
+        argv=_texts(obj["argv"]),
+        resumed=resumed,
+        resumed_at=None if resumed_at is None else float(resumed_at),
+    )
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError("expected a string")
+    return value
+
+
+def _optional(value: object) -> str | None:
+    return None if value is None else _text(value)
+
+
+def _texts(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise TypeError("expected a list")
+    return tuple(_text(v) for v in value)
