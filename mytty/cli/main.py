@@ -501,8 +501,15 @@ def attention(
         help="Mark a run's open items as seen (its run id or a unique prefix; repeatable).",
     ),
     ack_all: bool = typer.Option(False, "--ack-all", help="Mark every open item as seen."),
+    live: bool = typer.Option(
+        False, "--watch", help="A live view that follows the events (Ctrl-C stops it)."
+    ),
 ) -> None:
     """What needs a human: approvals, questions, failures, disconnects, long completions."""
+    if live and as_json:
+        _die(
+            f"{ErrorCode.USAGE.value}: --watch is for humans; scripts long-poll `mytty-ctl events`"
+        )
     request: dict[str, Any] = {"type": "attention"}
     try:
         if ack:
@@ -512,6 +519,14 @@ def attention(
         reply = _request(request)
     except MyttyError as exc:
         _die(f"{exc.code.value}: {exc.message}")
+        return
+    if live:
+        from mytty.cli.attention_watch import watch
+
+        try:
+            watch(_request, show_all)
+        except MyttyError as exc:
+            _die(f"{exc.code.value}: {exc.message}")
         return
     every = reply.get("items", [])
     items = every if show_all else [i for i in every if not i.get("resolvedAt")]
