@@ -14,6 +14,10 @@ Policy (the issue's, which deliberately differs from the original's code):
   ``launch-failed`` → ``launch-failure`` (:meth:`AttentionBook.add_launch_failure`). No run
   exists then, so the item's id and ``run_id`` are the job's id. The job is stored and
   survives a restart (still ``launch-failed``); this item lives in memory and does not.
+- ``agent spawn --budget-tokens N`` adds ``budget`` items from usage instead of an event
+  (:meth:`AttentionBook.add_budget_item`): one when the job reaches 80 % of N, one at 100 %
+  (when mytty interrupts the worker). Like ``launch-failure`` their ``run_id`` is the job's id;
+  nothing resolves them but an acknowledgement (the worker's next turn is no answer to them).
 - Resolution (``resolved_at`` = the resolving event's occurredAt):
   - an open request item is resolved by the next applied event on the same run whose previous
     state was waiting-input/waiting-approval (the agent moved on, whatever the answer was);
@@ -54,6 +58,8 @@ class AttentionKind(StrEnum):
     DISCONNECT = "disconnect"
     COMPLETION = "completion"
     LAUNCH_FAILURE = "launch-failure"
+    #: ``agent spawn --budget-tokens``: the job used 80 % (then 100 %) of its token budget.
+    BUDGET = "budget"
 
 
 REQUEST_KINDS = frozenset({AttentionKind.APPROVAL_REQUEST, AttentionKind.INPUT_REQUEST})
@@ -196,6 +202,30 @@ class AttentionBook:
             )
         )
 
+    def add_budget_item(
+        self,
+        item_id: str,
+        job_id: JobId,
+        surface_id: SurfaceId,
+        provider: AgentProvider,
+        message: str,
+        at: float,
+    ) -> AttentionItem | None:
+        """A job's token-budget item (see the module docstring); None if ``item_id`` is known."""
+        if item_id in self._items:
+            return None
+        return self._add(
+            AttentionItem(
+                id=item_id,
+                surface_id=surface_id,
+                run_id=RunId(job_id),
+                provider=provider,
+                kind=AttentionKind.BUDGET,
+                message=message,
+                created_at=at,
+            )
+        )
+
     def restore(self, item: AttentionItem) -> None:
         """Put back an item from a snapshot, as it was (resolved or acknowledged included)."""
         self._add(item)
@@ -213,7 +243,7 @@ class AttentionBook:
         self._by_run.setdefault(item.run_id, {})[item.id] = None
         if kind in REQUEST_KINDS:
             self._open_requests.setdefault(item.run_id, {})[item.id] = None
-        else:
+        elif kind is not AttentionKind.BUDGET:
             self._open_outcomes.setdefault(item.surface_id, {})[item.id] = None
         return item
 

@@ -44,6 +44,8 @@ from mytty.daemon.store import EventStore, StoreError
 from mytty.daemon.sweep import startup_sweep
 from mytty.daemon.tmux_link import TmuxLink
 from mytty.daemon.tmux_publish import TmuxPublisher
+from mytty.daemon.transcripts import IngestSoon, TranscriptReader
+from mytty.daemon.transcripts_usage import UsageBook
 from mytty.daemon.worktree_service import WorktreeService
 from mytty.protocol.control import encode_reply, failure
 from mytty.protocol.envelope import encode_event_reply
@@ -136,6 +138,18 @@ class Controller:
             port=lambda: self.link.port,
             now=self.clock.now,
         )
+        # Transcripts: turns for the estimator, Claude's Esc, usage and budgets per job.
+        self.usage = UsageBook(
+            hub=self.hub,
+            newest_job=self.jobs.newest_in_pane,
+            interrupt=self._press_escape,
+            store=self.store,
+        )
+        self.jobs.usage_of = self.usage.entry
+        self.transcript_events = IngestSoon(self.hub.ingest)
+        self.transcripts = TranscriptReader(
+            emit=self.transcript_events, on_usage=self.usage.pane_usage, clock=self.clock.now
+        )
         self.ingest = EventIngest(
             hub=self.hub, panes=self.panes, route_codex=self.codex_router.route
         )
@@ -165,6 +179,7 @@ class Controller:
         self.panes.load_bindings(self.store.load_surface_bindings())
         self.hub.restore(self.store.load_state())
         self.jobs.load(self.store.load_jobs(FINISHED_JOBS_IN_MEMORY))
+        self.usage.load(self.store.load_usage())
         settle_heap()  # everything alive now lives as long as the process
         self.store.start_writer(loop)
         self.hub.add_observer(self.cursor_approval.observe)
@@ -235,6 +250,8 @@ class Controller:
         await self.publisher.clear()
         await self.link.close()
         await self.jobs.flush()
+        await self.transcript_events.flush()
+        await self.usage.flush()
         await self._save_snapshot()
         self.store.close()
         if self._servers:
@@ -342,6 +359,13 @@ class Controller:
         self, worker: WorkerProvider, access: str | None, anchor: PaneView | None
     ) -> list[str]:
         return await self.preflight.access_mode_flags(worker, access, anchor)
+
+    async def _press_escape(self, surface_id: SurfaceId) -> None:
+        """Esc into a pane, as ``send-key PANE Escape`` does (a job used up its token budget)."""
+        pane = self.panes.by_surface.get(surface_id)
+        if pane is not None:
+            async with self.pane_lock(surface_id):
+                await self.require_port().send_key(pane.tmux_id, "Escape")
 
     def route_codex(self, event: AgentEvent) -> AgentEvent | None:
         """Place a codex event on a pane by its sessionID; None when it can't be placed exactly."""

@@ -34,7 +34,7 @@ from mytty.daemon.codex_routing import CodexRouter
 from mytty.daemon.panes import Pane, PaneRegistry
 from mytty.daemon.store import EventStore, StoreError
 from mytty.protocol import wire
-from mytty.protocol.replies import JobSnapshot
+from mytty.protocol.replies import JobSnapshot, TokenUsageEntry
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +72,8 @@ class JobRegistry:
         #: One lock per (lead, key) while an ``agent spawn --key`` looks up or starts its job,
         #: so two spawns with the same key at once still make one worker.
         self._key_locks: dict[tuple[str | None, str], asyncio.Lock] = {}
+        #: A job's ``usage`` for its snapshot (daemon.transcripts_usage sets it; none until then).
+        self.usage_of: Callable[[str], TokenUsageEntry | None] = lambda _job_id: None
 
     def _runs(self, job: AgentJob) -> list[AgentRun]:
         runs: list[AgentRun] = self._hub.book.runs_for(job.surface_id, job.provider.agent_provider)
@@ -321,9 +323,14 @@ class JobRegistry:
 
     def label_for_pane(self, surface_id: SurfaceId) -> str | None:
         """The label of the newest job started in that pane (for attention items)."""
+        job = self.newest_in_pane(surface_id)
+        return job.label if job is not None else None
+
+    def newest_in_pane(self, surface_id: SurfaceId) -> AgentJob | None:
+        """The newest job started in that pane (as last reconciled), if one is in memory."""
         for job in reversed(self._jobs.values()):
             if job.surface_id == surface_id:
-                return job.label
+                return job
         return None
 
     def newest_by_pane(self) -> dict[SurfaceId, AgentJob]:
@@ -331,4 +338,5 @@ class JobRegistry:
         return {job.surface_id: job for job in self._jobs.values()}
 
     def snapshot(self, job: AgentJob) -> JobSnapshot:
-        return wire.job_snapshot(job, self._hub.notes.get(job.surface_id))
+        notes = self._hub.notes.get(job.surface_id)
+        return wire.job_snapshot(job, notes, self.usage_of(job.job_id))

@@ -70,6 +70,10 @@ CREATE TABLE IF NOT EXISTS agent_job (
     terminal INTEGER NOT NULL,
     payload TEXT NOT NULL
 ) STRICT;
+CREATE TABLE IF NOT EXISTS job_usage (
+    job_id TEXT PRIMARY KEY,
+    payload TEXT NOT NULL
+) STRICT;
 """
 
 BUSY_TIMEOUT_MS = 1000
@@ -261,6 +265,12 @@ class EventStore:
         ).fetchall()
         return [job for _seq, payload in rows if (job := self._decode_job(payload)) is not None]
 
+    def load_usage(self) -> dict[str, str]:
+        """Every job's stored usage record (``daemon.transcripts_usage``), by job id."""
+        assert self._conn is not None
+        rows = self._conn.execute("SELECT job_id, payload FROM job_usage")
+        return {job_id: payload for job_id, payload in rows}
+
     def read_job(self, job_id: str) -> AgentJob | None:
         """One stored job by id (a finished job no longer kept in memory); None when unknown.
 
@@ -310,6 +320,10 @@ class EventStore:
         The future carries the outcome (StoreError when the write failed or the store is closed).
         """
         return self._enqueue("job", job)
+
+    def save_usage_soon(self, job_id: str, payload: str) -> asyncio.Future[object]:
+        """Queue a job's usage record (insert or replace), like :meth:`save_job_soon`."""
+        return self._enqueue("usage", (job_id, payload))
 
     async def insert(self, event: AgentEvent) -> int:
         """Insert one event: its sequence when new, 0 for a duplicate id. Raises StoreError."""
@@ -489,6 +503,10 @@ class EventStore:
                 "payload = excluded.payload",
                 (arg.job_id, int(is_terminal(arg.state)), encode_job(arg)),
             )
+            return None
+        if op == "usage":
+            assert isinstance(arg, tuple)
+            conn.execute("INSERT OR REPLACE INTO job_usage(job_id, payload) VALUES (?, ?)", arg)
             return None
         if op == "contains":
             found = conn.execute("SELECT 1 FROM agent_event WHERE event_id = ?", (arg,))

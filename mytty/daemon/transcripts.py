@@ -23,11 +23,12 @@ environment, since that is where the agent writes:
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -155,11 +156,14 @@ class TranscriptReader:
         self,
         *,
         emit: Callable[[AgentEvent], None],
+        on_usage: Callable[[SurfaceId, UsageReading], None] | None = None,
         clock: Callable[[], float] = time.time,
         proc_root: str = procfs.PROC,
         own_home: str | None = None,
     ) -> None:
         self._emit = emit
+        self._on_usage = on_usage
+        self._reported: dict[str, UsageReading] = {}
         self._clock = clock
         self._proc = proc_root
         self._own_home = own_home or os.path.expanduser("~")
@@ -172,8 +176,14 @@ class TranscriptReader:
         transcript = self._advance(target)
         if transcript is None:
             return None
+        surface = SurfaceId(target.surface_id)
         if isinstance(transcript.parser, ClaudeTranscript):
-            self._check_interrupt(SurfaceId(target.surface_id), transcript.parser)
+            self._check_interrupt(surface, transcript.parser)
+        if self._on_usage is not None:
+            usage = self._panes[surface].usage
+            if usage != self._reported.get(surface):
+                self._reported[surface] = usage
+                self._on_usage(surface, usage)
         return transcript.parser.observation
 
     def usage(self, surface_id: str) -> UsageReading | None:
@@ -184,6 +194,7 @@ class TranscriptReader:
     def forget(self, surface_id: str) -> None:
         self._panes.pop(surface_id, None)
         self._emitted.pop(surface_id, None)
+        self._reported.pop(surface_id, None)
 
     # -- internals ------------------------------------------------------------------------------
     def _advance(self, target: TurnTarget) -> _Transcript | None:
@@ -333,3 +344,26 @@ def _sorted_dirs(path: str) -> list[str]:
     except OSError:
         return []
     return [os.path.join(path, n) for n in names if os.path.isdir(os.path.join(path, n))]
+
+
+class IngestSoon:
+    """``emit`` for the reader: hands each event to ``AgentHub.ingest`` on the running loop
+    (the reader is called from synchronous code), holding the tasks until they finish."""
+
+    def __init__(self, ingest: Callable[[AgentEvent], Awaitable[bool]]) -> None:
+        self._ingest = ingest
+        self._tasks: set[asyncio.Future[bool]] = set()
+
+    def __call__(self, event: AgentEvent) -> None:
+        task = asyncio.ensure_future(self._ingest(event))
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Future[bool]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            log.warning("could not store a transcript event: %s", exc)
+
+    async def flush(self) -> None:
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -61,6 +61,20 @@ class PaneContent(TypedDict):
     cursorColumn: int | None
 
 
+class TokenUsageEntry(TypedDict):
+    """mytty's addition: a job's token usage, read from its transcripts (``usage``)."""
+
+    inputTokens: int
+    outputTokens: int
+    cacheReadTokens: int
+    cacheWriteTokens: int
+    totalTokens: int
+    #: The model that spent the latest tokens (null when the transcript named none).
+    model: str | None
+    #: ``agent spawn --budget-tokens``, present only when the job has a budget.
+    budgetTokens: NotRequired[int]
+
+
 class JobSnapshot(TypedDict):
     """The ``job`` of ``agentJob``/``agentWaitResult``/``agentResult``."""
 
@@ -77,6 +91,9 @@ class JobSnapshot(TypedDict):
     #: mytty's addition: live subagents of the bound run, present only when there is one.
     liveSubagents: NotRequired[int]
     statusNote: NotRequired[str]
+    #: mytty's addition: tokens the worker spent, present once its transcript showed some
+    #: (or the job has a budget).
+    usage: NotRequired[TokenUsageEntry]
 
 
 class EventRecord(TypedDict):

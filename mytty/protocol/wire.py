@@ -37,6 +37,7 @@ from mytty.protocol.replies import (
     RawValue,
     SessionReply,
     ShellInfo,
+    TokenUsageEntry,
     WaitResultReply,
 )
 
@@ -49,6 +50,7 @@ if TYPE_CHECKING:  # only their attributes are read: the human CLI needn't load 
     from mytty.core.ledger import LedgerPage, LedgerRecord
     from mytty.core.runs import AgentRun
     from mytty.core.shell_events import ShellState
+    from mytty.core.usage import TokenUsage
 
 
 # Optional keys that sit between required ones: unpacked into the literal to keep wire order.
@@ -74,6 +76,10 @@ class _Key(TypedDict, total=False):
 
 class _LiveSubagents(TypedDict, total=False):
     liveSubagents: int
+
+
+class _Usage(TypedDict, total=False):
+    usage: TokenUsageEntry
 
 
 class _EventTail(TypedDict, total=False):
@@ -199,7 +205,26 @@ def session_reply(name: str, tmux_socket: str) -> SessionReply:
 # -- agent jobs -------------------------------------------------------------------------------
 
 
-def job_snapshot(job: AgentJob, status_note: str | None = None) -> JobSnapshot:
+def token_usage(
+    tokens: TokenUsage, model: str | None, budget: int | None = None
+) -> TokenUsageEntry:
+    """A job's ``usage`` (see :mod:`mytty.core.usage` for what each counter means)."""
+    entry: TokenUsageEntry = {
+        "inputTokens": tokens.input,
+        "outputTokens": tokens.output,
+        "cacheReadTokens": tokens.cache_read,
+        "cacheWriteTokens": tokens.cache_write,
+        "totalTokens": tokens.total,
+        "model": model,
+    }
+    if budget is not None:
+        entry["budgetTokens"] = budget
+    return entry
+
+
+def job_snapshot(
+    job: AgentJob, status_note: str | None = None, usage: TokenUsageEntry | None = None
+) -> JobSnapshot:
     """The job as every ``agent`` reply carries it.
 
     ``runID``, ``sessionID`` and ``message`` are always present (JSON null when unknown), as the
@@ -212,6 +237,7 @@ def job_snapshot(job: AgentJob, status_note: str | None = None) -> JobSnapshot:
     live: _LiveSubagents = {"liveSubagents": job.live_subagents} if job.live_subagents else {}
     # mytty's addition: the ``agent spawn --key`` the job answers, when it has one.
     key: _Key = {"key": job.key} if job.key is not None else {}
+    spent: _Usage = {"usage": usage} if usage is not None else {}
     return {
         "jobID": raw_value(job.job_id),
         "paneID": raw_value(job.surface_id),
@@ -224,6 +250,7 @@ def job_snapshot(job: AgentJob, status_note: str | None = None) -> JobSnapshot:
         **key,
         **live,
         **note,
+        **spent,
     }
 
 
