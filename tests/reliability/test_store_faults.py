@@ -7,11 +7,18 @@ SIGXFSZ); a lock is another connection holding SQLite's write lock; corruption i
 written over the file's first pages. In each case the controller stays up and keeps serving
 what needs no write, answers writes with an error instead of ``inserted: true``, says why, and
 recovers once the fault is gone; and every acknowledged event is in the store afterwards.
+
+A read-only store cannot be made under a running controller (Linux refuses to remount
+read-only while files are open for writing), so it is met at the next start: as root by a
+read-only bind mount in the controller's own mount namespace, otherwise by permission bits.
 """
 
 from __future__ import annotations
 
+import os
 import resource
+import shlex
+import shutil
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -166,3 +173,47 @@ def test_a_store_corrupted_under_the_controller_acknowledges_nothing(mytty: Mytt
     m.start()
     assert ledger.send() == INSERTED
     assert "Traceback" not in m.log().split("cannot be read")[-1]
+
+
+def read_only_wrapper(m: Mytty) -> tuple[str, ...]:
+    """A command that makes the controller's home a read-only mount, then execs the rest.
+
+    As root permission bits bind nothing, so the home is a read-only bind mount in a mount
+    namespace of the controller's own; otherwise the home and its files lose their write bits.
+    """
+    if os.geteuid() != 0:
+        for path in m.mytty_home.iterdir():
+            path.chmod(0o400)
+        m.mytty_home.chmod(0o500)
+        return ()
+    home = shlex.quote(str(m.mytty_home))
+    script = f'mount --bind {home} {home} && mount -o remount,bind,ro {home} && exec "$@"'
+    return ("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh")
+
+
+def test_a_read_only_store_is_refused_at_start_in_one_line(mytty: Mytty) -> None:
+    """A filesystem that went read-only cannot be made under a running controller (Linux
+    refuses a read-only remount while files are open for writing: EBUSY), so the read-only
+    store is met where it can be: at the next start, which must say so in one line."""
+    m = mytty
+    ledger = Ledger(m, open_agent_pane(m))
+    for _ in range(3):
+        assert ledger.send() == INSERTED
+    m.stop()
+    if os.geteuid() == 0 and shutil.which("unshare") is None:  # pragma: no cover
+        pytest.fail("root without unshare: no way to make the home read-only")
+    wrapper = read_only_wrapper(m)
+    try:
+        with pytest.raises(AssertionError) as failed:
+            m.start(wrapper=wrapper)
+    finally:
+        m.mytty_home.chmod(0o700)
+        for path in m.mytty_home.iterdir():
+            path.chmod(0o600 if path.is_file() else 0o700)
+    message = str(failed.value).splitlines()[0]
+    print(message)
+    assert "invalid-home" in message and str(m.mytty_home) in message, message
+    assert "Traceback" not in m.log()
+    m.start()
+    ledger.check_stored()
+    assert ledger.send() == INSERTED

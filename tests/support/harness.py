@@ -173,8 +173,14 @@ class Mytty:
         return out.stdout
 
     # -- controller -----------------------------------------------------------------------------
-    def start(self, timeout: float = 20.0, *, nofile: int | None = None) -> None:
-        """Start the controller; ``nofile`` sets its RLIMIT_NOFILE (soft and hard)."""
+    def start(
+        self, timeout: float = 20.0, *, nofile: int | None = None, wrapper: tuple[str, ...] = ()
+    ) -> None:
+        """Start the controller; ``nofile`` sets its RLIMIT_NOFILE (soft and hard).
+
+        ``wrapper`` is a command that execs the rest of its arguments (the controller keeps
+        its pid), e.g. ``unshare`` for a mount namespace of its own.
+        """
         read_fd, write_fd = os.pipe()
 
         def limit_descriptors() -> None:
@@ -185,7 +191,16 @@ class Mytty:
 
         log = open(self.root / "controller.log", "ab")  # noqa: SIM115 - closed in close()
         self.proc = subprocess.Popen(
-            [MYTTY, "serve", "--tmux-socket", self.socket, "--ready-fd", str(write_fd), "-v"],
+            [
+                *wrapper,
+                MYTTY,
+                "serve",
+                "--tmux-socket",
+                self.socket,
+                "--ready-fd",
+                str(write_fd),
+                "-v",
+            ],
             env=self.env,
             stdin=subprocess.DEVNULL,
             stdout=log,
