@@ -22,6 +22,7 @@ import typer
 
 from mytty.cli.integrations import app as integrations_app
 from mytty.cli.ls import command as ls_command
+from mytty.cli.notify import app as notify_app
 from mytty.cli.shell_integration import app as shell_integration_app
 from mytty.cli.tmux_cmd import app as tmux_app
 from mytty.cli.worktree import app as worktree_app
@@ -39,6 +40,7 @@ app.add_typer(
 app.add_typer(shell_integration_app, name="shell-integration")
 app.add_typer(worktree_app, name="worktree")
 app.add_typer(tmux_app, name="tmux")
+app.add_typer(notify_app, name="notify")
 app.command("ls")(ls_command)
 app.command("status", help="The same as `mytty ls`.")(ls_command)
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # types only: importing the ports loads none of these
     from mytty.protocol.replies import (
         IntegrationStatusesReply,
         JobSnapshot,
+        NotifyTestReply,
         PaneEntry,
         WorktreeRemovalReply,
     )
@@ -274,6 +275,15 @@ class Worktrees(Protocol):
         ...
 
 
+class Notifications(Protocol):
+    """The notification router, for ``notifyTest``."""
+
+    async def notify_test(self, surface_id: SurfaceId | None) -> NotifyTestReply:
+        """Send one test notification through every enabled channel (``surface_id``: the
+        caller's pane, whose bell rings), reporting each channel."""
+        ...
+
+
 class Context(
     PaneDirectory,
     PaneFacts,
@@ -284,6 +294,7 @@ class Context(
     IntegrationStatus,
     AgentChecks,
     Worktrees,
+    Notifications,
     Protocol,
 ):
     """Every port: the controller as the router hands it to any handler."""

@@ -39,6 +39,7 @@ ENTRIES: tuple[tuple[str | None, str], ...] = (
     ("integration repair", "integration_repair"),
     (None, "attention"),
     (None, "ensure_session"),
+    (None, "notify_test"),
 )
 
 #: Command words that only group subcommands (``agent spawn``, ``integration list``).

@@ -117,12 +117,12 @@ def _choice(allowed: tuple[Any, ...]) -> Checker:
     return check
 
 
-def _seconds(minimum: float) -> Checker:
+def _seconds(minimum: float, maximum: float = float("inf")) -> Checker:
     def check(value: object) -> object:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ValueError("expected a number of seconds")
-        if value < minimum:
-            raise ValueError(f"must be at least {minimum:g}")
+        if not minimum <= value <= maximum:
+            raise ValueError(f"must be between {minimum:g} and {maximum:g}")
         return float(value)
 
     return check
@@ -157,7 +157,7 @@ SCHEMA: Mapping[str, Mapping[str, Checker]] = {
         "on": _words(NOTIFY_KINDS),
         "osc": _choice(OSC_CODES),
         "command": _command,
-        "timeout": _seconds(0.1),
+        "timeout": _seconds(0.1, 60.0),
         "cooldown": _seconds(0.0),
         "long_success": _seconds(0.0),
     },
@@ -249,7 +249,7 @@ osc = 9
 # A shell command (run with /bin/sh -c) or a list [program, arg, ...]; it gets the
 # notification as one JSON object on stdin. Example: "curl -s -d @- ntfy.sh/my-topic"
 command = ""
-# Seconds the command may run before it is killed.
+# Seconds the command (and notify-send) may run before it is killed (0.1 to 60).
 timeout = 10
 # Seconds after a notification during which the same pane does not notify again.
 cooldown = 30

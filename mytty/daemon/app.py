@@ -49,7 +49,7 @@ from mytty.daemon.transcripts_usage import UsageBook
 from mytty.daemon.worktree_service import WorktreeService
 from mytty.protocol.control import encode_reply, failure
 from mytty.protocol.envelope import encode_event_reply
-from mytty.protocol.replies import PaneEntry, WorktreeRemovalReply
+from mytty.protocol.replies import NotifyTestReply, PaneEntry, WorktreeRemovalReply
 from mytty.tmux.port import PaneRow, TmuxPort
 
 log = logging.getLogger(__name__)
@@ -290,6 +290,9 @@ class Controller:
 
     def pane_environment(self, surface_id: str) -> dict[str, str]:
         return self.pane_service.pane_environment(surface_id)
+
+    async def notify_test(self, surface_id: SurfaceId | None) -> NotifyTestReply:
+        return await self.notifier.test(surface_id)
 
     def caller_surface(self, peer_pid: int) -> SurfaceId | None:
         return self.pane_service.caller_surface(peer_pid)

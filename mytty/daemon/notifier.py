@@ -22,11 +22,13 @@ import logging
 import os
 import shutil
 import signal
+import uuid
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from mytty.core.config import (
+    APPROVAL,
     BELL,
     COMMAND,
     MESSAGE,
@@ -36,7 +38,7 @@ from mytty.core.config import (
 )
 from mytty.core.errors import MyttyError
 from mytty.core.events import AgentEvent, format_timestamp
-from mytty.core.ids import SurfaceId
+from mytty.core.ids import RunId, SurfaceId
 from mytty.core.notify_policy import (
     Notification,
     NotifyGate,
@@ -46,6 +48,7 @@ from mytty.core.notify_policy import (
 )
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.panes import PaneRegistry
+from mytty.protocol.replies import NotifyTestReply
 from mytty.tmux.port import ClientView, TmuxPort, passthrough
 
 log = logging.getLogger(__name__)
@@ -215,6 +218,26 @@ class Notifier:
             results.append(result)
         return results
 
+    async def test(self, surface_id: SurfaceId | None) -> NotifyTestReply:
+        """``mytty notify test``: one notification through every enabled channel, now."""
+        n = Notification(
+            key=f"test-{uuid.uuid4()}",
+            kind=APPROVAL,
+            surface_id=surface_id or SurfaceId(""),
+            run_id=RunId(""),
+            provider="mytty",
+            message="a test notification (mytty notify test)",
+            occurred_at=self._now(),
+        )
+        results = await self.send(n, test=True)
+        return {
+            "type": "notifyTest",
+            "channels": [
+                {"channel": r.channel, "status": r.status, "detail": r.detail} for r in results
+            ],
+            "notification": self.payload(n, test=True),
+        }
+
     def payload(self, n: Notification, *, test: bool = False) -> dict[str, object]:
         """The JSON object a user command reads on stdin."""
         pane = self._panes.by_surface.get(n.surface_id)
@@ -252,7 +275,8 @@ class Notifier:
         if channel == BELL:
             pane = self._panes.by_surface.get(n.surface_id)
             if port is None or pane is None:
-                return ChannelResult(channel, "skipped", "the pane is gone")
+                why = "not run in a mytty pane" if not n.surface_id else "the pane is gone"
+                return ChannelResult(channel, "skipped", why)
             await port.write_pane_output(pane.tmux_id, b"\x07")
             return ChannelResult(channel, "sent", f"bell in {pane.tmux_id}")
         if channel == OSC:

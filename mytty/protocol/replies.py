@@ -125,6 +125,14 @@ class AttentionEntry(TypedDict):
     label: str | None
 
 
+class ChannelReport(TypedDict):
+    """How one notification channel fared: ``status`` is sent, skipped or failed."""
+
+    channel: str
+    status: str
+    detail: str
+
+
 class IntegrationEntry(TypedDict):
     """One provider of ``integrationStatuses`` (``error`` only after a failed install)."""
 
@@ -134,6 +142,14 @@ class IntegrationEntry(TypedDict):
 
 
 # -- control socket: replies -------------------------------------------------------------------
+
+
+class NotifyTestReply(TypedDict):
+    """``notifyTest``: each enabled channel's result, in the order they went out."""
+
+    type: Literal["notifyTest"]
+    channels: list[ChannelReport]
+    notification: dict[str, object]
 
 
 class OkReply(TypedDict):

@@ -45,6 +45,7 @@ from mytty.protocol import wire
 from mytty.protocol.replies import (
     IntegrationStatusesReply,
     JobSnapshot,
+    NotifyTestReply,
     PaneEntry,
     WorktreeRemovalReply,
 )
@@ -279,6 +280,8 @@ class FakeController:
     worktree_jobs: list[tuple[str, str]] = field(default_factory=list)
     #: job id → what remove_job_worktree answers (absent: mytty made no worktree for it).
     worktree_removals: dict[str, WorktreeRemovalReply] = field(default_factory=dict)
+    #: The panes ``notify_test`` was asked for (None: a caller outside any mytty pane).
+    notify_tests: list[SurfaceId | None] = field(default_factory=list)
     #: pid → surface of the pane whose shell is its ancestor.
     callers: dict[int, SurfaceId] = field(default_factory=dict)
     created: list[Created] = field(default_factory=list)
@@ -448,6 +451,10 @@ class FakeController:
 
     async def remove_job_worktree(self, job_id: str) -> WorktreeRemovalReply | None:
         return self.worktree_removals.get(job_id)
+
+    async def notify_test(self, surface_id: SurfaceId | None) -> NotifyTestReply:
+        self.notify_tests.append(surface_id)
+        return {"type": "notifyTest", "channels": [], "notification": {}}
 
     async def access_mode_flags(
         self, worker: WorkerProvider, access: str | None, anchor: PaneView | None

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.events_support import K, kill9_and_settle, new_id, open_agent_pane
-from tests.support.harness import TMUX, Mytty, wait_until
+from tests.support.harness import MYTTY, TMUX, Mytty, wait_until
 
 pytestmark = pytest.mark.tmux
 
@@ -196,3 +196,36 @@ def _zombie(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] == "Z"
     except OSError:
         return True
+
+
+def test_notify_test_reports_each_channel(bare_mytty: Mytty) -> None:
+    m = bare_mytty
+    out = m.root / "notified.jsonl"
+    configure(m, out, channels=["bell", "osc", "message", "notify-send", "command"])
+    m.start()
+    done = subprocess.run(
+        [MYTTY, "notify", "test", "--json"], env=m.env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    reply = json.loads(done.stdout)
+    results = {c["channel"]: c for c in reply["channels"]}
+    assert list(results) == ["bell", "osc", "notify-send", "command", "message"]
+    assert results["command"]["status"] == "sent"
+    assert results["bell"] == {
+        "channel": "bell",
+        "status": "skipped",
+        "detail": "not run in a mytty pane",
+    }
+    assert results["osc"]["status"] == "skipped"  # no client is attached
+    [got] = notifications(out)
+    assert got["test"] is True and got["kind"] == "approval"
+
+    # A failing command fails the test run, with its reason on the table.
+    configure(m, out, channels=["command"], command="echo ntfy is down >&2; exit 7")
+    m.stop()
+    m.start()
+    done = subprocess.run(
+        [MYTTY, "notify", "test"], env=m.env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1
+    assert "exited 7: ntfy is down" in done.stdout
