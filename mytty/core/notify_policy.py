@@ -77,7 +77,8 @@ def notification_for(
     ``item`` is the attention item the event created (None if it created none), ``run`` the
     event's run after it was applied.
     """
-    if item is not None and item.id == event.id and item.kind is not AttentionKind.COMPLETION:
+    created = item is not None and item.id == event.id and item.kind in _ITEM_KINDS
+    if created and item is not None and item.kind is not AttentionKind.COMPLETION:
         kind = _ITEM_KINDS[item.kind]
     elif event.kind is AgentEventKind.SUCCEEDED and _lasted(run, long_success):
         kind = LONG_SUCCESS
@@ -94,11 +95,14 @@ def notification_for(
     )
 
 
-def notification_for_item(item: AttentionItem) -> Notification:
-    """The notification of an item that no event created (a job's launch failure)."""
+def notification_for_item(item: AttentionItem) -> Notification | None:
+    """The notification of an item that no event created (a job's launch failure), if any."""
+    kind = _ITEM_KINDS.get(item.kind)
+    if kind is None:
+        return None
     return Notification(
         key=item.id,
-        kind=_ITEM_KINDS[item.kind],
+        kind=kind,
         surface_id=item.surface_id,
         run_id=item.run_id,
         provider=item.provider.value,

@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from mytty.core.attention import AttentionBook
+from mytty.core.attention import AttentionBook, AttentionItem, AttentionKind
 from mytty.core.config import NOTIFY_KINDS
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.core.ids import RunId, SurfaceId
@@ -16,6 +16,7 @@ from mytty.core.notify_policy import (
     Verdict,
     describe,
     notification_for,
+    notification_for_item,
 )
 from mytty.core.runs import RunBook
 
@@ -133,3 +134,10 @@ def test_the_text_names_the_pane_and_what_it_needs() -> None:
     n = Notification("E", "approval", PANE, RunId("R"), "codex", "apply patch", 1.0)
     assert describe(n, "reviewer") == ("mytty: reviewer", "codex needs approval: apply patch")
     assert describe(n, None)[0] == "mytty"
+
+
+@pytest.mark.parametrize("kind", list(AttentionKind))
+def test_every_attention_kind_is_handled(kind: AttentionKind) -> None:
+    item = AttentionItem("I", PANE, RunId("R"), AgentProvider.CODEX, kind, None, 1.0)
+    n = notification_for_item(item)
+    assert n is None or n.kind in NOTIFY_KINDS
