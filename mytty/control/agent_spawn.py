@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Protocol
 
-from mytty.control.spec import PATH, Command, Option, Values
+from mytty.control.spec import COUNT, PATH, Command, Option, Values
 from mytty.core import codes
 from mytty.core.vocab import ACCESS_MODES, AUTO, DIRECTIONS, WORKER_PROVIDERS
 from mytty.protocol.limits import MAX_REQUEST_BYTES
@@ -162,6 +162,14 @@ COMMAND = Command(
             "tell the lead agent at its next turn when this job ends or needs attention "
             "(through the lead's own hooks)",
         ),
+        Option(
+            "--budget-tokens",
+            "N",
+            "budgetTokens",
+            "a token budget: an attention item at 80 % of N, Esc into the worker at 100 % "
+            "(tokens as its transcript counts them; see Usage)",
+            kind=COUNT,
+        ),
     ),
     wire_order=(
         "provider",
@@ -174,6 +182,7 @@ COMMAND = Command(
         "worktreeBranch",
         "key",
         "notifyLead",
+        "budgetTokens",
         "cwd",
         "callerWorkingDirectory",
     ),
@@ -295,7 +304,7 @@ controller's — else the spawn fails at once with `provider-binary-not-found` a
 Request:
 
 ```json
-{"type":"spawnAgent","provider":"claude","direction":"auto","task":"…","anchorPaneID"?:"<UUID>","access"?:"review","model"?:"sonnet","label"?:"scan-a","worktreeBranch"?:"feat/x","key"?:"scan-a","notifyLead":false,"cwd"?:"/abs/dir","callerWorkingDirectory":"/abs/dir"}
+{"type":"spawnAgent","provider":"claude","direction":"auto","task":"…","anchorPaneID"?:"<UUID>","access"?:"review","model"?:"sonnet","label"?:"scan-a","worktreeBranch"?:"feat/x","key"?:"scan-a","notifyLead":false,"budgetTokens"?:200000,"cwd"?:"/abs/dir","callerWorkingDirectory":"/abs/dir"}
 ```
 
 Reply:
@@ -319,6 +328,22 @@ its job). A key is 1–100 characters without control characters (`invalid-reque
 
 **Results pushed to the lead** (`--notify-lead`, a mytty addition): see
 [Lead notices](#lead-notices).
+
+**Usage and budgets** (mytty additions). Every job snapshot (`agent spawn`, `agent wait`,
+`agent result`, `agent list`) carries `usage` once the worker's transcript shows tokens:
+`{"inputTokens","outputTokens","cacheReadTokens","cacheWriteTokens","totalTokens","model"}`,
+plus `"budgetTokens"` when the job has one (then `usage` is there from the spawn on, at 0).
+The figures are read from the worker's own transcript (Claude's assistant `message.usage`,
+one count per message id; Codex's running `token_count` totals), so they are what the
+provider reported, not an estimate; `inputTokens` never includes cached tokens (for Codex
+mytty subtracts `cached_input_tokens`), so `totalTokens` is the sum of the four. Cursor
+workers have none. `agent list` adds a top-level `usage`: the listed jobs' figures added up
+(one lead's by default). `--budget-tokens N` (N ≥ 1, else `invalid-request`) gives the job a
+budget in those tokens: at 80 % of N a `budget` attention item is raised, at 100 % mytty
+presses Esc in the worker's pane (as `send-key PANE Escape` does) and raises a second one;
+the worker then stops its turn and the job ends `disconnected` with the interrupt's message.
+A budget is checked as the transcript grows, so a turn may overshoot it by what one model
+response adds.
 
 `--label` is at most 100 characters without control characters (`invalid-label`); `--model`
 is non-empty, at most 100 characters, without spaces or control characters (`invalid-model`).
@@ -345,6 +370,7 @@ class Params:
         "branch",
         "key",
         "notify_lead",
+        "budget_tokens",
     )
 
     def __init__(
@@ -362,6 +388,7 @@ class Params:
         branch: str | None,
         key: str | None = None,
         notify_lead: bool = False,
+        budget_tokens: int | None = None,
     ) -> None:
         self.peer_pid = peer_pid
         self.provider = provider
@@ -376,6 +403,7 @@ class Params:
         self.branch = branch
         self.key = key
         self.notify_lead = notify_lead
+        self.budget_tokens = budget_tokens
 
 
 def parse(request: Request) -> Params:
@@ -393,6 +421,7 @@ def parse(request: Request) -> Params:
         request.opt_str("worktreeBranch"),
         request.opt_str("key"),
         request.bool("notifyLead", False),
+        request.opt_int("budgetTokens"),
     )
 
 
@@ -420,8 +449,14 @@ async def handle(ctx: SpawnContext, params: Params) -> AgentJobReply:
     # The lead: the caller's own pane; a caller outside mytty's panes leads from its anchor.
     lead = ctx.caller_surface(params.peer_pid) or (anchor.surface_id if anchor else None)
     digest = core_jobs.spawn_digest(provider, params.task)
+    if params.budget_tokens == 0:
+        raise MyttyError(ErrorCode.INVALID_REQUEST, "--budget-tokens must be at least 1")
     tags = core_jobs.SpawnTags(
-        key=params.key, spawn_digest=digest, lead=lead, notify_lead=params.notify_lead
+        key=params.key,
+        spawn_digest=digest,
+        lead=lead,
+        notify_lead=params.notify_lead,
+        budget_tokens=params.budget_tokens,
     )
     if params.key is None:
         return await _spawn_new(ctx, params, provider, anchor, tags)

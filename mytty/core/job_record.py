@@ -40,6 +40,7 @@ def encode_job(job: AgentJob) -> str:
             "notify": job.notify_lead,
             "notified": job.notified,
             "launch": job_launch.to_record(job.launch) if job.launch is not None else None,
+            "budget": job.budget_tokens,
         },
         ensure_ascii=False,
         separators=(",", ":"),
@@ -77,6 +78,8 @@ def decode_job(text: str) -> AgentJob | None:
             notified=_optional(obj.get("notified")),
             # Absent in records written before launches were recorded: nothing to resume from.
             launch=job_launch.from_record(raw) if (raw := obj.get("launch")) is not None else None,
+            # Absent in records written before token budgets: no budget.
+            budget_tokens=_count(budget) if (budget := obj.get("budget")) is not None else None,
         )
     except (ValueError, KeyError, TypeError):
         return None

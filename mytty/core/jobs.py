@@ -135,6 +135,8 @@ class AgentJob:
     #: How the worker was started (None: a job from before launches were recorded); what
     #: ``mytty resume`` needs (core.job_launch).
     launch: JobLaunch | None = None
+    #: ``agent spawn --budget-tokens``: the tokens the worker may spend (None: no limit).
+    budget_tokens: int | None = None
 
     @property
     def is_bound(self) -> bool:
@@ -154,6 +156,7 @@ class SpawnTags:
     spawn_digest: str | None = None
     lead: SurfaceId | None = None
     notify_lead: bool = False
+    budget_tokens: int | None = None
 
 
 def new_job(
@@ -183,6 +186,7 @@ def new_job(
         spawn_digest=tags.spawn_digest,
         lead=tags.lead,
         notify_lead=tags.notify_lead,
+        budget_tokens=tags.budget_tokens,
     )
 
 

@@ -73,7 +73,7 @@ class JobRegistry:
         #: so two spawns with the same key at once still make one worker.
         self._key_locks: dict[tuple[str | None, str], asyncio.Lock] = {}
         #: A job's ``usage`` for its snapshot (daemon.transcripts_usage sets it; none until then).
-        self.usage_of: Callable[[str], TokenUsageEntry | None] = lambda _job_id: None
+        self.usage_of: Callable[[AgentJob], TokenUsageEntry | None] = lambda _job: None
 
     def _runs(self, job: AgentJob) -> list[AgentRun]:
         runs: list[AgentRun] = self._hub.book.runs_for(job.surface_id, job.provider.agent_provider)
@@ -339,4 +339,4 @@ class JobRegistry:
 
     def snapshot(self, job: AgentJob) -> JobSnapshot:
         notes = self._hub.notes.get(job.surface_id)
-        return wire.job_snapshot(job, notes, self.usage_of(job.job_id))
+        return wire.job_snapshot(job, notes, self.usage_of(job))

@@ -19,12 +19,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
 from mytty.core import jobs as core_jobs
 from mytty.core.events import AgentProvider
-from mytty.core.ids import JobId, SurfaceId, stable_uuid
+from mytty.core.ids import SurfaceId, stable_uuid
 from mytty.core.jobs import AgentJob
 from mytty.core.usage import ZERO, TokenUsage, UsageReading, budget_stage, count
 from mytty.daemon.agents import AgentHub
@@ -43,7 +43,6 @@ class JobUsage:
 
     tokens: TokenUsage = ZERO
     model: str | None = None
-    budget: int | None = None
     #: budget_stage already acted on (0 none, 1 warned at 80 %, 2 interrupted at 100 %).
     stage: int = 0
     #: What the figures stood at when they were restored (see the module docstring).
@@ -59,7 +58,6 @@ def encode_usage(usage: JobUsage) -> str:
             "v": USAGE_RECORD_VERSION,
             "tokens": [t.input, t.output, t.cache_read, t.cache_write],
             "model": usage.model,
-            "budget": usage.budget,
             "stage": usage.stage,
         },
         separators=(",", ":"),
@@ -76,11 +74,10 @@ def decode_usage(text: str) -> JobUsage | None:
         if not isinstance(raw, list) or len(raw) != 4:
             return None
         tokens = TokenUsage(*(count(v) for v in raw))
-        model, budget, stage = obj.get("model"), obj.get("budget"), obj.get("stage")
+        model, stage = obj.get("model"), obj.get("stage")
         return JobUsage(
             tokens=tokens,
             model=model if isinstance(model, str) else None,
-            budget=count(budget) or None,
             stage=stage if isinstance(stage, int) and stage in (0, 1, 2) else 0,
             stored=tokens,
             base=None,
@@ -116,31 +113,20 @@ class UsageBook:
             if usage is not None:
                 self._jobs[job_id] = usage
 
-    def set_budget(self, job_id: JobId, budget: int | None) -> None:
-        """A new job's ``--budget-tokens`` (None: no budget)."""
-        usage = replace(self._jobs.get(job_id, JobUsage()), budget=budget)
-        self._set(job_id, usage)
-
     # -- reads ----------------------------------------------------------------------------------
     def get(self, job_id: str) -> JobUsage | None:
         usage = self._jobs.get(job_id)
-        if usage is None or (not usage.tokens and usage.model is None and usage.budget is None):
+        if usage is None or (not usage.tokens and usage.model is None):
             return None
         return usage
 
-    def entry(self, job_id: str) -> TokenUsageEntry | None:
-        """The job's ``usage`` for its snapshot (None: nothing to say yet)."""
-        usage = self.get(job_id)
-        return wire.token_usage(usage.tokens, usage.model, usage.budget) if usage else None
-
-    def total(self, job_ids: Iterable[str]) -> TokenUsageEntry | None:
-        """The roll-up of several jobs (a lead's, in ``agent list``); None when none spent any."""
-        tokens, model, seen = ZERO, None, False
-        for job_id in job_ids:
-            usage = self.get(job_id)
-            if usage is not None:
-                tokens, model, seen = tokens + usage.tokens, model or usage.model, True
-        return wire.token_usage(tokens, None) if seen else None
+    def entry(self, job: AgentJob) -> TokenUsageEntry | None:
+        """The job's ``usage`` for its snapshot (None: no figures and no budget yet)."""
+        usage = self.get(job.job_id)
+        if usage is None and job.budget_tokens is None:
+            return None
+        usage = usage or JobUsage()
+        return wire.token_usage(usage.tokens, usage.model, job.budget_tokens)
 
     # -- the reader's callback ------------------------------------------------------------------
     def pane_usage(self, surface_id: SurfaceId, reading: UsageReading) -> None:
@@ -157,10 +143,11 @@ class UsageBook:
             self._hub.bump(surface_id)  # `agent wait` replies carry the figures
 
     def _check_budget(self, job: AgentJob, usage: JobUsage) -> JobUsage:
-        stage = budget_stage(usage.tokens.total, usage.budget)
-        if stage <= usage.stage or usage.budget is None:
+        budget = job.budget_tokens
+        stage = budget_stage(usage.tokens.total, budget)
+        if stage <= usage.stage or budget is None:
             return usage
-        total, budget = usage.tokens.total, usage.budget
+        total = usage.tokens.total
         provider = job.provider.agent_provider
         now = self._hub.now()
         if stage == 1:  # a jump straight past 100 % raises only the item below

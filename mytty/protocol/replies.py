@@ -229,6 +229,8 @@ class AgentJobReply(TypedDict):
 class AgentJobsReply(TypedDict):
     type: Literal["agentJobs"]
     jobs: list[JobSnapshot]
+    #: mytty's addition: the listed jobs' ``usage`` added up (``model`` null), when any has one.
+    usage: NotRequired[TokenUsageEntry]
 
 
 class AgentWaitResultReply(TypedDict):

@@ -267,7 +267,21 @@ def agent_job_reply(
 
 
 def agent_jobs_reply(snapshots: Iterable[JobSnapshot]) -> AgentJobsReply:
-    return {"type": "agentJobs", "jobs": list(snapshots)}
+    """``usage`` (mytty's addition): the listed jobs' tokens added up, when any has figures;
+    ``agent list`` lists one lead's jobs by default, so it is that lead's roll-up."""
+    jobs = list(snapshots)
+    reply: AgentJobsReply = {"type": "agentJobs", "jobs": jobs}
+    spent = [job["usage"] for job in jobs if "usage" in job]
+    if spent:
+        reply["usage"] = {
+            "inputTokens": sum(u["inputTokens"] for u in spent),
+            "outputTokens": sum(u["outputTokens"] for u in spent),
+            "cacheReadTokens": sum(u["cacheReadTokens"] for u in spent),
+            "cacheWriteTokens": sum(u["cacheWriteTokens"] for u in spent),
+            "totalTokens": sum(u["totalTokens"] for u in spent),
+            "model": None,
+        }
+    return reply
 
 
 def agent_wait_result(snapshot: JobSnapshot, timed_out: bool) -> AgentWaitResultReply:

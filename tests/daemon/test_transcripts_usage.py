@@ -10,7 +10,7 @@ from pathlib import Path
 from mytty.core.attention import AttentionKind
 from mytty.core.events import WorkerProvider
 from mytty.core.ids import JobId, SurfaceId
-from mytty.core.jobs import AgentJob, AgentJobState, new_job
+from mytty.core.jobs import AgentJob, AgentJobState, SpawnTags, new_job
 from mytty.core.usage import TokenUsage, UsageReading
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.store import EventStore
@@ -38,12 +38,22 @@ class World:
     def read(self, total_in: int, out: int = 0, model: str | None = "claude-opus-5-5") -> None:
         self.book.pane_usage(SURFACE, UsageReading(TokenUsage(input=total_in, output=out), model))
 
+    def total(self) -> int:
+        entry = self.book.entry(self.job)
+        assert entry is not None
+        return entry["totalTokens"]
+
     def budget_items(self) -> list[str]:
         return [
             i.message or ""
             for i in self.hub.attention.items(2000.0)
             if i.kind is AttentionKind.BUDGET
         ]
+
+
+def running(budget: int | None, provider: WorkerProvider = WorkerProvider.CLAUDE) -> AgentJob:
+    job = new_job(JOB, SURFACE, provider, None, (), 0.0, tags=SpawnTags(budget_tokens=budget))
+    return replace(job, state=AgentJobState.RUNNING)
 
 
 def open_store(path: Path) -> EventStore:
@@ -57,9 +67,9 @@ def test_a_job_has_its_panes_figures_in_the_wire_shape(tmp_path: Path) -> None:
     async def scenario() -> None:
         store = open_store(tmp_path / "s.sqlite3")
         w = World(store)
-        assert w.book.entry(JOB) is None
+        assert w.book.entry(w.job) is None
         w.read(20, 10)
-        assert w.book.entry(JOB) == {
+        assert w.book.entry(w.job) == {
             "inputTokens": 20,
             "outputTokens": 10,
             "cacheReadTokens": 0,
@@ -68,14 +78,7 @@ def test_a_job_has_its_panes_figures_in_the_wire_shape(tmp_path: Path) -> None:
             "model": "claude-opus-5-5",
         }
         w.book.pane_usage(SurfaceId("OTHER"), UsageReading(TokenUsage(input=5)))
-        assert w.book.total([JOB, "unknown"]) == {
-            "inputTokens": 20,
-            "outputTokens": 10,
-            "cacheReadTokens": 0,
-            "cacheWriteTokens": 0,
-            "totalTokens": 30,
-            "model": None,
-        }
+        assert w.book.entry(w.job)["totalTokens"] == 30  # type: ignore[index]
         await w.book.flush()
         store.close()
 
@@ -85,15 +88,16 @@ def test_a_job_has_its_panes_figures_in_the_wire_shape(tmp_path: Path) -> None:
 def test_budget_warns_at_80_percent_and_presses_esc_once_at_100(tmp_path: Path) -> None:
     async def scenario() -> None:
         store = open_store(tmp_path / "s.sqlite3")
-        w = World(
-            store,
-            replace(
-                new_job(JOB, SURFACE, WorkerProvider.CLAUDE, None, (), 0.0),
-                state=AgentJobState.RUNNING,
-            ),
-        )
-        w.book.set_budget(JOB, 1000)
-        assert w.book.entry(JOB) is not None and w.book.entry(JOB)["budgetTokens"] == 1000  # type: ignore[index]
+        w = World(store, running(1000))
+        assert w.book.entry(w.job) == {
+            "inputTokens": 0,
+            "outputTokens": 0,
+            "cacheReadTokens": 0,
+            "cacheWriteTokens": 0,
+            "totalTokens": 0,
+            "model": None,
+            "budgetTokens": 1000,
+        }
         w.read(700)
         assert w.budget_items() == [] and w.escapes == []
         w.read(800)
@@ -118,12 +122,7 @@ def test_budget_warns_at_80_percent_and_presses_esc_once_at_100(tmp_path: Path) 
 def test_a_finished_job_over_budget_is_not_interrupted(tmp_path: Path) -> None:
     async def scenario() -> None:
         store = open_store(tmp_path / "s.sqlite3")
-        job = replace(
-            new_job(JOB, SURFACE, WorkerProvider.CODEX, None, (), 0.0),
-            state=AgentJobState.SUCCEEDED,
-        )
-        w = World(store, job)
-        w.book.set_budget(JOB, 100)
+        w = World(store, replace(running(100, WorkerProvider.CODEX), state=AgentJobState.SUCCEEDED))
         w.read(500)
         await w.book.flush()
         assert w.escapes == [] and w.budget_items() == ["Token budget used up: 500 of 100 tokens"]
@@ -137,35 +136,22 @@ def test_figures_and_budget_stage_survive_a_restart(tmp_path: Path) -> None:
 
     async def before() -> None:
         store = open_store(path)
-        w = World(
-            store,
-            replace(
-                new_job(JOB, SURFACE, WorkerProvider.CLAUDE, None, (), 0.0),
-                state=AgentJobState.RUNNING,
-            ),
-        )
-        w.book.set_budget(JOB, 1000)
+        w = World(store, running(1000))
         w.read(850, 50)
         await w.book.flush()
         store.close()
 
     async def after() -> None:
         store = open_store(path)
-        w = World(
-            store,
-            replace(
-                new_job(JOB, SURFACE, WorkerProvider.CLAUDE, None, (), 0.0),
-                state=AgentJobState.RUNNING,
-            ),
-        )
+        w = World(store, running(1000))
         w.book.load(store.load_usage())
-        entry = w.book.entry(JOB)
+        entry = w.book.entry(w.job)
         assert entry is not None and entry["totalTokens"] == 900 and entry["budgetTokens"] == 1000
         # The transcript is read again from its tail: only what it gains from now on adds.
         w.read(300, 10)
-        assert w.book.entry(JOB)["totalTokens"] == 900  # type: ignore[index]
+        assert w.total() == 900
         w.read(350, 10)
-        assert w.book.entry(JOB)["totalTokens"] == 950  # type: ignore[index]
+        assert w.total() == 950
         assert w.budget_items() == []  # the 80 % item was raised before the restart
         w.read(400, 10)
         await w.book.flush()
