@@ -20,6 +20,7 @@ from typing import Any
 
 import typer
 
+from mytty.cli.doctor import doctor_command
 from mytty.cli.integrations import app as integrations_app
 from mytty.cli.ls import command as ls_command
 from mytty.cli.notify import app as notify_app
@@ -41,6 +42,7 @@ app.add_typer(shell_integration_app, name="shell-integration")
 app.add_typer(worktree_app, name="worktree")
 app.add_typer(tmux_app, name="tmux")
 app.add_typer(notify_app, name="notify")
+app.command("doctor")(doctor_command)
 app.command("ls")(ls_command)
 app.command("status", help="The same as `mytty ls`.")(ls_command)
 

@@ -1,0 +1,77 @@
+"""``mytty doctor``: green on a fresh setup; each thing broken on purpose is named with its fix."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from typing import Any
+
+import pytest
+
+from tests.support.harness import MYTTY, Mytty
+
+pytestmark = pytest.mark.tmux
+
+
+def doctor(m: Mytty, **env: str) -> tuple[int, list[dict[str, Any]]]:
+    done = subprocess.run(
+        [MYTTY, "doctor", "--json"],
+        env={**m.env, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=str(m.home),
+    )
+    assert done.stderr == "", done.stderr
+    report = json.loads(done.stdout)
+    assert report["ok"] is (done.returncode == 0)
+    return done.returncode, report["findings"]
+
+
+def problems(findings: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The warn/fail findings by area (the first of each area)."""
+    out: dict[str, dict[str, Any]] = {}
+    for f in findings:
+        if f["status"] in ("warn", "fail"):
+            out.setdefault(f["area"], f)
+    return out
+
+
+def test_green_on_a_fresh_setup(mytty: Mytty) -> None:
+    code, findings = doctor(mytty)
+    assert code == 0
+    assert problems(findings) == {}
+    areas = {f["area"] for f in findings if f["status"] == "ok"}
+    assert {"tmux", "controller", "home", "sockets", "config", "tmux server"} <= areas
+
+
+def test_each_broken_thing_is_named_with_its_fix(mytty: Mytty) -> None:
+    m = mytty
+    config = m.mytty_home / "config.toml"
+    config.write_text("[notify]\ncooldown = 5\nchannels = [bell\n")
+    (m.mytty_home / "launch" / "0F0F0F0F-0000-4000-8000-000000000000.sh").write_text("true\n")
+    m.install_standins("claude")  # the agent is there, its hooks are not
+
+    code, findings = doctor(m)
+    found = problems(findings)
+    assert code == 1
+    assert found["config"]["status"] == "fail"
+    assert "line 3, column" in found["config"]["detail"]
+    assert str(config) in found["config"]["fix"]
+    assert found["launch files"]["fix"].startswith("rm ")
+    assert found["claude-code"]["fix"] == "mytty integrations enable claude-code"
+
+    # Inside tmux: a pane without a mytty identity, and mytty-ctl missing from PATH.
+    code, findings = doctor(m, TMUX=f"{m.socket},1,0", PATH="/usr/bin:/bin")
+    found = problems(findings)
+    assert "mytty shell-integration install" in found["this pane"]["fix"]
+    assert found["mytty-ctl"]["status"] == "fail" and "export PATH" in found["mytty-ctl"]["fix"]
+
+    os.chmod(m.mytty_home, 0o755)
+    m.stop()
+    code, findings = doctor(m)
+    found = problems(findings)
+    assert code == 1
+    assert found["controller"]["fix"] == "mytty up"
+    assert found["home"]["fix"] == f"chmod 700 {m.mytty_home}"
