@@ -146,6 +146,8 @@ def install(
     home: str,
 ) -> list[Change]:
     changes: list[Change] = []
+    if key:  # first: a key tmux does not know fails before any format was touched
+        changes.append(_bind(cli, key, python, home))
     if border:
         changes.append(_append(cli, "pane-border-format", BORDER_SEGMENT, "pane-border segment"))
         if cli.global_option("pane-border-status") == "off":
@@ -164,8 +166,6 @@ def install(
             cli.set_global(_saved_name("status-right-length"), length)
             cli.set_global("status-right-length", str(int(length) + STATUS_EXTRA_LENGTH))
         changes.append(change)
-    if key:
-        changes.append(_bind(cli, key, python, home))
     return changes
 
 

@@ -84,6 +84,28 @@ def test_install_then_uninstall_restores_every_option(mytty: Mytty) -> None:
     assert state(m) == before
 
 
+def test_a_format_changed_after_install_keeps_the_change(mytty: Mytty) -> None:
+    m = mytty
+    before = m.tmux("show-options", "-gv", "status-right")
+    assert mytty_cli(m, "tmux", "install").returncode == 0
+    changed = m.tmux("show-options", "-gv", "status-right").rstrip("\n") + " #H"
+    m.tmux("set-option", "-g", "status-right", changed)
+    out = mytty_cli(m, "tmux", "uninstall")
+    assert out.returncode == 0 and "only the segment was cut out" in out.stdout, out.stdout
+    assert m.tmux("show-options", "-gv", "status-right") == before.rstrip("\n") + " #H\n"
+    assert "@mytty_saved" not in m.tmux("show-options", "-g")
+
+
+def test_an_unknown_key_or_server_changes_nothing(mytty: Mytty) -> None:
+    before = state(mytty)
+    out = mytty_cli(mytty, "tmux", "install", "--key", "NoSuchKey")
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr.startswith("mytty: invalid-request: tmux refused: "), out.stderr
+    assert state(mytty) == before
+    out = mytty_cli(mytty, "tmux", "install", "--tmux-socket", str(mytty.root / "none.sock"))
+    assert out.returncode == 1 and out.stderr.startswith("mytty: tmux-unavailable: "), out.stderr
+
+
 def test_a_key_bound_by_the_user_is_not_taken_over(mytty: Mytty) -> None:
     mytty.tmux("bind-key", "-T", "prefix", "A", "display-message", "mine")
     before = state(mytty)
@@ -116,10 +138,11 @@ def test_segments_and_popup_on_a_real_client(
     m.tmux("switch-client", "-c", str(screen.client_name()), "-t", "desk")
 
     screen.press("C-b", "A")
-    popup = screen.wait_for(
-        "mytty attention", "approval", "claude-code", "may I run the migration?"
-    )
-    assert "Enter jump" in popup
+    # The picker's own lines (the status line may show a notification with the same words).
+    popup = screen.wait_for("Enter jump and acknowledge")
+    row = next(line for line in popup.splitlines() if " 1 " in line and "│" in line)
+    for cell in ("claude-code", "approval", "may I run the migration?"):
+        assert cell in row, popup
     screen.press("Enter")
 
     # The client jumped across sessions to the agent's pane, and the item is acknowledged.
