@@ -3,7 +3,8 @@
 Checks, in order: tmux (version, the server the controller uses), the controller, the home and
 its sockets (paths, kinds, modes), ``config.toml``, this pane (its mytty identity, shell
 integration, ``mytty-ctl`` on PATH), each provider's hook integration (Codex: hook trust too),
-passthrough for OSC notifications, and leftovers (orphaned worktrees, launch files).
+whether the installed ``claude``/``codex`` is the version ``mytty integrations verify`` last
+proved (a warning when it changed: hooks change between versions), passthrough for OSC notifications, and leftovers (orphaned worktrees, launch files).
 
 Each finding is ``ok``, ``note`` (worth knowing, nothing is wrong), ``warn`` (something will not
 work as you expect) or ``fail`` (broken). ``--json`` prints them; the exit status is 1 when
@@ -73,6 +74,7 @@ class Doctor:
             self.config,
             self.this_pane,
             self.integrations,
+            self.verified_versions,
             self.passthrough,
             self.worktrees,
             self.launch_files,
@@ -261,6 +263,41 @@ class Doctor:
                 )
             else:
                 self.add(area, "note", "not installed (nor the agent)")
+
+    def verified_versions(self) -> None:
+        """Warn when the agent on PATH is not the version ``integrations verify`` last proved."""
+        from mytty.core.paths import mytty_home
+        from mytty.verify.runner import BINARIES, agent_version, last_verified
+
+        verified = last_verified(Path(mytty_home(self.env)))
+        for provider, (program, _) in BINARIES.items():
+            binary = shutil.which(program, path=self.env.get("PATH"))
+            if binary is None:
+                continue
+            name = provider.value
+            fix = f"mytty integrations verify {name}"
+            seen = verified.get(name)
+            try:
+                current = agent_version(binary)
+            except Exception as exc:  # noqa: BLE001 - a broken agent binary is its own finding
+                self.add(f"{name} version", "warn", f"{binary} --version failed: {exc}")
+                continue
+            if seen is None:
+                self.add(
+                    f"{name} version",
+                    "note",
+                    f"{current}: its hooks were never verified on this machine",
+                    fix,
+                )
+            elif seen != current:
+                self.add(
+                    f"{name} version",
+                    "warn",
+                    f"{current} is installed, but the hooks were last verified with {seen}",
+                    fix,
+                )
+            else:
+                self.add(f"{name} version", "ok", f"{current}: hooks verified")
 
     def passthrough(self) -> None:
         from mytty.daemon.config import read_settings

@@ -75,3 +75,24 @@ def test_each_broken_thing_is_named_with_its_fix(mytty: Mytty) -> None:
     assert code == 1
     assert found["controller"]["fix"] == "mytty up"
     assert found["home"]["fix"] == f"chmod 700 {m.mytty_home}"
+
+
+def test_an_agent_version_other_than_the_verified_one_is_named_with_verify(mytty: Mytty) -> None:
+    m = mytty
+    m.install_standins("claude")
+    _, findings = doctor(m)
+    never = next(f for f in findings if f["area"] == "claude-code version")
+    assert never["status"] == "note" and never["fix"] == "mytty integrations verify claude-code"
+    current = never["detail"].split(":")[0]
+
+    (m.mytty_home / "verified.json").write_text(
+        json.dumps({"claude-code": {"version": "0.0.1 (Claude Code)"}})
+    )
+    found = problems(doctor(m)[1])
+    assert found["claude-code version"]["status"] == "warn"
+    assert "0.0.1 (Claude Code)" in found["claude-code version"]["detail"]
+    assert found["claude-code version"]["fix"] == "mytty integrations verify claude-code"
+
+    (m.mytty_home / "verified.json").write_text(json.dumps({"claude-code": {"version": current}}))
+    _, findings = doctor(m)
+    assert next(f for f in findings if f["area"] == "claude-code version")["status"] == "ok"
