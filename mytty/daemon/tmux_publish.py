@@ -73,6 +73,9 @@ _URGENCY = {
     AttentionKind.COMPLETION: 5,
 }
 
+#: What an option written by somebody else (an earlier controller) counts as: never a value.
+_UNKNOWN = "\x00unknown"
+
 #: Batches are at least this far apart (seconds): a burst of events costs one batch per gap.
 MIN_FLUSH_GAP_S = 0.02
 
@@ -218,7 +221,13 @@ class TmuxPublisher:
         if port is None:
             return 0
         if port is not self._written_to:  # a new connection (maybe a new server): write all
-            self._published = {}
+            # A controller that crashed left its values behind: every pane's options count as
+            # unknown, so the ones no longer wanted are unset and the others written again.
+            self._published = {
+                (OptionScope.PANE, pane.tmux_id, name): _UNKNOWN
+                for pane in self._panes.panes()
+                for name in PANE_OPTIONS
+            }
             self._written_to = port
         wanted = self.wanted()
         live = {pane.tmux_id for pane in self._panes.panes()}

@@ -77,8 +77,11 @@ def test_values_counts_and_only_changes_are_written() -> None:
         fake, panes, books, publisher = await setup()
         work, work_tmux = pane_in(panes, "work")
         other, other_tmux = pane_in(panes, "other")
-        # Nothing known yet: only the counts.
-        assert await publisher.flush() == 3
+        # Values an earlier controller left behind are cleared on the first flush.
+        fake.pane(other_tmux).options["@mytty_state"] = "running"
+        # Nothing known yet: only the counts (and, once, an unset of every pane option).
+        assert await publisher.flush() == 3 + 2 * len(tp.PANE_OPTIONS)
+        assert "@mytty_state" not in fake.pane(other_tmux).options
         assert fake.pane(work_tmux).options == {}
         assert fake.global_options == {"@mytty_attention_total": "0"}
 
