@@ -106,6 +106,25 @@ def test_an_unknown_key_or_server_changes_nothing(mytty: Mytty) -> None:
     assert out.returncode == 1 and out.stderr.startswith("mytty: tmux-unavailable: "), out.stderr
 
 
+def test_what_is_installed_follows_config_toml(mytty: Mytty) -> None:
+    m = mytty
+    before = state(m)
+    (m.mytty_home / "config.toml").write_text('[tmux]\npopup_key = "M-a"\nstatus_segment = false\n')
+    out = mytty_cli(m, "tmux", "install")
+    assert out.returncode == 0, out.stderr
+    assert "popup key (prefix M-a): done" in out.stdout and "status segment" not in out.stdout
+    assert "mytty.cli.popup" in m.tmux("list-keys", "-T", "prefix", "M-a")
+    assert STATUS_SEGMENT not in m.tmux("show-options", "-gv", "status-right")
+    assert BORDER_SEGMENT in m.tmux("show-options", "-gv", "pane-border-format")
+    # The key moves with the config; the old binding goes.
+    (m.mytty_home / "config.toml").write_text('[tmux]\npopup_key = "M-b"\n')
+    assert mytty_cli(m, "tmux", "install").returncode == 0
+    assert "mytty.cli.popup" in m.tmux("list-keys", "-T", "prefix", "M-b")
+    assert m.tmux("list-keys", "-T", "prefix", "M-a", check=False) == ""
+    assert mytty_cli(m, "tmux", "uninstall").returncode == 0
+    assert state(m) == before
+
+
 def test_a_key_bound_by_the_user_is_not_taken_over(mytty: Mytty) -> None:
     mytty.tmux("bind-key", "-T", "prefix", "A", "display-message", "mine")
     before = state(mytty)
