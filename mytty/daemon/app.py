@@ -46,6 +46,7 @@ from mytty.daemon.tmux_link import TmuxLink
 from mytty.daemon.tmux_publish import TmuxPublisher
 from mytty.daemon.transcripts import IngestSoon, TranscriptReader
 from mytty.daemon.transcripts_usage import UsageBook
+from mytty.daemon.welcome import welcome_command
 from mytty.daemon.worktree_service import WorktreeService
 from mytty.protocol.control import encode_reply, failure
 from mytty.protocol.envelope import encode_event_reply
@@ -102,6 +103,10 @@ class Controller:
             hub=self.hub,
             require_port=self.link.require_port,
             shell_events=self.shell_events,
+        )
+        # A fresh home's first `mytty` session greets the human (once per home).
+        self.pane_service.first_command = lambda: welcome_command(
+            home, self.settings.tmux.popup_key
         )
         self.codex_router = CodexRouter(
             panes=self.panes,

@@ -54,6 +54,8 @@ class PaneService:
         self._require_port = require_port
         self.shell_events = shell_events
         self._refresh_lock = asyncio.Lock()
+        #: What the first pane of a new ``mytty`` session runs (see ensure_user_session).
+        self.first_command: Callable[[], str | None] | None = None
         self._pane_locks: dict[str, asyncio.Lock] = {}
         self._launcher = integration_dir() / "mytty-shell"
 
@@ -279,15 +281,23 @@ class PaneService:
         return self.panes.by_surface[surface]
 
     async def ensure_user_session(self) -> str:
-        """Make sure the ``mytty`` session exists; its first pane carries the pane environment."""
+        """Make sure the ``mytty`` session exists; its first pane carries the pane environment.
+
+        When it is created, :attr:`first_command` (if set) says what shell text its first pane
+        runs at its first prompt (the welcome of a fresh home), or None.
+        """
         port = self._require_port()
         if await port.has_session(bootstrap.USER_SESSION):
             return bootstrap.USER_SESSION
         surface = self.panes.new_surface_id()
+        env = self.pane_environment(surface)
+        command = self.first_command() if self.first_command is not None else None
+        if command is not None:
+            env["MYTTY_LAUNCH_FILE"] = self._launch_file(surface, command)
         tmux_id = await port.new_session(
             bootstrap.USER_SESSION,
             cwd=os.path.expanduser("~"),
-            env=self.pane_environment(surface),
+            env=env,
             command=self._launch_command(),
             on_created=lambda tmux_id, pid: self._register(surface, tmux_id, pid),
         )
