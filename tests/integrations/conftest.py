@@ -8,6 +8,7 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,7 +61,19 @@ class FakeCodex:
         config_path = codex_home / "config.toml"
         data = json.loads(hooks_path.read_text()) if hooks_path.exists() else {}
         config = tomllib.loads(config_path.read_text()) if config_path.exists() else {}
-        state = config.get("hooks", {}).get("state", {})
+        hooks = config.get("hooks", {})
+        if not isinstance(hooks, dict) or not isinstance(hooks.get("state", {}), dict):
+            # Codex refuses to start with a config it cannot read (as `codex app-server` would).
+            raise CodexUnavailable(f"{config_path}: hooks.state is not a table")
+        state = hooks.get("state", {})
+        try:
+            return self._listed(data, state, hooks_path)
+        except (AttributeError, TypeError):
+            # A hooks.json (or trust entry) not in Codex's shape: Codex fails to list it.
+            raise CodexUnavailable(f"{hooks_path}: not in the shape Codex reads") from None
+
+    @staticmethod
+    def _listed(data: Any, state: Any, hooks_path: Path) -> list[CodexHook]:
         result = []
         for event, groups in data.get("hooks", {}).items():
             for gi, group in enumerate(groups):
