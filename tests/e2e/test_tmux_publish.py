@@ -137,6 +137,17 @@ def test_every_transition_is_published_and_shown(
     assert wait_until(lambda: option(m, "-g", "@mytty_attention_total") == "1")
     screen.wait_for("[claude-code|failed|failure|", "open=1")
 
+    # A new run resolves the failure; a question, then a disconnect mid-run.
+    second = new_id()
+    agent.send(K.STARTED, run_id=second)
+    expect(m, tmux_id, state="running", attention="")
+    agent.send(K.INPUT_REQUESTED, run_id=second, message="which branch?")
+    expect(m, tmux_id, state="waiting-input", attention="question")
+    agent.send(K.RUNNING, run_id=second)
+    agent.send(K.DISCONNECTED, run_id=second)
+    expect(m, tmux_id, state="disconnected", attention="disconnected")
+    screen.wait_for("[claude-code|disconnected|disconnected|", "open=1")
+
     # A stopped controller leaves no stale state behind.
     m.stop()
     assert pane_options(m, tmux_id) == {}
