@@ -42,7 +42,7 @@ class DictCli(uf.TmuxCli):
         return self.keys.get(key)
 
 
-formats = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\0\n"))
+formats = st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="\0\n"))
 
 
 def install(cli: DictCli, key: str = "A") -> list[Any]:
