@@ -289,7 +289,10 @@ class Notifier:
             for pane_id in shown.values():
                 await port.write_pane_output(pane_id, data)
             return ChannelResult(
-                channel, "sent", f"OSC {self.settings.osc} to {len(views)} client(s)"
+                channel,
+                "sent",
+                f"OSC {self.settings.osc} to {len(views)} client(s) (tmux passes it on only "
+                "with allow-passthrough on)",
             )
         if channel == MESSAGE:
             if port is None or not views:
