@@ -264,13 +264,21 @@ class TmuxPublisher:
         return True if self._hub.version != version else None
 
     async def clear(self) -> None:
-        """Remove every option this publisher set (at shutdown)."""
+        """Remove the options from every pane, session and the server (at shutdown).
+
+        Everything that could carry them, not only what the last finished batch recorded: a
+        batch cut off by the shutdown may have written more.
+        """
         port = self._port()
-        if port is None or port is not self._written_to or not self._published:
+        if port is None:
             return
-        updates = [
-            OptionUpdate(scope, target, name, None) for scope, target, name in self._published
-        ]
+        keys = set(self._published)
+        for pane in self._panes.panes():
+            keys.update((OptionScope.PANE, pane.tmux_id, name) for name in PANE_OPTIONS)
+            if pane.row is not None:
+                keys.add((OptionScope.SESSION, pane.row.session_name, SESSION_COUNT))
+        keys.add((OptionScope.GLOBAL, "", TOTAL_COUNT))
+        updates = [OptionUpdate(scope, target, name, None) for scope, target, name in keys]
         try:
             await port.set_user_options(updates)
         except MyttyError:

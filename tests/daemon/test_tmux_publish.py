@@ -113,8 +113,12 @@ def test_values_counts_and_only_changes_are_written() -> None:
         assert fake.pane(work_tmux).options["@mytty_attention"] == ""
         assert fake.global_options["@mytty_attention_total"] == "0"
 
-        # Shutdown removes every option the publisher set (and nothing else).
+        # Shutdown removes every option the publisher set (and nothing else), also what a
+        # batch cut off by the shutdown wrote without recording it.
+        fake.pane(other_tmux).options["@mytty_note"] = "written by a cancelled batch"
+        fake.pane(other_tmux).options["@user_own"] = "kept"
         await publisher.clear()
+        assert fake.pane(other_tmux).options == {"@user_own": "kept"}
         assert fake.pane(work_tmux).options == {}
         assert fake.global_options == {}
         assert "@mytty_attention_count" not in fake.sessions[1].options
