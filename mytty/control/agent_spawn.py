@@ -224,8 +224,9 @@ appended to every task.
   its job comes back with "reused": true and no new worker starts (after a context
   compaction, spawn again with the same key instead of guessing). The same key with a
   different task or provider is invalid-request. Keys are stored with the jobs.
---notify-lead: when the job ends or needs attention, you are told at your next turn
-  (Claude Code: context added to your next prompt); see `agent list` to recover jobs.
+--notify-lead: when the job ends or needs attention, you are told at your next prompt
+  (Claude Code, Codex: your UserPromptSubmit hook adds it to your context), once; no
+  need to poll. agent list recovers your jobs after a context compaction.
 --worktree BRANCH runs the worker in <repo parent>/<repo>-worktrees/<branch, "/" → "-">
   (created from HEAD, or an existing local branch; reused if already registered). Only
   worktrees mytty created are ever removed, by `mytty worktree gc` or agent close
@@ -326,8 +327,9 @@ across controller restarts, and for finished jobs no longer kept in memory. Two 
 the same key at the same time make one worker (the second waits for the first and reuses
 its job). A key is 1–100 characters without control characters (`invalid-request`).
 
-**Results pushed to the lead** (`--notify-lead`, a mytty addition): see
-[Lead notices](#lead-notices).
+**Results pushed to the lead** (`--notify-lead`, a mytty addition): when the job ends or needs
+attention, its lead (the same pane as for `--key`) is told at its next turn, through its own
+hooks, exactly once; see [Lead notices](#lead-notices). The flag is stored with the job.
 
 **Usage and budgets** (mytty additions). Every job snapshot (`agent spawn`, `agent wait`,
 `agent result`, `agent list`) carries `usage` once the worker's transcript shows tokens:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import Command
-from mytty.core import codes
+from mytty.core import codes, vocab
 
 if TYPE_CHECKING:
     from mytty.control.base import Request
@@ -16,6 +16,19 @@ if TYPE_CHECKING:
         """What ``integration_list`` uses of the controller."""
 
 
+#: How each provider's lead hears of ``agent spawn --notify-lead`` workers (a mytty addition):
+#: ``next-prompt``: its UserPromptSubmit/SessionStart hook adds the notice to the model's
+#: context (proven on Claude Code 2.1.332 and Codex 0.171.0 by the real-agent tier);
+#: ``none``: the provider's hooks offer no output that reaches the model, so such a lead is
+#: never told (it can still `agent wait` or `agent list`). A test pins this to the adapters.
+LEAD_NOTICES: dict[str, str] = {
+    vocab.CODEX: "next-prompt",
+    vocab.CLAUDE_CODE: "next-prompt",
+    vocab.OPENCODE: "none",
+    vocab.ANTIGRAVITY: "none",
+    vocab.CURSOR: "none",
+}
+
 COMMAND = Command(
     name="integration list",
     wire="integrationList",
@@ -23,19 +36,27 @@ COMMAND = Command(
     errors=(codes.INVALID_REQUEST,),
     guide="""\
 Agents report their state through hooks that mytty installs into their configuration.
-This shows installed / needs-repair / not-installed per provider.""",
+This shows installed / needs-repair / not-installed per provider. "leadNotices" says whether
+a lead running that agent hears of its `agent spawn --notify-lead` workers ("next-prompt")
+or not ("none").""",
     doc="""
 Each provider's status, read from its files on every call, in the order above.
 
 Request `{"type":"integrationList"}`. Reply:
 
 ```json
-{"integrations":[{"provider":"codex","status":"not-installed"},{"provider":"claude-code","status":"installed"},{"provider":"opencode","status":"not-installed"},{"provider":"antigravity","status":"not-installed"},{"provider":"cursor","status":"not-installed"}],"type":"integrationStatuses"}
+{"integrations":[{"provider":"codex","status":"not-installed","leadNotices":"next-prompt"},{"provider":"claude-code","status":"installed","leadNotices":"next-prompt"},{"provider":"opencode","status":"not-installed","leadNotices":"none"},{"provider":"antigravity","status":"not-installed","leadNotices":"none"},{"provider":"cursor","status":"not-installed","leadNotices":"none"}],"type":"integrationStatuses"}
 ```
 
 `status` is `installed`, `needs-repair` or `not-installed`; `error` is added when mytty knows
 why (a malformed config file is reported this way, as `needs-repair`, rather than as a
 failure).
+
+`leadNotices` (a mytty addition) says whether a lead running that agent is told of the
+workers it spawned with `agent spawn --notify-lead` ([lead notices](#lead-notices)):
+`next-prompt` (Claude Code, Codex: the notice is added to the model's context by the lead's
+`UserPromptSubmit`/`SessionStart` hook) or `none` (OpenCode, Antigravity, Cursor: their hooks
+offer no output that reaches the model, so the lead has to `agent wait` or `agent list`).
 """,
 )
 
@@ -51,5 +72,12 @@ def parse(request: Request) -> Params:
 
 
 async def handle(ctx: IntegrationContext, params: Params) -> IntegrationStatusesReply:
+    from mytty.protocol import wire
+
     reply: IntegrationStatusesReply = await ctx.integrations.wire()
-    return reply
+    entries = []
+    for entry in reply["integrations"]:
+        entry = entry.copy()
+        entry["leadNotices"] = LEAD_NOTICES.get(entry["provider"], "none")
+        entries.append(entry)
+    return wire.integration_statuses(entries)

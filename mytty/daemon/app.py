@@ -32,6 +32,7 @@ from mytty.daemon.event_ingest import EventIngest
 from mytty.daemon.home import Home
 from mytty.daemon.integration_service import IntegrationService
 from mytty.daemon.jobs import FINISHED_JOBS_IN_MEMORY, JobRegistry
+from mytty.daemon.lead_inbox import LeadInbox
 from mytty.daemon.lifecycle import ControllerLock, write_guide
 from mytty.daemon.notifier import Notifier
 from mytty.daemon.pane_service import PaneService
@@ -156,7 +157,10 @@ class Controller:
             emit=self.transcript_events, on_usage=self.usage.pane_usage, clock=self.clock.now
         )
         self.ingest = EventIngest(
-            hub=self.hub, panes=self.panes, route_codex=self.codex_router.route
+            hub=self.hub,
+            panes=self.panes,
+            route_codex=self.codex_router.route,
+            lead_notices=LeadInbox(self.jobs).take,  # agent spawn --notify-lead
         )
         self.publisher = TmuxPublisher(
             hub=self.hub,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from mytty.core.errors import ErrorCode, MyttyError
@@ -18,7 +18,7 @@ from mytty.core.events import (
     format_timestamp,
     parse_timestamp,
 )
-from mytty.core.ids import stable_uuid
+from mytty.core.ids import SurfaceId, stable_uuid
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.panes import PaneRegistry
 from mytty.daemon.servers import Peer
@@ -76,7 +76,10 @@ class EventIngest:
         hub: AgentHub,
         panes: PaneRegistry,
         route_codex: Callable[[AgentEvent], AgentEvent | None],
+        lead_notices: Callable[[SurfaceId], Awaitable[str | None]] | None = None,
     ) -> None:
+        #: ``agent spawn --notify-lead``'s notices for a lead pane (daemon.lead_inbox).
+        self._lead_notices = lead_notices
         self._last_store_failure: tuple[str, float] = ("", float("-inf"))
         self._hub = hub
         self._panes = panes
@@ -119,4 +122,10 @@ class EventIngest:
         except Exception:
             log.exception("event ingestion failed")
             return encode_event_reply(error=ErrorCode.INTERNAL_ERROR)
-        return encode_event_reply(inserted=inserted)
+        notice = None
+        if inserted and envelope.lead_notices and self._lead_notices is not None:
+            try:
+                notice = await self._lead_notices(event.surface_id)
+            except Exception:  # the event is stored; the news waits for the next turn
+                log.exception("could not take the lead notices of pane %s", event.surface_id)
+        return encode_event_reply(inserted=inserted, notice=notice)

@@ -9,7 +9,11 @@ Agents run this on every hook (for some, every tool call), so it must never get 
 - otherwise a failure is one stderr line ``mytty-agent-hook: <reason>`` and exit 1 — never
   exit 2, which Claude Code and Codex read as "block this action";
 - the whole run is bounded (:data:`DEADLINE_S`) even against a wedged controller;
-- the capability is never printed.
+- the capability is never printed;
+- at a turn boundary (Claude Code's and Codex's ``UserPromptSubmit``/``SessionStart``) the
+  envelope says ``leadNotices``, and a ``notice`` in the controller's reply (news of workers
+  spawned with ``agent spawn --notify-lead``) is printed as the hook's
+  ``hookSpecificOutput.additionalContext`` (mytty.hook.adapters.notice).
 
 Codex is routed by session id on the controller, not by surface (a daemon-hosted Codex hands
 its hooks the environment of whichever pane started the daemon). So ``mytty-agent-hook codex``
@@ -164,6 +168,11 @@ def _run(args: list[str], deadline: float) -> int:
         return 1
     surface_id, capability = credentials
 
+    # A hook at the agent's turn boundary (Claude's UserPromptSubmit/SessionStart) can hand it
+    # the lead notices of `agent spawn --notify-lead`; the envelope says so, the reply brings them.
+    takes_notice = getattr(adapter, "takes_notice", None)
+    lead_notices = bool(takes_notice(payload)) if takes_notice is not None else False
+
     from mytty.hook.client import ControllerNotRunning, DeliveryError, deliver
     from mytty.hook.identity import hook_event_id, hook_run_id
     from mytty.hook.wire import encode_event_line, format_occurred_at
@@ -182,6 +191,7 @@ def _run(args: list[str], deadline: float) -> int:
         tool_use_id=mapping.tool_use_id,
         tool_name=mapping.tool_name,
         last_assistant_message=mapping.last_assistant_message,
+        lead_notices=lead_notices,
     )
     if len(line) - 1 > MAX_REQUEST_BYTES:
         _say("event exceeds the 64 KiB request limit")
@@ -194,6 +204,9 @@ def _run(args: list[str], deadline: float) -> int:
         _say(str(exc))
         return 1
     if reply.get("ok") is True:
+        notice = reply.get("notice")
+        if lead_notices and isinstance(notice, str) and notice:
+            _write_stdout(adapter.notice_output(payload, notice))
         return 0
     code = reply.get("error")
     if reply.get("ok") is False and isinstance(code, str) and code:

@@ -46,8 +46,12 @@ def encode_event_line(
     tool_use_id: str | None = None,
     tool_name: str | None = None,
     last_assistant_message: str | None = None,
+    lead_notices: bool = False,
 ) -> bytes:
-    """One newline-terminated UTF-8 JSON envelope, byte-identical to ``encode_envelope``."""
+    """One newline-terminated UTF-8 JSON envelope, byte-identical to ``encode_envelope``.
+
+    ``lead_notices``: this hook can hand its agent a lead notice (the reply may carry one).
+    """
     event: dict[str, object] = {
         "schemaVersion": SCHEMA_VERSION,
         "id": {"rawValue": event_id},
@@ -73,5 +77,7 @@ def encode_event_line(
     if capability is not None:
         envelope["capability"] = capability
     envelope["event"] = event
+    if lead_notices:
+        envelope["leadNotices"] = True
     text = json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
     return text.encode("utf-8") + b"\n"

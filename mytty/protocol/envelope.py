@@ -24,6 +24,9 @@ class Envelope:
     schema_version: int
     capability: str | None
     event: AgentEvent
+    #: ``"leadNotices": true`` (a mytty extension): the hook that sent the event can hand the
+    #: agent a notice (``agent spawn --notify-lead``), so the reply may carry one.
+    lead_notices: bool = False
 
 
 def _wrapped_uuid(obj: dict[str, Any], key: str) -> str:
@@ -76,12 +79,16 @@ def event_from_wire(obj: object) -> AgentEvent:
     )
 
 
-def encode_envelope(event: AgentEvent, capability: str | None) -> bytes:
+def encode_envelope(
+    event: AgentEvent, capability: str | None, *, lead_notices: bool = False
+) -> bytes:
     """One envelope as a newline-terminated UTF-8 JSON line."""
     obj: dict[str, Any] = {"schemaVersion": SCHEMA_VERSION}
     if capability is not None:
         obj["capability"] = capability
     obj["event"] = agent_event(event, fractional=True)
+    if lead_notices:
+        obj["leadNotices"] = True
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
@@ -98,6 +105,9 @@ def decode_envelope(body: bytes) -> Envelope:
         if capability is not None and not isinstance(capability, str):
             raise ValueError("capability must be a string")
         event = event_from_wire(obj.get("event"))
+        lead_notices = obj.get("leadNotices", False)
+        if not isinstance(lead_notices, bool):
+            raise ValueError("leadNotices must be true or false")
         where = bounds.out_of_range(body, obj)
         if where is not None:
             raise ValueError(f"{where} holds an integer out of range")
@@ -107,11 +117,19 @@ def decode_envelope(body: bytes) -> Envelope:
         RecursionError,
     ) as exc:  # JSONDecodeError is a ValueError
         raise MyttyError(ErrorCode.INVALID_REQUEST, str(exc)) from None
-    return Envelope(schema_version=version, capability=capability, event=event)
+    return Envelope(
+        schema_version=version, capability=capability, event=event, lead_notices=lead_notices
+    )
 
 
-def encode_event_reply(*, inserted: bool | None = None, error: ErrorCode | None = None) -> bytes:
-    """The event server's reply line (json's default separators, as it has always been sent)."""
+def encode_event_reply(
+    *, inserted: bool | None = None, error: ErrorCode | None = None, notice: str | None = None
+) -> bytes:
+    """The event server's reply line (json's default separators, as it has always been sent).
+
+    ``notice`` (a mytty extension, only for an envelope with ``leadNotices``): text for the
+    hook to hand its agent; a helper that does not know the key ignores it.
+    """
     if error is not None:
         return json.dumps(event_rejected(error)).encode() + b"\n"
-    return json.dumps(event_accepted(bool(inserted))).encode() + b"\n"
+    return json.dumps(event_accepted(bool(inserted), notice)).encode() + b"\n"

@@ -139,6 +139,8 @@ class IntegrationEntry(TypedDict):
     provider: str
     status: str
     error: NotRequired[str]
+    #: ``integration list`` only (a mytty addition): ``next-prompt`` or ``none``.
+    leadNotices: NotRequired[str]
 
 
 # -- control socket: replies -------------------------------------------------------------------
@@ -314,6 +316,8 @@ class AgentEventWire(TypedDict):
 class EventAccepted(TypedDict):
     ok: Literal[True]
     inserted: bool
+    #: A mytty extension: lead notices for the agent, when the envelope had ``leadNotices``.
+    notice: NotRequired[str]
 
 
 class EventRejected(TypedDict):

@@ -410,8 +410,11 @@ def agent_event(event: AgentEvent, *, fractional: bool = False) -> AgentEventWir
     }
 
 
-def event_accepted(inserted: bool) -> EventAccepted:
-    return {"ok": True, "inserted": inserted}
+def event_accepted(inserted: bool, notice: str | None = None) -> EventAccepted:
+    reply: EventAccepted = {"ok": True, "inserted": inserted}
+    if notice is not None:
+        reply["notice"] = notice
+    return reply
 
 
 def event_rejected(code: ErrorCode) -> EventRejected:

@@ -242,3 +242,19 @@ def test_the_state_names_of_agent_list_are_the_job_states() -> None:
     from mytty.core.jobs import AgentJobState
 
     assert tuple(s.value for s in AgentJobState) == JOB_STATES
+
+
+def test_integration_list_says_which_leads_hear_of_their_workers() -> None:
+    from mytty.control.integration_list import LEAD_NOTICES
+    from mytty.core.vocab import PROVIDERS
+    from mytty.hook.adapters import load_adapter
+
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        reply = await c.request({"type": "integrationList"})
+        said = {e["provider"]: e["leadNotices"] for e in reply["integrations"]}
+        assert said == LEAD_NOTICES and set(said) == set(PROVIDERS)
+
+    run(scenario)
+    for provider, how in LEAD_NOTICES.items():
+        adapter = load_adapter(provider)
+        assert hasattr(adapter, "takes_notice") is (how == "next-prompt"), provider

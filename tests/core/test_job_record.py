@@ -45,6 +45,11 @@ jobs = st.builds(
     bound_completed_by_idle=st.booleans(),
     live_subagents=st.integers(0, 5),
     launch=st.none() | launches,
+    key=texts,
+    spawn_digest=texts,
+    lead=st.none() | ids.map(SurfaceId),
+    notify_lead=st.booleans(),
+    notified=texts,
 )
 
 
@@ -71,6 +76,16 @@ def test_a_record_without_the_live_count_has_no_live_subagents() -> None:
     assert '"live"' not in old
     job = decode_job(old)
     assert job is not None and job.live_subagents == 0
+
+
+def test_a_record_from_before_keys_and_lead_notices_has_none() -> None:
+    text = encode_job(_job())
+    for key in ("key", "digest", "lead", "notified"):
+        text = text.replace(f',"{key}":null', "")
+    old = text.replace(',"notify":false', "")
+    assert '"key"' not in old and '"notify"' not in old
+    job = decode_job(old)
+    assert job is not None and job == _job()
 
 
 def _job() -> AgentJob:

@@ -565,3 +565,42 @@ def test_clues_never_change_anything_but_a_launch_failure_message(
     plain = reconcile(j, [], True, T0 + LAUNCH_WINDOW_SECONDS)
     assert replace(failed, message=None) == replace(plain, message=None)
     assert failed.message and failed.message.startswith(f"No {provider.value} run was observed")
+
+
+# --------------------------------------------------------------------------------------------
+# Lead notices (agent spawn --notify-lead)
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_notify_lead_job_has_news_once_per_outcome_of_each_run() -> None:
+    from mytty.core.jobs import notice_token, pending_notice
+
+    lead = SurfaceId("11111111-1111-4111-8111-111111111111")
+    j = replace(job(), notify_lead=True, lead=lead)
+    assert not pending_notice(j)  # launching: nothing to tell
+    running = replace(j, state=J.RUNNING, run_id=RunId("R1"))
+    assert not pending_notice(running)
+    asking = replace(running, state=J.WAITING_APPROVAL)
+    assert pending_notice(asking)
+    told = replace(asking, notified=notice_token(asking))
+    assert not pending_notice(told)
+    done = replace(told, state=J.SUCCEEDED)
+    assert pending_notice(done)  # a new outcome of the same run
+    done = replace(done, notified=notice_token(done))
+    assert not pending_notice(done)
+    next_run = replace(done, run_id=RunId("R2"))
+    assert pending_notice(next_run)  # a re-armed job's next run is news again
+    assert not pending_notice(replace(next_run, notify_lead=False))
+    assert not pending_notice(replace(next_run, lead=None))
+
+
+def test_keys_hold_until_the_job_is_lost_and_the_digest_names_task_and_provider() -> None:
+    from mytty.core.jobs import holds_key, spawn_digest
+
+    keyed = replace(job(), key="k")
+    assert holds_key(keyed) and holds_key(replace(keyed, state=J.SUCCEEDED))
+    assert not holds_key(replace(keyed, state=J.LOST)) and not holds_key(job())
+    claude = spawn_digest(WorkerProvider.CLAUDE, "task")
+    assert claude == spawn_digest(WorkerProvider.CLAUDE, "task")
+    assert claude != spawn_digest(WorkerProvider.CODEX, "task")
+    assert claude != spawn_digest(WorkerProvider.CLAUDE, "task ")

@@ -43,6 +43,7 @@ def test_provider_and_kind_vocabularies_match_core() -> None:
     tool_use_id=maybe_text,
     tool_name=maybe_text,
     answer=maybe_text,
+    notices=st.booleans(),
 )
 def test_encoder_matches_encode_envelope(
     event_id: str,
@@ -58,6 +59,7 @@ def test_encoder_matches_encode_envelope(
     tool_use_id: str | None,
     tool_name: str | None,
     answer: str | None,
+    notices: bool,
 ) -> None:
     fields: dict[str, str | None] = {
         "session_id": session_id,
@@ -95,10 +97,12 @@ def test_encoder_matches_encode_envelope(
         kind=kind.value,
         occurred_at=format_occurred_at(seconds),
         capability=capability,
+        lead_notices=notices,
         **fields,
     )
-    assert ours == encode_envelope(event, capability)
-    assert decode_envelope(ours.rstrip(b"\n")).event == event
+    assert ours == encode_envelope(event, capability, lead_notices=notices)
+    decoded = decode_envelope(ours.rstrip(b"\n"))
+    assert decoded.event == event and decoded.lead_notices is notices
 
 
 @given(st.integers(min_value=0, max_value=4_000_000_000_000))

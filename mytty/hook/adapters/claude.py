@@ -14,9 +14,12 @@ started that subagent instead of letting it supersede that turn.
 """
 
 from mytty.hook import mapping as k
+from mytty.hook.adapters.notice import notice_output, takes_notice
 from mytty.hook.adapters.turns import turn_mapping
 from mytty.hook.fields import sanitize_tool_name, sanitize_tool_use_id, text_field
 from mytty.hook.mapping import INPUT_TOOLS, HookMapping
+
+__all__ = ["map_payload", "notice_output", "takes_notice"]  # notices: see adapters.notice
 
 # Statuses of a background task that is no longer running (compared lower-cased).
 _FINISHED_STATUSES = frozenset(

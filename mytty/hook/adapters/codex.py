@@ -9,9 +9,12 @@ daemon-hosted Codex inherit the environment of whichever pane started the daemon
 """
 
 from mytty.hook import mapping as k
+from mytty.hook.adapters.notice import notice_output, takes_notice
 from mytty.hook.adapters.turns import turn_mapping
 from mytty.hook.fields import sanitize_tool_name, text_field
 from mytty.hook.mapping import INPUT_TOOLS, HookMapping
+
+__all__ = ["map_payload", "notice_output", "takes_notice"]  # notices: see adapters.notice
 
 _SIMPLE_KINDS = {
     "SessionStart": k.IDLE,
