@@ -144,6 +144,7 @@ class Controller:
             port=lambda: self.link.port,
             now=self.clock.now,
         )
+        self.jobs.on_attention_item = self.notifier.observe_item
         # Transcripts: turns for the estimator, Claude's Esc, usage and budgets per job.
         self.usage = UsageBook(
             hub=self.hub,

@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import replace
 
 from mytty.core import jobs as core_jobs
+from mytty.core.attention import AttentionItem
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentProvider, WorkerProvider
 from mytty.core.ids import JobId, RunId, SurfaceId, format_uuid_bytes
@@ -74,6 +75,8 @@ class JobRegistry:
         self._key_locks: dict[tuple[str | None, str], asyncio.Lock] = {}
         #: A job's ``usage`` for its snapshot (daemon.transcripts_usage sets it; none until then).
         self.usage_of: Callable[[AgentJob], TokenUsageEntry | None] = lambda _job: None
+        #: Told of each attention item a job creates (the notifier sets it; nothing until then).
+        self.on_attention_item: Callable[[AttentionItem], None] = lambda _item: None
 
     def _runs(self, job: AgentJob) -> list[AgentRun]:
         runs: list[AgentRun] = self._hub.book.runs_for(job.surface_id, job.provider.agent_provider)
@@ -252,6 +255,7 @@ class JobRegistry:
         )
         if item is not None:
             self._hub.bump()
+            self.on_attention_item(item)
 
     def ids(self) -> list[str]:
         """Every job in memory, oldest first (unfinished ones and the newest finished ones)."""

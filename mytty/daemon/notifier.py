@@ -27,6 +27,7 @@ from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from mytty.core.attention import AttentionItem
 from mytty.core.config import (
     APPROVAL,
     BELL,
@@ -45,6 +46,7 @@ from mytty.core.notify_policy import (
     Verdict,
     describe,
     notification_for,
+    notification_for_item,
 )
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.panes import PaneRegistry
@@ -133,6 +135,12 @@ class Notifier:
             self._hub.book.get(event.run_id),
             self.settings.long_success,
         )
+        if n is not None:
+            self.offer(n)
+
+    def observe_item(self, item: AttentionItem) -> None:
+        """An attention item no event created (a job's launch failure)."""
+        n = notification_for_item(item)
         if n is not None:
             self.offer(n)
 

@@ -284,3 +284,32 @@ def test_osc_777_and_control_characters() -> None:
     seq = osc_sequence(777, "mytty: a;b", "line\x1b]one\x07\nend")
     assert seq == b"\x1b]777;notify;mytty: a,b;line ]one  end\x07"
     assert passthrough(b"\x1b]9;x\x07") == b"\x1bPtmux;\x1b\x1b]9;x\x07\x1b\\"
+
+
+def test_a_launch_failure_notifies_as_a_failure(tmp_path: Path) -> None:
+    from mytty.core.attention import AttentionItem, AttentionKind
+    from mytty.core.ids import JobId
+
+    async def scenario(w: World) -> None:
+        job = JobId(new_id())
+        item = w.hub.attention.add_launch_failure(
+            job, w.agent, AgentProvider.CLAUDE_CODE, "claude never started", time.time()
+        )
+        assert item is not None and item.kind is AttentionKind.LAUNCH_FAILURE
+        w.notifier.observe_item(item)
+        w.notifier.observe_item(item)  # the same item again: no second notification
+        budget = AttentionItem(
+            new_id(),
+            w.agent,
+            RunId(job),
+            AgentProvider.CODEX,
+            AttentionKind.BUDGET,
+            "80 %",
+            time.time(),
+        )
+        w.notifier.observe_item(budget)  # kinds the router has no channel for: nothing
+        await w.notifier.wait_idle()
+        assert len(w.notifier.sent) == 1
+        assert "claude-code failed: claude never started" in w.messages()[0]
+
+    with_world(tmp_path, scenario)

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from tests.e2e.test_first_run import default_socket, fresh, run  # noqa: F401 - fixture by name
-from tests.support.harness import TMUX, Mytty
+from tests.support.harness import TMUX, Mytty, wait_until
 
 pytestmark = pytest.mark.tmux
 
@@ -36,3 +36,19 @@ def test_the_first_up_welcomes_once_and_doctor_is_green(fresh: Mytty) -> None:  
     m.ctl("send", pane, "echo second-pane-ready", "--enter").ok()
     screen = m.wait_for_text(pane, "second-pane-ready\n")
     assert "Welcome" not in screen
+
+
+def test_doctor_is_green_inside_the_first_pane(fresh: Mytty) -> None:  # noqa: F811
+    """Where the README leaves a new user: in the mytty session's first pane."""
+    m = fresh
+    assert run(m, "up", "--no-attach").returncode == 0
+    (pane,) = [p["paneID"] for p in m.panes()]
+    m.wait_for_text(pane, "Welcome to mytty.")
+    out = m.root / "doctor.json"
+    m.ctl("send", pane, f"mytty doctor --json > {out}.tmp; mv {out}.tmp {out}", "--enter").ok()
+    wait_until(out.exists, 30, message="the doctor's report")
+    findings = json.loads(out.read_text())["findings"]
+    bad = [f for f in findings if f["status"] in ("warn", "fail")]
+    assert bad == []
+    ok = {f["area"] for f in findings if f["status"] == "ok"}
+    assert {"this pane", "shell integration", "mytty-ctl"} <= ok
