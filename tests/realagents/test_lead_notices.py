@@ -93,4 +93,85 @@ def test_claude_lead_hears_its_worker_at_its_next_prompt_once(user: RealUser) ->
 
 
 def test_codex_lead_hears_its_worker_at_its_next_prompt_once(user: RealUser) -> None:
+    # Codex fires SessionStart with the first prompt, ~20 ms before UserPromptSubmit, so here
+    # the notice is taken (and proven honoured) by SessionStart's additionalContext.
     _lead_hears_its_worker_once(user, "codex", "openai", "OpenAI Codex")
+
+
+def test_claude_lead_started_after_its_worker_ended_hears_at_session_start(
+    user: RealUser,
+) -> None:
+    """SessionStart's additionalContext: the notice taken by the lead's SessionStart hook (at
+    launch, before any prompt) is in the model request of its first prompt."""
+    user.anthropic.script(Turn.answer(ANSWER))
+    user.enable("claude")
+    lead = user.anchor()  # a shell for now: the lead agent starts only after the worker ended
+    worker = spawn(
+        user.m,
+        "--provider",
+        "claude",
+        "--anchor",
+        lead,
+        "--cwd",
+        str(user.work),
+        "--notify-lead",
+        "--task",
+        "Say hello.",
+    )
+    assert completed(user.m, worker, 90)["state"] == "succeeded"
+    user.m.ctl("send", lead, "claude", "--enter").ok()
+    _wait_screen(user, lead, "shift+tab to cycle")
+    _type_prompt(user, lead, "First prompt of the new lead.")
+    asked = wait_until(
+        lambda: _requests_with(user, "anthropic", "First prompt of the new lead."),
+        60,
+        message="the new lead's first prompt at the mock model",
+    )
+    told = [r for r in asked if HEADER in json.dumps(r.body)]
+    assert told and job_id(worker) in json.dumps(told[0].body), [r.body for r in asked]
+    user.assert_no_leaks("claude")
+
+
+def test_claude_lead_is_not_told_mid_turn(user: RealUser) -> None:
+    """The worker ends while the lead's model reply is held: nothing reaches the lead during
+    that turn or at its Stop; the notice arrives with the lead's next prompt and only there."""
+    user.anthropic.script(Turn.answer(ANSWER))
+    user.enable("claude")
+    lead = user.m.ctl("new-tab", "--cwd", str(user.work), "--command", "claude").json["paneID"]
+    _wait_screen(user, lead, "shift+tab to cycle")
+    user.anthropic.script(Turn.answer(ANSWER, delay=15))  # the lead's turn stays busy
+    _type_prompt(user, lead, "A long first turn.")
+    wait_until(
+        lambda: _requests_with(user, "anthropic", "A long first turn."),
+        60,
+        message="the lead's busy turn at the mock model",
+    )
+    user.anthropic.script(Turn.answer(ANSWER))  # the worker answers at once
+    worker = spawn(
+        user.m,
+        "--provider",
+        "claude",
+        "--anchor",
+        lead,
+        "--cwd",
+        str(user.work),
+        "--notify-lead",
+        "--task",
+        "Say hello.",
+    )
+    assert completed(user.m, worker, 90)["state"] == "succeeded"
+    busy = user.m.ctl("wait", lead, "--until", "idle", "--timeout-seconds", "0").json
+    assert busy == {"type": "waitResult", "state": "running", "timedOut": True}  # mid-turn
+    done = user.m.ctl("wait", lead, "--until", "idle", "--timeout-seconds", "60").json
+    assert done["timedOut"] is False, done  # the lead's turn ended (its Stop hook ran)
+    _type_prompt(user, lead, "The next prompt.")
+    wait_until(
+        lambda: _requests_with(user, "anthropic", "The next prompt."),
+        60,
+        message="the lead's next prompt at the mock model",
+    )
+    told = _requests_with(user, "anthropic", HEADER)
+    assert told, "the notice never reached the model"
+    # Every request that carries the notice is of the next prompt: none mid-turn or at Stop.
+    assert all("The next prompt." in json.dumps(r.body) for r in told), [r.body for r in told]
+    user.assert_no_leaks("claude")
