@@ -251,7 +251,7 @@ osc = 9
 command = ""
 # Seconds the command (and notify-send) may run before it is killed (0.1 to 60).
 timeout = 10
-# Seconds after a notification during which the same pane does not notify again.
+# Seconds after a notification during which the same pane does not notify the same kind again.
 cooldown = 30
 # A finished turn notifies when it ran at least this many seconds.
 long_success = 300

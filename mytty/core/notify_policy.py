@@ -14,8 +14,10 @@ Pure; :mod:`mytty.daemon.notifier` feeds it what the controller saw and does the
   controller started is dropped (a late delivery of something the human may already have seen).
 - **Not for the pane being looked at.** If an attached client shows the pane, the human sees
   it already (checked by the daemon; this module only hears the answer).
-- **Per-pane cooldown.** After a pane notified, it stays quiet for ``[notify] cooldown``
-  seconds; what comes in between is dropped, not queued.
+- **Per-pane cooldown.** After a pane notified, it stays quiet about the same kind for
+  ``[notify] cooldown`` seconds; what comes in between is dropped, not queued. Per kind, so an
+  agent that flaps between two states cannot storm, yet a question right after a long turn
+  finished still gets through.
 """
 
 from __future__ import annotations
@@ -150,7 +152,7 @@ class NotifyGate:
         self._kinds = frozenset(kinds)
         self._cooldown = cooldown
         self._claimed: OrderedDict[str, None] = OrderedDict()
-        self._last_sent: dict[SurfaceId, float] = {}
+        self._last_sent: dict[tuple[SurfaceId, str], float] = {}
 
     def claim(self, n: Notification) -> Verdict:
         if n.kind not in self._kinds:
@@ -167,11 +169,12 @@ class NotifyGate:
     def admit(self, n: Notification, *, focused: bool, now: float) -> Verdict:
         if focused:
             return Verdict.FOCUSED
-        last = self._last_sent.get(n.surface_id)
+        last = self._last_sent.get((n.surface_id, n.kind))
         if last is not None and now - last < self._cooldown:
             return Verdict.COOLDOWN
-        self._last_sent[n.surface_id] = now
+        self._last_sent[(n.surface_id, n.kind)] = now
         return Verdict.SEND
 
     def forget_pane(self, surface_id: SurfaceId) -> None:
-        self._last_sent.pop(surface_id, None)
+        for key in [k for k in self._last_sent if k[0] == surface_id]:
+            del self._last_sent[key]

@@ -124,6 +124,13 @@ def test_focus_and_cooldown_are_per_pane() -> None:
     assert gate.admit(note("D"), focused=False, now=130.0) is Verdict.SEND
 
 
+def test_the_cooldown_is_per_kind() -> None:
+    gate = NotifyGate(started_at=0.0, kinds=NOTIFY_KINDS, cooldown=30.0)
+    assert gate.admit(note("A", kind="long-success"), focused=False, now=100.0) is Verdict.SEND
+    assert gate.admit(note("B", kind="approval"), focused=False, now=101.0) is Verdict.SEND
+    assert gate.admit(note("C", kind="approval"), focused=False, now=102.0) is Verdict.COOLDOWN
+
+
 def test_a_focused_pane_does_not_start_its_cooldown() -> None:
     gate = NotifyGate(started_at=0.0, kinds=NOTIFY_KINDS, cooldown=30.0)
     gate.admit(note("A"), focused=True, now=100.0)
