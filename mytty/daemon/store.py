@@ -70,6 +70,10 @@ CREATE TABLE IF NOT EXISTS agent_job (
     terminal INTEGER NOT NULL,
     payload TEXT NOT NULL
 ) STRICT;
+-- agent spawn --key looks a key up among every stored job (read_keyed_jobs): without this
+-- index that read scanned the whole table (54 ms at 20,000 jobs), on the event loop.
+CREATE INDEX IF NOT EXISTS agent_job_key ON agent_job (json_extract(payload, '$.key'))
+    WHERE json_extract(payload, '$.key') IS NOT NULL;
 CREATE TABLE IF NOT EXISTS job_usage (
     job_id TEXT PRIMARY KEY,
     payload TEXT NOT NULL

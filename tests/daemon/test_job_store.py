@@ -143,3 +143,51 @@ def test_old_finished_jobs_leave_memory_but_answer_from_the_store(tmp_path: Path
         assert err.value.code is ErrorCode.JOB_NOT_FOUND
 
     _with_store(tmp_path / "events.sqlite3", body)
+
+
+def test_keyed_jobs_read_back_by_key_through_its_index(tmp_path: Path) -> None:
+    """``read_keyed_jobs`` finds a key's jobs among all stored ones, without scanning them
+    (it runs on the event loop): the query plan uses the key's index."""
+    db = tmp_path / "events.sqlite3"
+    jobs = [replace(_job(i), key=key) for i, key in enumerate(["a", None, "b", "a"])]
+
+    async def write(store: EventStore) -> None:
+        for job in jobs:
+            await store.save_job(job)
+
+    _with_store(db, write)
+    store = EventStore(db)
+    store.open()
+    try:
+        assert store.read_keyed_jobs("a") == [jobs[0], jobs[3]]
+        assert store.read_keyed_jobs("b") == [jobs[2]]
+        assert store.read_keyed_jobs("c") == []
+        assert store._conn is not None
+        plan = store._conn.execute(
+            "EXPLAIN QUERY PLAN SELECT payload FROM agent_job "
+            "WHERE json_extract(payload, '$.key') = ? ORDER BY seq",
+            ("a",),
+        ).fetchall()
+        assert any("USING INDEX agent_job_key" in str(row[-1]) for row in plan), plan
+    finally:
+        store.close()
+
+
+def test_a_key_finds_its_finished_job_after_it_left_memory(tmp_path: Path) -> None:
+    clock = ManualClock()
+    done = AgentJobState.SUCCEEDED
+    keyed = replace(_job(1, done), key="k", lead=LIVE)
+    lost = replace(_job(3, AgentJobState.LOST), key="gone", lead=LIVE)
+    newer = [_job(5, done), _job(7, done)]
+
+    async def body(store: EventStore) -> None:
+        for job in (keyed, lost, *newer):
+            await store.save_job(job)
+        jobs = _registry(store, clock, finished=1)
+        jobs.load([keyed, lost, *newer])
+        assert keyed.job_id not in jobs.ids()  # only the newest finished job stays in memory
+        assert jobs.keyed(LIVE, "k") == keyed  # read back from the store
+        assert jobs.keyed(None, "k") is None  # another lead's scope
+        assert jobs.keyed(LIVE, "gone") is None  # a lost job frees its key
+
+    _with_store(tmp_path / "events.sqlite3", body)
