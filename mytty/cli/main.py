@@ -24,6 +24,8 @@ from mytty.cli.doctor import doctor_command
 from mytty.cli.integrations import app as integrations_app
 from mytty.cli.ls import command as ls_command
 from mytty.cli.notify import app as notify_app
+from mytty.cli.resume import command as resume_command
+from mytty.cli.resume import offer as offer_resume
 from mytty.cli.shell_integration import app as shell_integration_app
 from mytty.cli.tmux_cmd import app as tmux_app
 from mytty.cli.worktree import app as worktree_app
@@ -44,6 +46,7 @@ app.add_typer(tmux_app, name="tmux")
 app.add_typer(notify_app, name="notify")
 app.command("doctor")(doctor_command)
 app.command("ls")(ls_command)
+app.command("resume")(resume_command)
 app.command("status", help="The same as `mytty ls`.")(ls_command)
 
 
@@ -336,6 +339,7 @@ def start(
     home = _home()
     if _start(tmux_socket):
         typer.echo(f"mytty started (home {home.root}, log {home.log_file})")
+        offer_resume(True)  # [resume] mode in config.toml
     else:
         typer.echo(f"mytty is already running (home {home.root})")
 
@@ -384,6 +388,10 @@ def stop() -> None:
     typer.echo("mytty stopped" if _stop() else "mytty is not running")
 
 
+#: The tmux sockets whose dead server `_ensure_session` replaced during this command.
+_RESTARTED: list[str | None] = []
+
+
 def _ensure_session(tmux_socket: str | None, started: bool) -> dict[str, Any]:
     """The `mytty` session (``ensureSession``), restarting a controller whose tmux died."""
     try:
@@ -406,6 +414,7 @@ def _ensure_session(tmux_socket: str | None, started: bool) -> dict[str, Any]:
     _say(f"the tmux server at {socket_path} is gone; restarting the controller on a new one")
     _stop()
     _start(socket_path)
+    _RESTARTED.append(socket_path)  # `up` then offers to resume the workers lost with it
     try:
         return _request({"type": "ensureSession"})
     except MyttyError as exc:
@@ -425,6 +434,7 @@ def up(
     """Start mytty if needed, make sure the `mytty` session exists, and attach to it."""
     started = _start(tmux_socket, announce=True)
     reply = _ensure_session(tmux_socket, started)
+    offer_resume(started or bool(_RESTARTED))  # [resume] mode in config.toml
     session, sock = reply["name"], reply["tmuxSocket"]
     from mytty.tmux.attach import attach_argv, attach_hint
 

@@ -91,6 +91,7 @@ async def handle(ctx: AgentCloseContext, params: Params) -> AgentCloseReply:
         except MyttyError:
             pass  # already gone: the job is lost either way
     ctx.jobs.current(params.job_id)
+    ctx.jobs.mark_closed(params.job_id)  # closed on purpose: `mytty resume` leaves it
     if not params.remove_worktree:
         return {"type": "ok"}
     return {"type": "ok", "worktree": await ctx.remove_job_worktree(job.job_id)}

@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # types only: importing the ports loads none of these
         JobSnapshot,
         NotifyTestReply,
         PaneEntry,
+        ResumeReply,
         WorktreeRemovalReply,
     )
     from mytty.tmux.port import PaneRow, TmuxPort
@@ -211,6 +212,10 @@ class JobBook(Protocol):
         """The newest job of ``lead`` with ``key`` that still holds it (reconciled now)."""
         ...
 
+    def mark_closed(self, job_id: str) -> None:
+        """The job's pane was closed on purpose (``mytty resume`` then skips it)."""
+        ...
+
     def current(self, job_id: str) -> AgentJob:
         """The job reconciled against the runs now (``job-not-found`` when unknown)."""
         ...
@@ -284,6 +289,14 @@ class Notifications(Protocol):
         ...
 
 
+class JobResumer(Protocol):
+    """``mytty resume`` (mytty.daemon.resume)."""
+
+    async def resume_jobs(self, job_ids: list[str] | None, *, dry_run: bool) -> ResumeReply:
+        """Restart the lost workers (``job_ids``: only those) on their own conversations."""
+        ...
+
+
 class Context(
     PaneDirectory,
     PaneFacts,
@@ -295,6 +308,7 @@ class Context(
     AgentChecks,
     Worktrees,
     Notifications,
+    JobResumer,
     Protocol,
 ):
     """Every port: the controller as the router hands it to any handler."""

@@ -34,6 +34,7 @@ ENTRIES: tuple[tuple[str | None, str], ...] = (
     ("agent focus", "agent_focus"),
     ("agent close", "agent_close"),
     ("agent list", "agent_list"),
+    ("agent resume", "agent_resume"),
     ("integration list", "integration_list"),
     ("integration enable", "integration_enable"),
     ("integration repair", "integration_repair"),

@@ -27,9 +27,15 @@ class JobLaunch:
     #: How many times ``mytty resume`` restarted the worker, and when it last did.
     resumed: int = 0
     resumed_at: float | None = None
+    #: Its pane was closed on purpose (``agent close``): ``mytty resume`` leaves it alone
+    #: unless the job is named.
+    closed: bool = False
+
+    def closed_now(self) -> JobLaunch:
+        return replace(self, closed=True)
 
     def resumed_now(self, now: float, argv: tuple[str, ...]) -> JobLaunch:
-        return replace(self, resumed=self.resumed + 1, resumed_at=now, argv=argv)
+        return replace(self, resumed=self.resumed + 1, resumed_at=now, argv=argv, closed=False)
 
 
 def to_record(launch: JobLaunch) -> dict[str, object]:
@@ -43,6 +49,7 @@ def to_record(launch: JobLaunch) -> dict[str, object]:
         "argv": list(launch.argv),
         "resumed": launch.resumed,
         "resumedAt": launch.resumed_at,
+        "closed": launch.closed,
     }
 
 
@@ -66,6 +73,7 @@ def from_record(obj: object) -> JobLaunch:
         argv=_texts(obj["argv"]),
         resumed=resumed,
         resumed_at=None if resumed_at is None else float(resumed_at),
+        closed=obj.get("closed") is True,
     )
 
 

@@ -173,20 +173,34 @@ def build_launch_argv(
     return [*argv, "--", task_with_contract(task)]
 
 
+#: The prompt a resumed worker gets: its task was cut off with its pane, so it carries on.
+RESUME_PROMPT = (
+    "mytty restarted you on this same conversation: your tmux pane was lost (the tmux server "
+    "stopped or the machine rebooted) while you were working. Continue the task from where you "
+    "stopped. If it was already done, say so and give your summary again."
+)
+
+
 def build_resume_argv(
-    provider: WorkerProvider, *, model: str | None, mode_flags: Sequence[str], session_id: str
+    provider: WorkerProvider,
+    *,
+    model: str | None,
+    mode_flags: Sequence[str],
+    session_id: str,
+    prompt: str = RESUME_PROMPT,
 ) -> list[str]:
-    """The argv that restarts a worker on its own conversation ``session_id``, no task.
+    """The argv that restarts a worker on its own conversation ``session_id``.
 
     The same binary, worker flags, model and mode flags as its launch; then Claude
     ``--resume <id>``, Codex ``resume <id>`` (the subcommand after the options, which Codex
-    applies to the resumed session), Cursor ``--resume <id>``. Never ``--continue`` or "the
-    latest": that is whichever conversation was touched last, maybe another worker's.
+    applies to the resumed session), Cursor ``--resume <id>``; then ``--`` and ``prompt``
+    (:data:`RESUME_PROMPT`). Never ``--continue`` or "the latest": that is whichever
+    conversation was touched last, maybe another worker's.
     """
     argv = _agent_argv(provider, model, mode_flags, None)
     if provider is WorkerProvider.CODEX:
-        return [*argv, "resume", session_id]
-    return [*argv, "--resume", session_id]
+        return [*argv, "resume", session_id, "--", prompt]
+    return [*argv, "--resume", session_id, "--", prompt]
 
 
 def launch_command(argv: Sequence[str]) -> str:

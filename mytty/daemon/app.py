@@ -39,6 +39,7 @@ from mytty.daemon.pane_service import PaneService
 from mytty.daemon.panes import Pane, PaneRegistry
 from mytty.daemon.preflight import AgentPreflight
 from mytty.daemon.request_router import ControlRouter
+from mytty.daemon.resume import JobResumer
 from mytty.daemon.servers import OneShotServer, Peer
 from mytty.daemon.shell_events import ShellEventWatcher
 from mytty.daemon.store import EventStore, StoreError
@@ -51,7 +52,7 @@ from mytty.daemon.welcome import welcome_command
 from mytty.daemon.worktree_service import WorktreeService
 from mytty.protocol.control import encode_reply, failure
 from mytty.protocol.envelope import encode_event_reply
-from mytty.protocol.replies import NotifyTestReply, PaneEntry, WorktreeRemovalReply
+from mytty.protocol.replies import NotifyTestReply, PaneEntry, ResumeReply, WorktreeRemovalReply
 from mytty.tmux.port import PaneRow, TmuxPort
 
 log = logging.getLogger(__name__)
@@ -123,6 +124,7 @@ class Controller:
             launch_window=timings.launch_window,
             store=self.store,
         )
+        self.resumer = JobResumer(self, self.clock.now)
         self._stop = asyncio.Event()
         self._servers: list[OneShotServer] = []
         self.cursor_approval = CursorApprovalEstimator(
@@ -364,6 +366,9 @@ class Controller:
 
     async def worktree_used(self, path: str, job_id: str) -> None:
         await self.worktrees.used_by(path, job_id)
+
+    async def resume_jobs(self, job_ids: list[str] | None, *, dry_run: bool) -> ResumeReply:
+        return await self.resumer.resume(job_ids, dry_run=dry_run)
 
     async def remove_job_worktree(self, job_id: str) -> WorktreeRemovalReply | None:
         return await self.worktrees.remove_for_job(job_id)

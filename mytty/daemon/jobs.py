@@ -270,6 +270,44 @@ class JobRegistry:
             self._arm_deadline(updated)
         return updated
 
+    def mark_closed(self, job_id: str) -> None:
+        """``agent close`` closed the job's pane on purpose: ``mytty resume`` skips the job."""
+        job = self.current(job_id)
+        if job.launch is not None and not job.launch.closed:
+            self._changed(job, dataclasses.replace(job, launch=job.launch.closed_now()))
+
+    async def resumed(self, job_id: str, surface_id: SurfaceId, argv: Iterable[str]) -> AgentJob:
+        """The job moved to the new pane ``mytty resume`` started its worker in, stored first.
+
+        It keeps its id, label, session and launch (with one more resumption and the new argv),
+        and follows that pane's next run of its conversation: ``launching``, unbound, a fresh
+        launch window, the pane's current runs as its baseline. Raises ``StoreError`` when the
+        store can't take it (the job is then unchanged).
+        """
+        job = self.current(job_id)
+        now = self._clock.now()
+        launch = job.launch.resumed_now(now, tuple(argv)) if job.launch is not None else None
+        updated = dataclasses.replace(
+            job,
+            surface_id=surface_id,
+            state=AgentJobState.LAUNCHING,
+            run_id=None,
+            message=None,
+            baseline=frozenset(
+                r.id for r in self._hub.book.runs_for(surface_id, job.provider.agent_provider)
+            ),
+            deadline=now + self._window,
+            bound_completed_by_idle=False,
+            live_subagents=0,
+            launch=launch,
+        )
+        if self._store is not None:
+            await self._store.save_job(updated)
+        self._jobs[job_id] = updated
+        self._arm_deadline(updated)
+        self._hub.bump(surface_id)
+        return updated
+
     # -- keys (agent spawn --key) ----------------------------------------------------------------
     @contextlib.asynccontextmanager
     async def key_lock(self, lead: SurfaceId | None, key: str) -> AsyncIterator[None]:

@@ -90,10 +90,34 @@ class JobSnapshot(TypedDict):
     key: NotRequired[str]
     #: mytty's addition: live subagents of the bound run, present only when there is one.
     liveSubagents: NotRequired[int]
+    #: mytty's addition: how many times ``mytty resume`` restarted the worker (present when >0).
+    resumed: NotRequired[int]
     statusNote: NotRequired[str]
     #: mytty's addition: tokens the worker spent, present once its transcript showed some
     #: (or the job has a budget).
     usage: NotRequired[TokenUsageEntry]
+
+
+class ResumeEntry(TypedDict):
+    """One job of ``mytty resume``'s plan or result (a mytty addition)."""
+
+    jobID: RawValue
+    provider: str
+    label: NotRequired[str]
+    state: str
+    sessionID: str | None
+    cwd: str | None
+    #: The argv the worker restarts (or would restart) with; None when it is skipped.
+    argv: list[str] | None
+    resumed: bool
+    paneID: NotRequired[RawValue]
+    skipped: NotRequired[str]
+
+
+class ResumeReply(TypedDict):
+    type: Literal["resume"]
+    dryRun: bool
+    jobs: list[ResumeEntry]
 
 
 class EventRecord(TypedDict):

@@ -82,6 +82,10 @@ class _Usage(TypedDict, total=False):
     usage: TokenUsageEntry
 
 
+class _Resumed(TypedDict, total=False):
+    resumed: int
+
+
 class _EventTail(TypedDict, total=False):
     message: str
     hookName: str
@@ -235,6 +239,9 @@ def job_snapshot(
     note: _StatusNote = {"statusNote": status_note} if status_note is not None else {}
     # mytty's addition: present only while the bound run has a live subagent.
     live: _LiveSubagents = {"liveSubagents": job.live_subagents} if job.live_subagents else {}
+    # mytty's addition: present once `mytty resume` restarted the worker.
+    times = job.launch.resumed if job.launch is not None else 0
+    resumed: _Resumed = {"resumed": times} if times else {}
     # mytty's addition: the ``agent spawn --key`` the job answers, when it has one.
     key: _Key = {"key": job.key} if job.key is not None else {}
     spent: _Usage = {"usage": usage} if usage is not None else {}
@@ -249,6 +256,7 @@ def job_snapshot(
         "message": job.message,
         **key,
         **live,
+        **resumed,
         **note,
         **spent,
     }

@@ -106,7 +106,7 @@ def _fish(script: str, words: list[str], env: dict[str, str], home: Path) -> lis
 
 CASES = [
     (["sp"], ["split"]),
-    (["agent", ""], ["spawn", "wait", "result", "send", "focus", "close", "list"]),
+    (["agent", ""], ["spawn", "wait", "result", "send", "focus", "close", "list", "resume"]),
     (["split", ""], [PANE]),
     (["split", PANE, ""], ["left", "right", "up", "down", "auto"]),
     (["split", PANE, "--c"], ["--cwd", "--command"]),

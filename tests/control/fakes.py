@@ -47,6 +47,7 @@ from mytty.protocol.replies import (
     JobSnapshot,
     NotifyTestReply,
     PaneEntry,
+    ResumeReply,
     WorktreeRemovalReply,
 )
 from mytty.tmux.fake import FakeTmux
@@ -194,6 +195,11 @@ class FakeJobs:
     def add(self, job: AgentJob) -> None:
         self._jobs[job.job_id] = job
 
+    def mark_closed(self, job_id: str) -> None:
+        job = self.current(job_id)
+        if job.launch is not None:
+            self._jobs[job_id] = dataclasses.replace(job, launch=job.launch.closed_now())
+
     def current(self, job_id: str) -> AgentJob:
         job = self._jobs.get(job_id)
         if job is None:
@@ -282,6 +288,7 @@ class FakeController:
     worktree_removals: dict[str, WorktreeRemovalReply] = field(default_factory=dict)
     #: The panes ``notify_test`` was asked for (None: a caller outside any mytty pane).
     notify_tests: list[SurfaceId | None] = field(default_factory=list)
+    resume_requests: list[tuple[list[str] | None, bool]] = field(default_factory=list)
     #: pid → surface of the pane whose shell is its ancestor.
     callers: dict[int, SurfaceId] = field(default_factory=dict)
     created: list[Created] = field(default_factory=list)
@@ -455,6 +462,13 @@ class FakeController:
     async def notify_test(self, surface_id: SurfaceId | None) -> NotifyTestReply:
         self.notify_tests.append(surface_id)
         return {"type": "notifyTest", "channels": [], "notification": {}}
+
+    async def resume_jobs(self, job_ids: list[str] | None, *, dry_run: bool) -> ResumeReply:
+        """What was asked, recorded; named jobs are looked up (job-not-found) like the real one."""
+        for job_id in job_ids or []:
+            self.jobs.current(job_id)
+        self.resume_requests.append((job_ids, dry_run))
+        return {"type": "resume", "dryRun": dry_run, "jobs": []}
 
     async def access_mode_flags(
         self, worker: WorkerProvider, access: str | None, anchor: PaneView | None

@@ -286,3 +286,39 @@ def test_agent_close_remove_worktree_reports_what_happened() -> None:
         assert failure(await c.request(bad)) == "invalid-request"
 
     run(scenario)
+
+
+def test_spawn_records_the_launch_and_close_marks_it_closed_for_resume() -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        job = await spawned(c, pane, label="keep", cwd="/", access="review")
+        stored = c.jobs.current(job["jobID"]["rawValue"])
+        launch = stored.launch
+        assert launch is not None
+        assert (launch.task, launch.cwd, launch.access, launch.closed) == (
+            "look around",
+            "/",
+            "review",
+            False,
+        )
+        assert launch.mode_flags == ("--fake-access=review",)
+        assert launch.argv[0] == "claude" and launch.argv[-2] == "--"
+        assert launch.argv[launch.argv.index("--session-id") + 1] == job["sessionID"]
+        assert await c.request({"type": "closeAgent", "jobID": job["jobID"]}) == {"type": "ok"}
+        closed = c.jobs.current(job["jobID"]["rawValue"]).launch
+        assert closed is not None and closed.closed
+
+    run(scenario)
+
+
+def test_resume_requests_reach_the_controller_and_unknown_jobs_are_refused() -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        reply = await c.request({"type": "resumeJobs", "dryRun": True})
+        assert reply == {"type": "resume", "dryRun": True, "jobs": []}
+        unknown = {"type": "resumeJobs", "jobIDs": [{"rawValue": uuid()}]}
+        assert failure(await c.request(unknown)) == "job-not-found"
+        assert failure(await c.request({"type": "resumeJobs", "dryRun": "yes"})) == (
+            "invalid-request"
+        )
+        assert c.resume_requests == [(None, True)]
+
+    run(scenario)

@@ -28,6 +28,7 @@ launches = st.builds(
     argv=words,
     resumed=st.integers(0, 9),
     resumed_at=st.none() | st.floats(min_value=0, max_value=4e9, allow_nan=False),
+    closed=st.booleans(),
 )
 
 jobs = st.builds(

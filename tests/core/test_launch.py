@@ -24,6 +24,7 @@ from mytty.core.inherit_flags import (
 from mytty.core.launch import (
     CLAUDE_WORKER_FLAGS,
     CODEX_WORKER_FLAGS,
+    RESUME_PROMPT,
     access_flags,
     build_launch_argv,
     build_resume_argv,
@@ -516,15 +517,16 @@ def test_resume_argv_names_the_workers_own_session_with_its_launch_flags() -> No
     )
     assert claude == [
         "claude", "--model", "opus", "--permission-mode", "plan",
-        "--teammate-mode", "in-process", "--resume", SESSION,
+        "--teammate-mode", "in-process", "--resume", SESSION, "--", RESUME_PROMPT,
     ]  # fmt: skip
     codex = build_resume_argv(
         CODEX, model=None, mode_flags=access_flags(CODEX, "workspace-write"), session_id=SESSION
     )
     assert codex == [
         "codex", "--no-daemon", "-s", "workspace-write", "-a", "never", "resume", SESSION,
+        "--", RESUME_PROMPT,
     ]  # fmt: skip
     cursor = build_resume_argv(CURSOR, model=None, mode_flags=["--force"], session_id=SESSION)
-    assert cursor == ["cursor-agent", "--force", "--resume", SESSION]
+    assert cursor == ["cursor-agent", "--force", "--resume", SESSION, "--", RESUME_PROMPT]
     for argv in (claude, codex, cursor):
-        assert "--continue" not in argv and "--last" not in argv and "--" not in argv
+        assert "--continue" not in argv and "--last" not in argv
