@@ -46,7 +46,8 @@ def _values(metavar: str, kind: str, choices: tuple[str, ...]) -> list[str]:
     if choices:
         return list(choices)
     if kind == spec.JOB:
-        return _ask({"type": "listAgents"}, "jobs", "jobID")
+        # Every lead's jobs: a human completing a job id may not be in the pane that led it.
+        return _ask({"type": "listAgents", "allLeads": True}, "jobs", "jobID")
     if metavar == "PANE":
         return _ask({"type": "list"}, "panes", "paneID")
     if kind == spec.PATH or metavar in ("DIR", "FILE"):

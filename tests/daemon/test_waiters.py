@@ -84,6 +84,37 @@ def test_a_waiter_on_pane_a_is_not_woken_by_events_on_pane_b(tmp_path: Path) -> 
     with_hub(tmp_path, scenario)
 
 
+def test_a_wait_on_several_panes_is_woken_by_those_panes_only(tmp_path: Path) -> None:
+    """``agent wait A B --any|--all``: one waiter registered on each job's pane, not on all."""
+    pane_c = SurfaceId(str(uuid.UUID(int=0xC)).upper())
+
+    async def scenario(hub: AgentHub) -> None:
+        calls = [0]
+
+        def probe() -> str | None:
+            calls[0] += 1
+            both = [hub.book.most_relevant(p) for p in (PANE_A, PANE_B)]
+            return "both" if all(r is not None for r in both) else None
+
+        waiter = asyncio.ensure_future(
+            hub.wait_until(probe, 20, surface_ids=[PANE_A, PANE_B, PANE_A])
+        )
+        await asyncio.sleep(0)
+        assert calls[0] == 1
+        for _ in range(20):
+            assert await hub.ingest(event(pane_c))
+        await asyncio.sleep(0.01)
+        assert calls[0] == 1, "events on another pane re-ran the probe"
+        assert await hub.ingest(event(PANE_A))
+        await asyncio.sleep(0.01)
+        assert calls[0] == 2 and not waiter.done()
+        assert await hub.ingest(event(PANE_B))
+        assert await waiter == ("both", False)
+        assert hub.waiter_count() == 0
+
+    with_hub(tmp_path, scenario)
+
+
 def test_a_waiter_without_a_pane_sees_every_event(tmp_path: Path) -> None:
     async def scenario(hub: AgentHub) -> None:
         seen: list[int] = []
