@@ -24,11 +24,14 @@ def usage_of_total(raw: object) -> TokenUsage | None:
     if not isinstance(raw, dict):
         return None
     cached = count(raw.get("cached_input_tokens"))
+    written = count(raw.get("cache_write_input_tokens"))
+    # OpenAI's input_tokens counts every prompt token, cached or written to the cache alike, so
+    # the four counters add up to Codex's total_tokens (input + output).
     return TokenUsage(
-        input=max(0, count(raw.get("input_tokens")) - cached),
+        input=max(0, count(raw.get("input_tokens")) - cached - written),
         output=count(raw.get("output_tokens")),
         cache_read=cached,
-        cache_write=count(raw.get("cache_write_input_tokens")),
+        cache_write=written,
     )
 
 

@@ -9,8 +9,8 @@ Four counters, the same meaning for every provider:
 
 Claude's ``message.usage`` already splits them that way (``input_tokens``,
 ``cache_read_input_tokens``, ``cache_creation_input_tokens``). OpenAI's ``input_tokens`` counts
-cached tokens too, so a Codex reading subtracts ``cached_input_tokens`` from it: ``total`` is
-then what both providers call the total (Codex's ``total_tokens``).
+every prompt token, so a Codex reading subtracts ``cached_input_tokens`` and
+``cache_write_input_tokens`` from it: ``total`` is then Codex's own ``total_tokens``.
 
 Pure and stdlib only: readers parse, the controller adds.
 """

@@ -48,6 +48,7 @@ from mytty.daemon.tmux_link import TmuxLink
 from mytty.daemon.tmux_publish import TmuxPublisher
 from mytty.daemon.transcripts import IngestSoon, TranscriptReader
 from mytty.daemon.transcripts_usage import UsageBook
+from mytty.daemon.transcripts_watch import TranscriptWatcher
 from mytty.daemon.welcome import welcome_command
 from mytty.daemon.worktree_service import WorktreeService
 from mytty.protocol.control import encode_reply, failure
@@ -155,9 +156,16 @@ class Controller:
             store=self.store,
         )
         self.jobs.usage_of = self.usage.entry
-        self.transcript_events = IngestSoon(self.hub.ingest)
+        self.transcript_events = IngestSoon(self.hub.ingest, settle=self.jobs.settle_pane)
         self.transcripts = TranscriptReader(
             emit=self.transcript_events, on_usage=self.usage.pane_usage, clock=self.clock.now
+        )
+        self.transcript_watch = TranscriptWatcher(
+            reader=self.transcripts,
+            book=self.hub.book,
+            panes=lambda: self.panes.by_surface,
+            foreground_agent=self.pane_service.foreground_agent,
+            newest_job=self.jobs.newest_in_pane,
         )
         self.ingest = EventIngest(
             hub=self.hub,
@@ -195,6 +203,8 @@ class Controller:
         settle_heap()  # everything alive now lives as long as the process
         self.store.start_writer(loop)
         self.hub.add_observer(self.cursor_approval.observe)
+        self.hub.add_observer(self.transcript_watch.observe_event)
+        self.transcript_watch.start(loop)
         try:
             await self.link.connect(self.pane_service, first=True)
             await startup_sweep(self.hub, self.panes, self.clock.now())
@@ -259,6 +269,7 @@ class Controller:
         self.cursor_approval.cancel_all()
         await self.notifier.close()
         self.shell_events.close()
+        self.transcript_watch.close()
         await self.publisher.clear()
         await self.link.close()
         await self.jobs.flush()

@@ -368,6 +368,13 @@ class JobRegistry:
         job = self.newest_in_pane(surface_id)
         return job.label if job is not None else None
 
+    def settle_pane(self, surface_id: SurfaceId) -> None:
+        """Reconcile the pane's newest job now, so it binds to the run that is live at this
+        moment (a transcript's interrupt is about to end that run: an idle run is unbindable)."""
+        job = self.newest_in_pane(surface_id)
+        if job is not None and not core_jobs.is_terminal(job.state):
+            self.current(job.job_id)
+
     def newest_in_pane(self, surface_id: SurfaceId) -> AgentJob | None:
         """The newest job started in that pane (as last reconciled), if one is in memory."""
         for job in reversed(self._jobs.values()):

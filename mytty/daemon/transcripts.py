@@ -191,6 +191,11 @@ class TranscriptReader:
         pane = self._panes.get(surface_id)
         return pane.usage if pane is not None else None
 
+    def current_path(self, surface_id: str) -> str | None:
+        """The transcript the pane's agent writes now, once found."""
+        pane = self._panes.get(surface_id)
+        return pane.current if pane is not None else None
+
     def forget(self, surface_id: str) -> None:
         self._panes.pop(surface_id, None)
         self._emitted.pop(surface_id, None)
@@ -350,11 +355,19 @@ class IngestSoon:
     """``emit`` for the reader: hands each event to ``AgentHub.ingest`` on the running loop
     (the reader is called from synchronous code), holding the tasks until they finish."""
 
-    def __init__(self, ingest: Callable[[AgentEvent], Awaitable[bool]]) -> None:
+    def __init__(
+        self,
+        ingest: Callable[[AgentEvent], Awaitable[bool]],
+        *,
+        settle: Callable[[SurfaceId], None] | None = None,
+    ) -> None:
         self._ingest = ingest
+        self._settle = settle
         self._tasks: set[asyncio.Future[bool]] = set()
 
     def __call__(self, event: AgentEvent) -> None:
+        if self._settle is not None:  # first the pane's job binds to the run being ended
+            self._settle(event.surface_id)
         task = asyncio.ensure_future(self._ingest(event))
         self._tasks.add(task)
         task.add_done_callback(self._done)

@@ -13,8 +13,11 @@ The contract the e2e tests rely on (keep it stable):
   ``MYTTY_*`` variables), written atomically; then the banner ``STANDIN <name> pid=<pid>``.
 * The prompt is the argv element after ``--``; ``@standin: <directive>`` lines in a prompt steer
   the turn: ``approve``, ``ask``, ``fail``, ``sleep <s>``, ``exit``, ``background [<s>]`` and
-  ``linger <s>`` (sleep after the tools, before the turn ends). Several directives may share a
-  line, separated by ``;``.
+  ``linger <s>`` (sleep after the tools, before the turn ends); ``tokens <in> <out> [<cache
+  read> <cache write>]`` (the usage each model message of the turn reports in the transcript,
+  default 10 5 0 0) and ``hold`` (after the first model message, wait for Esc on the terminal,
+  then end the turn the way Esc does: the interrupt row in the transcript, no hook). Several
+  directives may share a line, separated by ``;``.
 * Each turn prints ``STANDIN turn <n> started`` … ``STANDIN turn <n> done``; an approval or a
   question prints ``STANDIN waiting for approval`` / ``STANDIN waiting for input`` and reads one
   line from stdin. Between turns: ``STANDIN ready``, then one prompt per stdin line; EOF or
@@ -66,6 +69,9 @@ class Directives:
     background: float | None = None  # seconds the background agent keeps running
     sleep: float = 0.0
     linger: float = 0.0
+    #: Usage each model message reports: input, output, cache read, cache write.
+    tokens: tuple[int, int, int, int] = (10, 5, 0, 0)
+    hold: bool = False
     unknown: list[str] = field(default_factory=list)
 
 
@@ -89,7 +95,10 @@ def parse_directives(prompt: str) -> Directives:
             if not words:
                 continue
             verb, rest = words[0].lower(), words[1:]
-            if verb in ("approve", "ask", "fail", "exit") and not rest:
+            if verb == "tokens" and len(rest) in (2, 4) and all(w.isdigit() for w in rest):
+                values = [int(w) for w in rest] + [0, 0]
+                found.tokens = (values[0], values[1], values[2], values[3])
+            elif verb in ("approve", "ask", "fail", "exit", "hold") and not rest:
                 setattr(found, verb, True)
             elif verb == "background" and len(rest) <= 1:
                 found.background = (
@@ -515,6 +524,40 @@ class StandinAgent:
         if outcome == TurnOutcome.CRASH:
             return TurnOutcome.CRASH
         return TurnOutcome.EXIT if directives.exit else TurnOutcome.CONTINUE
+
+    def cbreak(self) -> Any:
+        """Read the terminal key by key from now on, as a TUI does (in canonical mode an Esc
+        would wait for Enter); the saved settings for :meth:`wait_for_escape`, None without a
+        terminal. Entered *before* the agent shows it is busy, so no early Esc is lost."""
+        import termios
+        import tty
+
+        fd = sys.stdin.fileno()
+        try:
+            saved = termios.tcgetattr(fd)
+            tty.setcbreak(fd, termios.TCSANOW)  # TCSAFLUSH would drop a key already typed
+        except termios.error:
+            return None
+        return saved
+
+    def wait_for_escape(self, saved: Any) -> bool:
+        """Wait for Esc (after :meth:`cbreak`), then restore the terminal; False at end of input
+        or without a terminal."""
+        import termios
+
+        say("STANDIN holding (Esc interrupts)")
+        if saved is None:
+            return False
+        fd = sys.stdin.fileno()
+        try:
+            while True:
+                byte = os.read(fd, 1)
+                if not byte:
+                    return False
+                if byte == b"\x1b":
+                    return True
+        finally:
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
     def pause(self, seconds: float) -> None:
         if seconds > 0:

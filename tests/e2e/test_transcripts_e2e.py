@@ -1,0 +1,177 @@
+"""Transcripts through the real controller: usage per job, Claude's Esc, token budgets.
+
+The stand-ins write their transcripts in the real formats (Claude Code 2.1.332's project
+``.jsonl``, Codex 0.171's rollout); the expected figures here are summed from those files with
+plain ``json``, not with mytty's parser.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mytty.core.ids import stable_uuid
+from tests.e2e.events_support import all_records, control
+from tests.e2e.jobs_support import (
+    agent_result,
+    agent_wait,
+    completed,
+    job_id,
+    pane_of,
+    run_id,
+    shared_team,  # noqa: F401 - fixture
+    spawn,
+)
+from tests.support.harness import Mytty, wait_until
+
+COUNTERS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens")
+
+
+def _claude_transcript(m: Mytty, job: dict[str, Any]) -> Path:
+    paths = list((m.home / ".claude" / "projects").glob(f"*/{job['sessionID']}.jsonl"))
+    assert len(paths) == 1, paths
+    return paths[0]
+
+
+def _codex_rollout(m: Mytty, job: dict[str, Any]) -> Path:
+    paths = list((m.home / ".codex" / "sessions").glob(f"*/*/*/rollout-*-{job['sessionID']}.jsonl"))
+    assert len(paths) == 1, paths
+    return paths[0]
+
+
+def _claude_sums(path: Path) -> dict[str, int]:
+    """Each assistant message once (Claude repeats a streamed message's usage on every row)."""
+    by_message: dict[str, dict[str, int]] = {}
+    for line in path.read_text().splitlines():
+        row = json.loads(line)
+        if row.get("type") == "assistant" and row["message"].get("usage"):
+            by_message[row["message"]["id"]] = row["message"]["usage"]
+    usages = list(by_message.values())
+    return {
+        "inputTokens": sum(u.get("input_tokens", 0) for u in usages),
+        "outputTokens": sum(u.get("output_tokens", 0) for u in usages),
+        "cacheReadTokens": sum(u.get("cache_read_input_tokens", 0) for u in usages),
+        "cacheWriteTokens": sum(u.get("cache_creation_input_tokens", 0) for u in usages),
+    }
+
+
+def _codex_sums(path: Path) -> dict[str, int]:
+    """The last running total (and it equals the per-response records added up)."""
+    totals, records = [], []
+    for line in path.read_text().splitlines():
+        row = json.loads(line)
+        payload = row.get("payload") or {}
+        if row["type"] == "event_msg" and payload.get("type") == "token_count":
+            totals.append(payload["info"]["total_token_usage"])
+        elif row["type"] == "token_usage_record":
+            records.append(payload["usage"])
+    last = totals[-1]
+    assert last["total_tokens"] == sum(r["total_tokens"] for r in records)
+    cached, written = last["cached_input_tokens"], last["cache_write_input_tokens"]
+    return {
+        "inputTokens": last["input_tokens"] - cached - written,
+        "outputTokens": last["output_tokens"],
+        "cacheReadTokens": cached,
+        "cacheWriteTokens": written,
+    }
+
+
+def _usage_of(m: Mytty, job: dict[str, Any]) -> dict[str, Any] | None:
+    usage: dict[str, Any] | None = agent_result(m, job)["job"].get("usage")
+    return usage
+
+
+@pytest.mark.parametrize("provider", ["claude", "codex"])
+def test_usage_in_agent_result_equals_the_sums_in_the_transcript(
+    shared_team: Mytty,  # noqa: F811
+    provider: str,
+) -> None:
+    m = shared_team
+    task = "Count tokens.\n@standin: tokens 120 30 7 3"
+    job = spawn(m, "--provider", provider, "--task", task, "--label", f"usage-{provider}")
+    done = completed(m, job, 60)
+    assert done["state"] == "succeeded", done
+    path = (_claude_transcript if provider == "claude" else _codex_rollout)(m, done)
+    sums = (_claude_sums if provider == "claude" else _codex_sums)(path)
+    assert sums["inputTokens"] == 240 and sums["cacheWriteTokens"] == 6  # two model messages
+
+    def settled() -> dict[str, Any] | None:
+        usage = _usage_of(m, job)
+        return usage if usage and usage["totalTokens"] == sum(sums.values()) else None
+
+    usage = wait_until(settled, 15, message="the job's usage to reach the transcript's sums")
+    assert {k: usage[k] for k in COUNTERS} == sums
+    assert usage["model"] == ("claude-opus-5-5" if provider == "claude" else "gpt-5-codex"), usage
+    assert "budgetTokens" not in usage
+    # The same figures in agent wait and agent list (whose top-level usage adds them up).
+    assert agent_wait(m, job, "completed", 1)["job"]["usage"] == usage
+    listed = m.ctl("agent", "list", "--all", "--label", f"usage-{provider}").json
+    assert [j["usage"] for j in listed["jobs"]] == [usage]
+    assert listed["usage"] == dict(usage, model=None)
+
+
+def test_esc_in_a_hooked_claude_worker_ends_its_run_from_the_transcript(
+    shared_team: Mytty,  # noqa: F811
+) -> None:
+    """No hook fires on Esc: the transcript's interrupt row ends the job (`disconnected`)."""
+    m = shared_team
+    job = spawn(m, "--provider", "claude", "--task", "Take your time.\n@standin: hold")
+    pane = pane_of(job)
+    running = agent_wait(m, job, "running", 30)
+    assert running["timedOut"] is False and running["job"]["state"] == "running", running
+    m.wait_for_text(pane, "STANDIN holding", 30)
+    busy = agent_wait(m, job, "completed", 1)
+    assert busy["timedOut"] is True, busy  # nothing but the Esc ends it
+    assert m.ctl("send-key", pane, "Escape").json == {"type": "ok"}
+    m.wait_for_text(pane, "STANDIN interrupted by Esc", 15)
+    done = completed(m, job, 30)
+    assert done["state"] == "disconnected", done
+    rows = [json.loads(line) for line in _claude_transcript(m, done).read_text().splitlines()]
+    prompt = next(r["promptId"] for r in rows if r["type"] == "user" and r.get("promptId"))
+    note = rows[-1]
+    assert note["rowSource"] == "harness" and note["promptId"] == prompt, note
+    # The hooks' run of that prompt ended, with the §9.6 event id.
+    assert run_id(done) == stable_uuid("run", "claude-code", prompt)
+    interrupts = [r for r in all_records(m) if r["runID"] == run_id(done) and r["kind"] == "idle"]
+    assert len(interrupts) == 1, interrupts
+
+
+def test_budget_warns_at_80_percent_and_presses_esc_at_100(
+    shared_team: Mytty,  # noqa: F811
+) -> None:
+    m = shared_team
+    job = spawn(
+        m,
+        "--provider",
+        "claude",
+        "--budget-tokens",
+        "1000",
+        "--task",
+        "First part.\n@standin: tokens 400 0",
+    )
+    assert job["usage"]["budgetTokens"] == 1000 and job["usage"]["totalTokens"] == 0, job
+    first = completed(m, job, 60)
+    assert first["state"] == "succeeded", first
+
+    def items() -> list[dict[str, Any]]:
+        reply = control(m, {"type": "attention"})
+        return [i for i in reply["items"] if i["kind"] == "budget" and i["runID"] == job_id(job)]
+
+    warned = wait_until(lambda: items() or None, 15, message="the 80 % budget item")
+    assert [i["message"] for i in warned] == ["Token budget 80% used: 800 of 1,000 tokens"]
+
+    # The next turn crosses the budget mid-turn: mytty presses Esc, the turn ends.
+    follow_up = "@standin: tokens 300 0; hold"  # one line: a newline would be Enter
+    assert m.ctl("agent", "send", job_id(job), follow_up, "--enter").json == {"type": "ok"}
+    m.wait_for_text(pane_of(job), "STANDIN interrupted by Esc", 30)
+    done = completed(m, job, 30)
+    assert done["state"] == "disconnected", done
+    assert done["usage"]["totalTokens"] == 1100, done
+    messages = sorted(i["message"] for i in items())
+    assert messages == [
+        "Token budget 80% used: 800 of 1,000 tokens",
+        "Token budget used up: 1,100 of 1,000 tokens; mytty interrupted the worker (Esc)",
+    ]
