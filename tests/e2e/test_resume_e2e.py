@@ -155,3 +155,44 @@ def test_kill_server_then_resume_restarts_each_worker_on_its_own_conversation(
     assert again["jobs"] == []
     out = run_mytty(m, "resume")
     assert out.returncode == 0 and "nothing to resume" in out.stdout, out.stdout + out.stderr
+
+
+def test_after_a_reboot_up_resumes_by_config_and_ask_only_says_so(mytty: Mytty) -> None:
+    """A reboot: controller and tmux both gone. `mytty up` starts them again and, with
+    ``[resume] mode = "auto"``, resumes the lost worker; with ``ask`` and no terminal it only
+    says what `mytty resume` would do."""
+    m = team(mytty, providers=("claude",))
+    work = m.root / "work"
+    work.mkdir()
+    job = spawn(m, "--provider", "claude", "--cwd", str(work), "--task", "long" + LONG)
+    assert agent_wait(m, job, "running", 30)["job"]["state"] == "running"
+    session = job["sessionID"]
+
+    def reboot() -> None:
+        m.stop()
+        kill_tmux_server(m)
+
+    reboot()
+    before = {r.pid for r in standin_runs(m)}
+    config = m.mytty_home / "config.toml"
+    asked = run_mytty(m, "up", "--no-attach", "--tmux-socket", m.socket)
+    assert asked.returncode == 0, asked.stderr
+    assert "1 worker(s) were lost" in asked.stderr and "run `mytty resume`" in asked.stderr
+    assert f"--resume {session}" in asked.stderr
+    assert {r.pid for r in standin_runs(m)} == before  # asked, not done
+    assert jobs_of(m)[job_id(job)]["state"] == "lost"
+
+    run_mytty(m, "stop")
+    kill_tmux_server(m)
+    text = config.read_text()
+    assert 'mode = "ask"' in text
+    config.write_text(text.replace('mode = "ask"', 'mode = "auto"'))
+    up = run_mytty(m, "up", "--no-attach", "--tmux-socket", m.socket)
+    assert up.returncode == 0, up.stderr
+    assert "resumed " in up.stderr, up.stderr
+    now = jobs_of(m)[job_id(job)]
+    assert now["resumed"] == 1 and now["sessionID"] == session
+    run = standin_in(m, pane_of(now))
+    assert run.cwd == str(work)
+    assert run.argv[run.argv.index("--resume") + 1] == session
+    assert completed(m, now, 60)["state"] == "succeeded"
