@@ -215,3 +215,25 @@ def test_claude_worker_inherits_the_lead_mode_flag(user: RealUser) -> None:
     assert argv[argv.index("--permission-mode") + 1] == "plan", argv
     user.m.wait_for_text(pane_of(job), "plan mode on", 30)
     user.assert_no_leaks("claude")
+
+
+def test_claude_esc_at_the_permission_dialog_ends_the_job_from_the_transcript(
+    user: RealUser,
+) -> None:
+    """Scenario 2 (denied): Esc at the dialog fires no hook; the transcript's interrupt row
+    (``[Request interrupted by user for tool use]``) ends the job, instead of leaving it
+    ``waiting-approval`` for good."""
+    target = user.work / "denied_file"
+    user.anthropic.script(Turn.shell(f"python3 -c \"open('{target}', 'w').write('no')\""))
+    user.enable("claude")
+    job = _spawn(user, "claude", "Write the file.")
+    attention = agent_wait(user.m, job, "attention", 90)
+    assert attention["job"]["state"] == "waiting-approval", attention
+    pane = pane_of(job)
+    user.m.wait_for_text(pane, "Do you want to proceed?", 30)
+    user.m.ctl("send-key", pane, "Escape").ok()
+    done = completed(user.m, job, 30)
+    assert done["state"] == "disconnected", done
+    assert run_id(done) == run_id(attention["job"])  # the same run, ended
+    assert not target.exists()
+    user.assert_no_leaks("claude")
