@@ -481,6 +481,7 @@ _NEEDS = {
     "disconnect": "disconnected",
     "completion": "finished",
     "launch-failure": "not started",
+    "budget": "budget",
 }
 #: Below this many columns for the message, items are listed one block each, not as a table.
 _MIN_MESSAGE_COLUMNS = 24

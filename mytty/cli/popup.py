@@ -29,6 +29,7 @@ NEEDS = {
     "disconnect": "disconnected",
     "completion": "finished",
     "launch-failure": "not started",
+    "budget": "budget",
 }
 _COLOURS = {"approval": "33", "question": "33", "failure": "31", "not started": "31"}
 

@@ -62,6 +62,7 @@ NEEDS: Mapping[str, str] = {
     AttentionKind.DISCONNECT.value: "disconnected",
     AttentionKind.COMPLETION.value: "finished",
     AttentionKind.LAUNCH_FAILURE.value: "not started",
+    AttentionKind.BUDGET.value: "budget",
 }
 #: When two items of one pane are open, the one that blocks the agent is named.
 _URGENCY = {
@@ -70,7 +71,8 @@ _URGENCY = {
     AttentionKind.FAILURE: 2,
     AttentionKind.LAUNCH_FAILURE: 3,
     AttentionKind.DISCONNECT: 4,
-    AttentionKind.COMPLETION: 5,
+    AttentionKind.BUDGET: 5,
+    AttentionKind.COMPLETION: 6,
 }
 
 #: What an option written by somebody else (an earlier controller) counts as: never a value.

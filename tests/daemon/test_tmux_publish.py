@@ -171,3 +171,12 @@ def test_diff_unsets_what_is_no_longer_wanted_except_on_gone_panes() -> None:
 def test_labels_and_notes_become_one_printable_line() -> None:
     assert tp._clean("a\nb\tc\x1b") == "a b c "
     assert tp._clean(None) == ""
+
+
+def test_every_attention_kind_has_a_word_and_a_rank() -> None:
+    from mytty.cli import popup
+
+    kinds = {kind.value for kind in AttentionKind}
+    assert set(tp.NEEDS) == kinds
+    assert set(popup.NEEDS) == kinds and dict(popup.NEEDS) == dict(tp.NEEDS)
+    assert {kind.value for kind in tp._URGENCY} == kinds

@@ -33,7 +33,16 @@ def mytty_cli(m: Mytty, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def state(m: Mytty) -> tuple[str, str]:
-    """What install must not leave behind: every global option and the prefix-table keys."""
+    """What install must not leave behind: every global option and the prefix-table keys.
+
+    Taken once the controller published its first batch (``@mytty_attention_total`` is the
+    controller's, set a moment after it started).
+    """
+    wait_until(
+        lambda: "@mytty_attention_total" in m.tmux("show-options", "-g"),
+        10,
+        message="the controller's first published batch",
+    )
     return m.tmux("show-options", "-g"), m.tmux("list-keys", "-T", "prefix")
 
 
