@@ -6,8 +6,10 @@ place, keeps it up until SIGTERM, then prints one JSON line of what it saw. Mode
 * ``hold COUNT PATH...``: COUNT connections per socket that never finish their request,
   trickling one byte a second to each (a request that never ends); whenever the controller
   drops one (its read timeout), another takes its place, so COUNT are held at all times.
-* ``vanish PATH...``: connect and vanish in a loop: close at once, close after half a request,
-  reset (SO_LINGER 0) after a whole request before reading the reply.
+* ``vanish RATE PATH...``: connect and vanish, RATE clients a second in all: close at once,
+  close after half a request, reset (SO_LINGER 0) after a whole request before reading the
+  reply. (A flood beyond what the controller can accept fills the listen queue, and then any
+  client waits in it: no server can tell a hostile connect from a good one before accepting.)
 * ``slowread COUNT PATH PANE``: COUNT clients ask for ``read PANE`` (a large reply) with a
   4 KiB receive buffer and take one byte a second; reports how many bytes each got.
 """
@@ -71,13 +73,21 @@ def hold(count: int, paths: list[str]) -> dict[str, Any]:
     return {"replaced": replaced}
 
 
-def vanish(paths: list[str]) -> dict[str, Any]:
+def vanish(rate: float, paths: list[str]) -> dict[str, Any]:
     linger = struct.pack("ii", 1, 0)
-    done = 0
+    done = tried = 0
+    started = time.monotonic()
     print("ready", flush=True)
     while not STOP.is_set():
+        # Keep to RATE clients a second: a load generator's pace, not a poll.
+        ahead = tried / rate - (time.monotonic() - started)
+        if ahead > 0:
+            STOP.wait(ahead)
+        elif ahead < -0.1:  # behind (the process was stopped): no burst to catch up
+            started, tried = time.monotonic(), 0
         for path in paths:
             for how in range(3):
+                tried += 1
                 try:
                     s = _connect(path)
                     if how == 1:
@@ -89,7 +99,6 @@ def vanish(paths: list[str]) -> dict[str, Any]:
                     done += 1
                 except OSError:
                     pass
-        time.sleep(0.002)  # a load generator's pace, not a poll: ~1,000 clients a second
     return {"vanished": done}
 
 
@@ -121,7 +130,7 @@ def main() -> None:
     if mode == "hold":
         result = hold(int(args[0]), args[1:])
     elif mode == "vanish":
-        result = vanish(args)
+        result = vanish(float(args[0]), args[1:])
     elif mode == "slowread":
         result = slowread(int(args[0]), args[1], args[2])
     else:
