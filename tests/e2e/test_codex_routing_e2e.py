@@ -164,3 +164,20 @@ def test_two_panes_served_by_one_background_server(mytty: Mytty) -> None:
     wait_state(m, pane_d, "succeeded")
     assert kinds(m, pane_d) == ["idle", "started", "running", "succeeded"]
     assert kinds(m, pane_b) == before_b and kinds(m, pane_c) == []
+
+    # Two panes both started as `codex resume <pane C's session>` (never placed, so unbound):
+    # the argv names the session in both, which proves nothing — refused.
+    session_c = log_c[0]["payload"]["session_id"]
+    known = {pid_a, pid_b, pid_c, pid_d, pid_e}
+    pane_f = codex_pane(m, dir_b, "resume", session_c)
+    pid_f, _ = wait_standin(m, "codex", known=known)
+    pane_g = codex_pane(m, dir_b, "resume", session_c)
+    pid_g, _ = wait_standin(m, "codex", known=known | {pid_f})
+    m.wait_for_text(pane_g, "STANDIN ready")
+    m.ctl("send", pane_f, "which of us?", "--enter")
+    wait_hook(m, "codex", pid_f, "Stop")
+    log_f = hook_log(m, "codex", pid_f)
+    assert {run["payload"]["session_id"] for run in log_f} == {session_c}
+    assert refusals(log_f) == [run["event"] for run in log_f] != []
+    assert kinds(m, pane_f) == [] and kinds(m, pane_g) == []
+    assert pid_g
