@@ -414,6 +414,7 @@ def doctor_command(
 
 def _print(findings: list[Finding]) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title="mytty doctor", show_lines=False, expand=False)
@@ -423,7 +424,10 @@ def _print(findings: list[Finding]) -> None:
     table.add_column("fix")
     for f in findings:
         style = _STYLES[f.status]
-        table.add_row(f"[{style}]{_MARKS[f.status]}[/]", f.area, f.detail, f.fix or "")
+        # Findings quote config sections ("[notify] ...") that rich would read as markup.
+        table.add_row(
+            f"[{style}]{_MARKS[f.status]}[/]", escape(f.area), escape(f.detail), escape(f.fix or "")
+        )
     console = Console()
     console.print(table)
     counts = {s: sum(1 for f in findings if f.status == s) for s in ("fail", "warn")}

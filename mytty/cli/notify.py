@@ -42,6 +42,7 @@ def test_command(
 
 def _print(channels: list[dict[str, str]]) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console()
@@ -54,5 +55,7 @@ def _print(channels: list[dict[str, str]]) -> None:
     for c in channels:
         status = c.get("status", "")
         style = _STYLES.get(status, "")
-        table.add_row(c.get("channel", ""), f"[{style}]{status}[/]", c.get("detail", ""))
+        table.add_row(
+            escape(c.get("channel", "")), f"[{style}]{status}[/]", escape(c.get("detail", ""))
+        )
     console.print(table)

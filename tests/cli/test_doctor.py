@@ -96,3 +96,12 @@ def test_an_agent_version_other_than_the_verified_one_is_named_with_verify(mytty
     (m.mytty_home / "verified.json").write_text(json.dumps({"claude-code": {"version": current}}))
     _, findings = doctor(m)
     assert next(f for f in findings if f["area"] == "claude-code version")["status"] == "ok"
+
+
+def test_the_table_shows_config_sections_literally(mytty: Mytty) -> None:
+    (mytty.mytty_home / "config.toml").write_text("[notify]\ncooldwn = 5\n")
+    done = subprocess.run(
+        [MYTTY, "doctor"], env={**mytty.env, "COLUMNS": "200"}, capture_output=True, text=True
+    )
+    assert done.returncode == 0  # a warning, nothing broken
+    assert "[notify] unknown key 'cooldwn' ignored" in done.stdout
