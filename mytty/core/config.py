@@ -211,6 +211,18 @@ def _show(value: object) -> str:
     return str(value)
 
 
+def spawn_access(requested: str | None, spawn: SpawnSettings) -> str | None:
+    """The access ``agent spawn`` asks for: ``--access`` when given, else ``[spawn] access``.
+
+    None leaves the choice to the built-in rule (``auto``). A configured mode counts as if it
+    had been given with ``--access``: ``inherit`` then fails where there is no lead to inherit
+    from, as an explicit one does.
+    """
+    if requested is not None or spawn.access == AUTO_ACCESS:
+        return requested
+    return spawn.access
+
+
 def as_dict(settings: Settings) -> dict[str, dict[str, object]]:
     """The settings as plain values (lists for tuples), e.g. for ``mytty doctor --json``."""
     out: dict[str, dict[str, object]] = {}
@@ -265,7 +277,8 @@ status_segment = true
 
 [spawn]
 # The access of `mytty-ctl agent spawn` when --access is left out: "auto" (inherit from a
-# lead of the same provider, else workspace-write), "inherit", "review" or "workspace-write".
+# lead of the same provider, else workspace-write), or "inherit", "review", "workspace-write"
+# as if given with --access (so "inherit" fails where there is no lead to inherit from).
 access = "auto"
 
 [resume]

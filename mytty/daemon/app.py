@@ -19,6 +19,7 @@ import logging
 from collections.abc import Callable
 
 from mytty.control.ports import PaneView
+from mytty.core.config import spawn_access
 from mytty.core.errors import ErrorCode
 from mytty.core.events import AgentEvent, AgentProvider, WorkerProvider
 from mytty.core.ids import SurfaceId
@@ -387,7 +388,9 @@ class Controller:
     async def access_mode_flags(
         self, worker: WorkerProvider, access: str | None, anchor: PaneView | None
     ) -> list[str]:
-        return await self.preflight.access_mode_flags(worker, access, anchor)
+        # [spawn] access in config.toml stands in for a left-out --access.
+        requested = spawn_access(access, self.settings.spawn)
+        return await self.preflight.access_mode_flags(worker, requested, anchor)
 
     async def _press_escape(self, surface_id: SurfaceId) -> None:
         """Esc into a pane, as ``send-key PANE Escape`` does (a job used up its token budget)."""

@@ -116,3 +116,11 @@ def test_any_input_gives_settings_never_an_exception(data: dict[str, object]) ->
     settings, warnings = settings_from(data)
     assert isinstance(warnings, list)
     assert set(settings.notify.channels) <= set(CHANNELS)
+
+
+def test_spawn_access_fills_in_a_left_out_access_only() -> None:
+    from mytty.core.config import SpawnSettings, spawn_access
+
+    assert spawn_access(None, SpawnSettings()) is None  # auto: the built-in rule decides
+    assert spawn_access(None, SpawnSettings("review")) == "review"
+    assert spawn_access("workspace-write", SpawnSettings("review")) == "workspace-write"
