@@ -546,6 +546,7 @@ async def _spawn_new(
     )
     launch_text = launch_command(argv)
 
+    worker_env = ctx.worker_environment()  # the worker mark and the kill-server guard
     note: str | None = None  # where the worker went, when not next to the lead
     try:
         if anchor is not None:
@@ -559,6 +560,7 @@ async def _spawn_new(
                         direction=placement.direction,
                         cwd=cwd,
                         command=launch_text,
+                        extra_env=worker_env,
                     )
                 else:
                     pane = await ctx.create_pane(
@@ -566,16 +568,23 @@ async def _spawn_new(
                         window_name=WORKERS_WINDOW,
                         cwd=cwd,
                         command=launch_text,
+                        extra_env=worker_env,
                     )
                 if not placement.next_to_lead:
                     note = f"in window {WORKERS_WINDOW!r}: {placement.reason}"
             else:
                 pane = await ctx.create_pane(
-                    split_from=anchor, direction=params.direction, cwd=cwd, command=launch_text
+                    split_from=anchor,
+                    direction=params.direction,
+                    cwd=cwd,
+                    command=launch_text,
+                    extra_env=worker_env,
                 )
         else:
             session = await ctx.ensure_user_session()
-            pane = await ctx.create_pane(session=session, cwd=cwd, command=launch_text)
+            pane = await ctx.create_pane(
+                session=session, cwd=cwd, command=launch_text, extra_env=worker_env
+            )
     except MyttyError as exc:
         if exc.code is ErrorCode.TMUX_UNAVAILABLE:
             raise

@@ -267,6 +267,10 @@ class AgentChecks(Protocol):
         """Remember that a job runs in ``path`` (a no-op unless mytty created that worktree)."""
         ...
 
+    def worker_environment(self) -> dict[str, str]:
+        """What a worker's pane gets besides the pane environment (core.kill_guard)."""
+        ...
+
     async def access_mode_flags(
         self, worker: WorkerProvider, access: str | None, anchor: PaneView | None
     ) -> list[str]: ...

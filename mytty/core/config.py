@@ -70,6 +70,8 @@ class TmuxSettings:
 @dataclass(frozen=True, slots=True)
 class SpawnSettings:
     access: str = AUTO_ACCESS
+    #: Deny spawned workers' tool calls that would kill mytty's tmux server (core.kill_guard).
+    guard_tmux_server: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +168,7 @@ SCHEMA: Mapping[str, Mapping[str, Checker]] = {
         "pane_border_segment": _boolean,
         "status_segment": _boolean,
     },
-    "spawn": {"access": _choice(SPAWN_ACCESS)},
+    "spawn": {"access": _choice(SPAWN_ACCESS), "guard_tmux_server": _boolean},
     "resume": {"mode": _choice(RESUME_MODES)},
 }
 
@@ -280,6 +282,10 @@ status_segment = true
 # lead of the same provider, else workspace-write), or "inherit", "review", "workspace-write"
 # as if given with --access (so "inherit" fails where there is no lead to inherit from).
 access = "auto"
+# Refuse a spawned Claude Code or Codex worker's shell command that would kill the tmux server
+# mytty runs on (tmux kill-server, kill-session, …); it is told to use its own `tmux -L NAME`.
+# Applies to workers spawned after the change.
+guard_tmux_server = true
 
 [resume]
 # Agents that were running when the controller or tmux went away: "ask" (list them and

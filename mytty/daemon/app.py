@@ -24,6 +24,7 @@ from mytty.core.errors import ErrorCode
 from mytty.core.events import AgentEvent, AgentProvider, WorkerProvider
 from mytty.core.ids import SurfaceId
 from mytty.core.jobs import AgentJob
+from mytty.core.kill_guard import worker_environment
 from mytty.daemon.agents import AgentHub, settle_heap
 from mytty.daemon.clock import DEFAULT_TIMINGS, Clock, SystemClock, Timings
 from mytty.daemon.codex_routing import CodexRouter
@@ -381,6 +382,11 @@ class Controller:
 
     async def resume_jobs(self, job_ids: list[str] | None, *, dry_run: bool) -> ResumeReply:
         return await self.resumer.resume(job_ids, dry_run=dry_run)
+
+    def worker_environment(self) -> dict[str, str]:
+        return worker_environment(
+            guard_on=self.settings.spawn.guard_tmux_server, tmux_socket=self.tmux_socket
+        )
 
     async def remove_job_worktree(self, job_id: str) -> WorktreeRemovalReply | None:
         return await self.worktrees.remove_for_job(job_id)

@@ -13,7 +13,10 @@ Agents run this on every hook (for some, every tool call), so it must never get 
 - at a turn boundary (Claude Code's and Codex's ``UserPromptSubmit``/``SessionStart``) the
   envelope says ``leadNotices``, and a ``notice`` in the controller's reply (news of workers
   spawned with ``agent spawn --notify-lead``) is printed as the hook's
-  ``hookSpecificOutput.additionalContext`` (mytty.hook.adapters.notice).
+  ``hookSpecificOutput.additionalContext`` (mytty.hook.adapters.notice);
+- in a worker mytty spawned with the guard on, a ``PreToolUse`` whose shell command would kill
+  mytty's tmux server gets the provider's deny on stdout and exit 0 (:mod:`mytty.hook.guard`),
+  decided locally, without the controller.
 
 Codex is routed by session id on the controller, not by surface (a daemon-hosted Codex hands
 its hooks the environment of whichever pane started the daemon). So ``mytty-agent-hook codex``
@@ -146,6 +149,16 @@ def _run(args: list[str], deadline: float) -> int:
     if len(args) != 1:
         _say(USAGE)
         return 1
+    # The kill-server guard of workers mytty spawned (core.kill_guard.GUARD_VAR), decided here
+    # without the controller. Claude Code and Codex read a hook's JSON only after exit 0, so a
+    # deny ends the run at once (neither provider's PreToolUse is an event mytty follows).
+    if payload is not None and os.environ.get("MYTTY_TMUX_GUARD"):
+        from mytty.hook.guard import pre_tool_use_reply
+
+        deny = pre_tool_use_reply(provider, payload, os.environ)
+        if deny is not None:
+            _write_stdout(deny)
+            return 0
 
     socket_path = os.environ.get("MYTTY_EVENT_SOCKET", "")
     if not socket_path:

@@ -3,6 +3,11 @@
 Handlers use the exec form: ``command`` is the helper's absolute path (unquoted) and
 ``args: ["claude-code"]``, so no shell parses the path. A handler written in the shell form
 ``'<path>' claude-code`` is also recognised as ours (and replaced by the exec form on repair).
+
+``PreToolUse`` (matcher ``Bash``) carries the kill-server guard of spawned workers
+(:mod:`mytty.hook.guard`). Installs from before it existed lack that one entry; they still count
+as ``installed`` (so ``agent spawn`` keeps working) and get it from ``mytty integrations repair
+claude-code`` or ``enable``; until then their workers are not guarded.
 """
 
 from __future__ import annotations
@@ -18,6 +23,9 @@ from mytty.integrations.common import FileChange
 from mytty.integrations.helper import helper_problem, invokes_helper
 from mytty.integrations.installer import Context, ProviderState
 
+#: The kill-server guard's event (Bash tool calls only).
+GUARD_EVENT = "PreToolUse"
+GUARD_MATCHER = "Bash"
 EVENTS = (
     "SessionStart",
     "SessionEnd",
@@ -30,12 +38,14 @@ EVENTS = (
     # The parent turn's subagents: a live one keeps the turn (and its job) running.
     "SubagentStart",
     "SubagentStop",
+    GUARD_EVENT,
 )
 NOTIFICATION_MATCHER = "permission_prompt|idle_prompt|agent_needs_input|elicitation_dialog"
 TIMEOUT_SECONDS = 5
 
 
-def spec(ctx: Context) -> hookconfig.HookFileSpec:
+def spec(ctx: Context, *, guard: bool = True) -> hookconfig.HookFileSpec:
+    """What settings.json must hold; ``guard=False``: as installed before the guard existed."""
     provider = AgentProvider.CLAUDE_CODE.value
 
     def entry(event: str) -> dict[str, Any]:
@@ -47,12 +57,15 @@ def spec(ctx: Context) -> hookconfig.HookFileSpec:
         }
         if event == "Notification":
             return {"matcher": NOTIFICATION_MATCHER, "hooks": [handler]}
+        if event == GUARD_EVENT:
+            return {"matcher": GUARD_MATCHER, "hooks": [handler]}
         return {"hooks": [handler]}
 
     def owns(handler: Mapping[str, Any]) -> bool:
         return invokes_helper(handler, ctx.helper, provider)
 
-    return hookconfig.HookFileSpec(events=EVENTS, grouped=True, entry=entry, owns=owns)
+    events = EVENTS if guard else tuple(e for e in EVENTS if e != GUARD_EVENT)
+    return hookconfig.HookFileSpec(events=events, grouped=True, entry=entry, owns=owns)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,12 +73,16 @@ class ClaudeInstaller:
     provider: AgentProvider = AgentProvider.CLAUDE_CODE
 
     def state(self, ctx: Context) -> ProviderState:
-        _loaded, status, why = hookconfig.hooks_state(
-            ctx.locations.claude_settings,
-            spec(ctx),
-            helper_problem(ctx.helper, ctx.env),
-            self.provider.value,
-        )
+        problem = helper_problem(ctx.helper, ctx.env)
+        path = ctx.locations.claude_settings
+        _loaded, status, why = hookconfig.hooks_state(path, spec(ctx), problem, self.provider.value)
+        if status == NEEDS_REPAIR and problem is None:
+            # An install from before the guard: complete otherwise, so still usable.
+            legacy = hookconfig.hooks_state(
+                path, spec(ctx, guard=False), problem, self.provider.value
+            )
+            if legacy[1] == INSTALLED:
+                status, why = INSTALLED, None
         if status != INSTALLED:
             return ProviderState(status, why)
         if pointers.skill_status(ctx.locations.claude_skill, ctx.locations.guide) != INSTALLED:

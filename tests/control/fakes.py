@@ -470,6 +470,9 @@ class FakeController:
         self.resume_requests.append((job_ids, dry_run))
         return {"type": "resume", "dryRun": dry_run, "jobs": []}
 
+    def worker_environment(self) -> dict[str, str]:
+        return {"MYTTY_WORKER": "1", "MYTTY_TMUX_GUARD": "/fake/tmux.sock"}
+
     async def access_mode_flags(
         self, worker: WorkerProvider, access: str | None, anchor: PaneView | None
     ) -> list[str]:

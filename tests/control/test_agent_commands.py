@@ -322,3 +322,18 @@ def test_resume_requests_reach_the_controller_and_unknown_jobs_are_refused() -> 
         assert c.resume_requests == [(None, True)]
 
     run(scenario)
+
+
+def test_spawned_workers_carry_the_worker_mark_and_the_guard_but_tabs_do_not() -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        job = await spawned(c, pane)
+        worker = c.panes.get(job["paneID"]["rawValue"])
+        assert worker is not None
+        env = c.tmux.pane(worker.tmux_id).env
+        assert (env["MYTTY_WORKER"], env["MYTTY_TMUX_GUARD"]) == ("1", "/fake/tmux.sock")
+        assert env["MYTTY_SURFACE_ID"] == worker.surface_id  # the pane environment is kept
+        tab = await c.request({"type": "newTab"})
+        plain = c.panes.get(tab["paneID"])
+        assert plain is not None and "MYTTY_WORKER" not in c.tmux.pane(plain.tmux_id).env
+
+    run(scenario)

@@ -628,7 +628,7 @@ def test_spawn_needs_repair(mytty: Mytty, provider: str) -> None:
     config = json.loads(hook_file.read_text())
     events = list(config["hooks"])
     assert len(events) > 1
-    del config["hooks"][events[-1]]  # one handler gone: the integration is broken
+    del config["hooks"][events[0]]  # one handler gone: the integration is broken
     hook_file.write_text(json.dumps(config, indent=2))
     listing = m.ctl("integration", "list").json["integrations"]
     statuses = {i["provider"]: i["status"] for i in listing}

@@ -271,6 +271,7 @@ def test_claude_approval_round_trip(mytty: Mytty, background: list[BackgroundCtl
     assert events == [
         "SessionStart",
         "UserPromptSubmit",
+        "PreToolUse",  # the kill-server guard's entry (matcher Bash); silent outside workers
         "PermissionRequest",
         "Notification",
         "PostToolBatch",

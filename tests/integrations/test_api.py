@@ -186,11 +186,13 @@ def test_handler_shapes_match_the_providers(
         {"hooks": [{"type": "command", "command": f"{quoted} codex", "timeout": 5}]}
     ]
     claude = json.loads(loc.claude_settings.read_text())["hooks"]
-    assert len(claude) == 10
+    assert len(claude) == 11
     # Beyond the original: a live subagent keeps its parent's run (and job) running.
     assert claude["SubagentStart"] == claude["SubagentStop"] == claude["Stop"]
     exec_form = {"type": "command", "command": str(helper), "args": ["claude-code"], "timeout": 5}
     assert claude["Stop"] == [{"hooks": [exec_form]}]
+    # Beyond the original: the kill-server guard of spawned workers, on Bash calls only.
+    assert claude["PreToolUse"] == [{"matcher": "Bash", "hooks": [exec_form]}]
     assert claude["Notification"][0]["matcher"].split("|")[0] == "permission_prompt"
     cursor = json.loads(loc.cursor_hooks.read_text())
     assert cursor["version"] == 1
@@ -233,3 +235,25 @@ def test_new_files_are_private(env: dict[str, str], fake_codex: FakeCodex) -> No
     modes = {Path(p).name: os.stat(p).st_mode & 0o777 for p in changed}
     assert modes.pop("AGENTS.md") == 0o644
     assert set(modes.values()) == {0o600}
+
+
+def test_a_claude_install_from_before_the_guard_stays_installed_and_repair_adds_it(
+    env: dict[str, str], home: Path
+) -> None:
+    claude = AgentProvider.CLAUDE_CODE
+    api.enable(claude, env)
+    settings = home / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    guard = data["hooks"].pop("PreToolUse")
+    assert guard[0]["matcher"] == "Bash"
+    settings.write_text(json.dumps(data, indent=2) + "\n")
+    # Spawning must keep working for such an install: installed, not needs-repair.
+    assert api.status_of(claude, env).status == "installed"
+    assert api.repair(claude, env) == [str(settings)]
+    assert json.loads(settings.read_text())["hooks"]["PreToolUse"] == guard
+    assert api.status_of(claude, env).status == "installed"
+    # A broken guard entry (edited) still needs repair, like any other edited handler.
+    data = json.loads(settings.read_text())
+    data["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] = 99
+    settings.write_text(json.dumps(data))
+    assert api.status_of(claude, env).status == "needs-repair"

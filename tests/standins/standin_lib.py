@@ -17,7 +17,12 @@ The contract the e2e tests rely on (keep it stable):
   read> <cache write>]`` (the usage each model message of the turn reports in the transcript,
   default 10 5 0 0) and ``hold`` (after the first model message, wait for Esc on the terminal,
   then end the turn the way Esc does: the interrupt row in the transcript, no hook). Several
-  directives may share a line, separated by ``;``.
+  directives may share a line, separated by ``;``. ``run <shell command>`` (the rest of its
+  line, ``;`` included; Claude only) makes the turn's tool call a Bash call of that command: a
+  ``PreToolUse`` deny (the provider's JSON ``permissionDecision: "deny"`` on exit 0, or exit 2)
+  is honoured — the command does not run, ``STANDIN tool denied: <reason>`` is printed and no
+  PostToolUse fires — otherwise it runs with ``/bin/sh -c`` in the agent's cwd (``STANDIN tool
+  ran: <exit code>``).
 * Each turn prints ``STANDIN turn <n> started`` … ``STANDIN turn <n> done``; an approval or a
   question prints ``STANDIN waiting for approval`` / ``STANDIN waiting for input`` and reads one
   line from stdin. Between turns: ``STANDIN ready``, then one prompt per stdin line; EOF or
@@ -72,6 +77,7 @@ class Directives:
     #: Usage each model message reports: input, output, cache read, cache write.
     tokens: tuple[int, int, int, int] = (10, 5, 0, 0)
     hold: bool = False
+    run: str | None = None  # a Bash tool call of this command line
     unknown: list[str] = field(default_factory=list)
 
 
@@ -90,7 +96,11 @@ def parse_directives(prompt: str) -> Directives:
         match = _DIRECTIVE_LINE.match(line)
         if not match:
             continue
-        for part in match.group(1).split(";"):
+        body = match.group(1)
+        if body.split(" ", 1)[0].lower() == "run" and body[3:].strip():
+            found.run = body[3:].strip()  # the rest of the line is the command, `;` and all
+            continue
+        for part in body.split(";"):
             words = part.split()
             if not words:
                 continue
@@ -288,6 +298,27 @@ class HookResult:
     timed_out: bool
     duration_ms: int
     violation: str | None = None
+
+
+def pre_tool_use_denial(results: list[HookResult]) -> str | None:
+    """The reason a PreToolUse hook denied the tool call (Claude Code / Codex rules), or None.
+
+    A deny is ``{"hookSpecificOutput": {"permissionDecision": "deny", …}}`` on stdout with exit
+    0, or exit 2 (the reason on stderr).
+    """
+    for result in results:
+        if result.exit_code == 2:
+            return result.stderr.strip() or "denied by a hook (exit 2)"
+        if result.exit_code != 0 or not result.stdout.strip():
+            continue
+        try:
+            reply = json.loads(result.stdout)
+        except ValueError:
+            continue
+        specific = reply.get("hookSpecificOutput") if isinstance(reply, dict) else None
+        if isinstance(specific, dict) and specific.get("permissionDecision") == "deny":
+            return str(specific.get("permissionDecisionReason") or "denied by a hook")
+    return None
 
 
 class HookRunner:
