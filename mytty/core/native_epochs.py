@@ -43,6 +43,9 @@ from mytty.core.turn_observation import TurnObservation, TurnPhase
 #: Seconds a newly detected agent must stay in the foreground before its run starts.
 START_GRACE_SECONDS = 3.0
 
+#: Hand-offs remembered for :meth:`NativeEpochs.successor` (oldest forgotten first).
+MAX_SUCCESSORS = 1000
+
 LAUNCH_OBSERVED = "mytty.native.launchObserved"
 COMMAND_FINISHED = "mytty.native.commandFinished"
 PROCESS_EXITED = "mytty.native.processExited"
@@ -124,6 +127,9 @@ class NativeEpochs:
         self._counters: dict[tuple[str, int], int] = {}
         #: The last turn observation per pane (acted on only when it changes).
         self._observed: dict[str, TurnObservation] = {}
+        #: Epoch run handed off → the run of the first turn after it (see :meth:`successor`).
+        self._successors: dict[RunId, RunId] = {}
+        self._handed_off: dict[str, RunId] = {}  # pane → its epoch run, until a turn starts
 
     # -- queries ----------------------------------------------------------------------------
     def epoch(self, surface_id: str) -> Epoch | None:
@@ -257,6 +263,7 @@ class NativeEpochs:
             elif epoch.phase is EpochPhase.STARTED:
                 event_id = stable_uuid("event", "native", "turn-handoff", epoch.key)
                 out.append(_event(epoch, event_id, epoch.run_id, _K.IDLE, TURN_HANDOFF, now))
+                self._handed_off[surface_id] = epoch.run_id
         if epoch.phase is EpochPhase.ENDED:
             return out
         key = observation.key
@@ -267,12 +274,28 @@ class NativeEpochs:
                 if key not in epoch.started_turns:
                     epoch.started_turns.add(key)
                     out.append(self._turn_event(epoch, key, "started", now))
+                    handed_off = self._handed_off.pop(surface_id, None)
+                    if handed_off is not None:
+                        self._remember_successor(handed_off, turn_run_id(epoch.provider, key))
                 epoch.active_turn = key
         elif key == epoch.active_turn:
             what = "completed" if observation.phase is TurnPhase.COMPLETED else "interrupted"
             out.append(self._turn_event(epoch, key, what, now))
             epoch.active_turn = None
         return out
+
+    def successor(self, run_id: RunId) -> RunId | None:
+        """The turn run that continues an epoch run handed off to turns (None: not one).
+
+        A job bound to the epoch run before the transcript showed a turn follows its task
+        there instead of reading the hand-off's ``idle`` as an interruption.
+        """
+        return self._successors.get(run_id)
+
+    def _remember_successor(self, epoch_run: RunId, turn_run: RunId) -> None:
+        self._successors[epoch_run] = turn_run
+        while len(self._successors) > MAX_SUCCESSORS:
+            del self._successors[next(iter(self._successors))]
 
     def forget_process(self, surface_id: str, pid: int) -> None:
         """The process ended: its epoch counter for this pane starts over (§9.6)."""
@@ -283,11 +306,13 @@ class NativeEpochs:
         self._epochs.pop(surface_id, None)
         self._reported.pop(surface_id, None)
         self._observed.pop(surface_id, None)
+        self._handed_off.pop(surface_id, None)
         for key in [k for k in self._counters if k[0] == surface_id]:
             del self._counters[key]
 
     # -- helpers ------------------------------------------------------------------------------
     def _end(self, surface_id: str, now: float) -> list[AgentEvent]:
+        self._handed_off.pop(surface_id, None)
         epoch = self._epochs.pop(surface_id, None)
         if epoch is None or epoch.phase is not EpochPhase.STARTED or epoch.covered:
             return []

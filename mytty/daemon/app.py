@@ -30,6 +30,8 @@ from mytty.daemon.clock import DEFAULT_TIMINGS, Clock, SystemClock, Timings
 from mytty.daemon.codex_routing import CodexRouter
 from mytty.daemon.config import Settings, load_settings
 from mytty.daemon.cursor_approval import CursorApprovalEstimator
+from mytty.daemon.estimator import NativeEstimator
+from mytty.daemon.estimator_detect import AgentDetector
 from mytty.daemon.event_ingest import EventIngest
 from mytty.daemon.home import Home
 from mytty.daemon.integration_service import IntegrationService
@@ -108,6 +110,7 @@ class Controller:
             hub=self.hub,
             require_port=self.link.require_port,
             shell_events=self.shell_events,
+            detector=AgentDetector(),
         )
         # A fresh home's first `mytty` session greets the human (once per home).
         self.pane_service.first_command = lambda: welcome_command(
@@ -169,6 +172,15 @@ class Controller:
             foreground_agent=self.pane_service.foreground_agent,
             newest_job=self.jobs.newest_in_pane,
         )
+        self.estimator = NativeEstimator(
+            hub=self.hub,
+            panes=self.panes,
+            clock=self.clock,
+            integration_status=self.integrations.status,
+            timings=timings,
+            detector=self.pane_service.detector,
+            turns=self.transcripts,
+        )
         self.ingest = EventIngest(
             hub=self.hub,
             panes=self.panes,
@@ -209,7 +221,11 @@ class Controller:
         self.transcript_watch.start(loop)
         try:
             await self.link.connect(self.pane_service, first=True)
-            await startup_sweep(self.hub, self.panes, self.clock.now())
+            self._wire_estimator()
+            await self.estimator.restore()  # before the sweep: runs whose agent still runs stay
+            await startup_sweep(
+                self.hub, self.panes, self.clock.now(), agent_alive=self.estimator.agent_alive
+            )
             await self.jobs.sweep()  # after the panes are known: a job whose pane went is lost
             self.notifier.start()  # after the sweep: what it found is no news (no storm)
             try:
@@ -252,11 +268,19 @@ class Controller:
                 tg.create_task(self.link.supervise(self.pane_service), name="tmux-supervisor")
                 tg.create_task(self.hub.prune_forever(), name="prune")
                 tg.create_task(self.publisher.run(), name="tmux-publish")
+                tg.create_task(self.estimator.run(), name="estimator")
                 tg.create_task(self._wait_for_stop(), name="stop")
         except* _Stop:
             pass
         finally:
             await self._shutdown()
+
+    def _wire_estimator(self) -> None:
+        self.estimator.attach()
+        self.jobs.successor_run = self.estimator.machine.successor
+        self.pane_service.pane_gone_listeners.append(self.estimator.pane_gone)
+        self.pane_service.pane_gone_listeners.append(self.transcripts.forget)
+        self.shell_events.add_listener(self.estimator.on_shell_event)
 
     def request_stop(self) -> None:
         self._stop.set()
@@ -270,6 +294,7 @@ class Controller:
             await server.close()
         self.cursor_approval.cancel_all()
         await self.notifier.close()
+        self.estimator.close()
         self.shell_events.close()
         self.transcript_watch.close()
         await self.publisher.clear()

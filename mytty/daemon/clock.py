@@ -22,9 +22,15 @@ from typing import Protocol
 
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.jobs import LAUNCH_WINDOW_SECONDS
+from mytty.core.native_epochs import START_GRACE_SECONDS
 
 #: Seconds a Cursor ``preToolUse`` may go unanswered before it counts as an approval prompt.
 CURSOR_APPROVAL_SECONDS = 10.0
+
+#: The seed's foreground-process poll (semantics §9.1).
+NATIVE_POLL_SECONDS = 0.5
+#: A shell reports "finished" about a millisecond after its command exits (tmux.md §3.1).
+NATIVE_EXIT_SETTLE_SECONDS = 0.25
 
 #: The test-only variable that shortens the durations of a controller (see :func:`timings_from`).
 TIMINGS_ENV = "MYTTY_TEST_TIMINGS"
@@ -101,6 +107,13 @@ class Timings:
     launch_window: float = LAUNCH_WINDOW_SECONDS
     #: See :data:`CURSOR_APPROVAL_SECONDS`.
     cursor_approval: float = CURSOR_APPROVAL_SECONDS
+    #: A detected agent without hooks must stay in front this long before its run starts.
+    native_start_grace: float = START_GRACE_SECONDS
+    #: How often the foreground of every pane is looked at (agent starts have no event).
+    native_poll: float = NATIVE_POLL_SECONDS
+    #: After an agent process ends in a pane with shell integration, how long its shell's
+    #: "finished with exit N" may take before the run ends ``disconnected`` instead.
+    native_exit_settle: float = NATIVE_EXIT_SETTLE_SECONDS
 
 
 DEFAULT_TIMINGS = Timings()

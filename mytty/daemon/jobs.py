@@ -77,6 +77,9 @@ class JobRegistry:
         self.usage_of: Callable[[AgentJob], TokenUsageEntry | None] = lambda _job: None
         #: Told of each attention item a job creates (the notifier sets it; nothing until then).
         self.on_attention_item: Callable[[AttentionItem], None] = lambda _item: None
+        #: Native estimation: the turn run that continues a handed-off epoch run (see
+        #: NativeEpochs.successor); a job bound to the epoch run follows it there.
+        self.successor_run: Callable[[RunId], RunId | None] = lambda run_id: None
 
     def _runs(self, job: AgentJob) -> list[AgentRun]:
         runs: list[AgentRun] = self._hub.book.runs_for(job.surface_id, job.provider.agent_provider)
@@ -231,11 +234,16 @@ class JobRegistry:
             if core_jobs.is_terminal(job.state):  # a finished job read back: final as it is
                 return job
             self._jobs[job_id] = job  # (every unfinished job is in memory; defensive)
+        stored = job
+        if job.run_id is not None and not core_jobs.is_terminal(job.state):
+            successor = self.successor_run(job.run_id)
+            if successor is not None:
+                job = replace(job, run_id=successor)
         exists = job.surface_id in self._panes.by_surface
         now = self._clock.now()
         clues = self._clues(job) if exists and core_jobs.needs_clues(job, now) else None
         updated = core_jobs.reconcile(job, self._runs(job), exists, now, clues)
-        self._changed(job, updated)
+        self._changed(stored, updated)
         if updated.state is AgentJobState.LAUNCH_FAILED and job.state is not updated.state:
             self._launch_failed(updated, now)
         return updated

@@ -22,6 +22,7 @@ from mytty.core.ids import SurfaceId, TmuxPaneId
 from mytty.core.quoting import shell_quote
 from mytty.daemon import procfs
 from mytty.daemon.agents import AgentHub
+from mytty.daemon.estimator_detect import AgentDetector
 from mytty.daemon.home import Home
 from mytty.daemon.panes import Pane, PaneRegistry
 from mytty.daemon.shell_events import ShellEventWatcher
@@ -46,6 +47,7 @@ class PaneService:
         hub: AgentHub,
         require_port: Callable[[], TmuxPort],
         shell_events: ShellEventWatcher | None = None,
+        detector: AgentDetector | None = None,
     ) -> None:
         self._home = home
         self._ctl_bin = ctl_bin
@@ -58,6 +60,10 @@ class PaneService:
         self.first_command: Callable[[], str | None] | None = None
         self._pane_locks: dict[str, asyncio.Lock] = {}
         self._launcher = integration_dir() / "mytty-shell"
+        #: The one foreground-agent detector (shared with native run estimation: one cache).
+        self.detector = detector if detector is not None else AgentDetector()
+        #: Told about every pane that leaves the pane set (native run estimation).
+        self.pane_gone_listeners: list[Callable[[SurfaceId], None]] = []
 
     # -- the tmux connection's listener ---------------------------------------------------------
     async def tmux_server_gone(self) -> None:
@@ -122,6 +128,8 @@ class PaneService:
             self.shell_events.forget(pane.surface_id)
         self._hub.notes.forget_pane(pane.surface_id)
         self._pane_locks.pop(pane.surface_id, None)
+        for listener in self.pane_gone_listeners:
+            listener(pane.surface_id)
 
     def require_pane(self, pane_id: str | None, code: ErrorCode = ErrorCode.PANE_NOT_FOUND) -> Pane:
         self._require_port()
@@ -138,15 +146,10 @@ class PaneService:
 
     # -- facts about one pane -------------------------------------------------------------------
     def foreground_agent(self, pane: PaneView) -> tuple[AgentProvider | None, int | None]:
-        """The agent in the pane's foreground (provider, pid), found from /proc."""
-        fg = procfs.foreground_pid(pane.pid)
-        if fg is None:
-            return None, None
-        args = procfs.argv(fg) or []
-        provider = agents_detect.classify_process(procfs.exe(fg), args)
-        if provider is None:
-            provider = agents_detect.parse_agent_hint(procfs.environ_value(fg, "MYTTY_AGENT"))
-        return provider, fg
+        """The agent in the pane's foreground (provider, its pid), found from /proc (§9.1,
+        wrapper shells searched); with no agent, the foreground process's pid (or None)."""
+        det = self.detector.detect(pane.pid)
+        return det.provider, det.pid if det.pid is not None else det.foreground
 
     def pane_info(self, pane: PaneView) -> PaneEntry:
         row = pane.row

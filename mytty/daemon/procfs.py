@@ -73,6 +73,12 @@ def session_id(pid: int, *, proc_root: str = PROC) -> int | None:
     return int(fields[3]) if fields else None
 
 
+def start_time(pid: int, *, proc_root: str = PROC) -> int | None:
+    """When the process started (clock ticks since boot): with the pid, it names one process."""
+    fields = _stat_fields(pid, proc_root)
+    return int(fields[19]) if fields and len(fields) > 19 else None
+
+
 def foreground_pgid(pane_pid: int, *, proc_root: str = PROC) -> int | None:
     """The foreground process group of the pane's terminal (``tpgid``)."""
     fields = _stat_fields(pane_pid, proc_root)

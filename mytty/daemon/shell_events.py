@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mytty.core.shell_events import FILE_NAME, LineSplitter, ShellState, parse_line
+from mytty.core.shell_events import FILE_NAME, LineSplitter, ShellEvent, ShellState, parse_line
 from mytty.daemon import inotify
 
 log = logging.getLogger(__name__)
@@ -69,6 +69,7 @@ class ShellEventWatcher:
         self._inotify: inotify.Inotify | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.rejected_lines = 0  # lines dropped as invalid (for logs and tests)
+        self._listeners: list[Callable[[str, ShellEvent], None]] = []
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -103,6 +104,11 @@ class ShellEventWatcher:
     # -- what the rest of the controller asks -----------------------------------------------------
     def state(self, surface_id: str) -> ShellState | None:
         return self._states.get(surface_id)
+
+    def add_listener(self, fn: Callable[[str, ShellEvent], None]) -> None:
+        """``fn(surface, event)`` hears every line read as it happens (native run estimation);
+        lines read back from a file's tail at startup are history and are not passed on."""
+        self._listeners.append(fn)
 
     def forget(self, surface_id: str) -> None:
         """The pane is gone: drop its state and its file."""
@@ -181,7 +187,7 @@ class ShellEventWatcher:
                 cursor.offset += len(chunk)
                 budget -= len(chunk)
                 for line in cursor.splitter.feed(chunk):
-                    self._line(surface_id, line, now)
+                    self._line(surface_id, line, now, live=not resume)
             if self._loop is not None:  # more is waiting: continue after other work
                 self._loop.call_soon(self.drain, surface_id)
         except OSError as exc:
@@ -189,7 +195,7 @@ class ShellEventWatcher:
         finally:
             os.close(fd)
 
-    def _line(self, surface_id: str, line: bytes, now: float) -> None:
+    def _line(self, surface_id: str, line: bytes, now: float, *, live: bool) -> None:
         event = parse_line(line)
         if event is None or not self._authorize(surface_id, event.capability):
             self.rejected_lines += 1
@@ -198,3 +204,9 @@ class ShellEventWatcher:
         if state is None:
             state = self._states[surface_id] = ShellState()
         state.apply(event, now)
+        if live:
+            for fn in self._listeners:
+                try:
+                    fn(surface_id, event)
+                except Exception:  # pragma: no cover - a listener's bug must not stop reading
+                    log.exception("shell event listener failed")

@@ -17,16 +17,25 @@ from mytty.daemon.panes import PaneRegistry
 log = logging.getLogger(__name__)
 
 
-async def startup_sweep(hub: AgentHub, panes: PaneRegistry, now: float) -> None:
-    """Record ``disconnected`` for every active run whose pane is gone or back at its shell.
+async def startup_sweep(
+    hub: AgentHub,
+    panes: PaneRegistry,
+    now: float,
+    agent_alive: Callable[[AgentRun], bool] | None = None,
+) -> None:
+    """Record ``disconnected`` for every active run whose agent is gone.
 
     Runs after tmux is connected and every pane has its identity, before the sockets open.
+    ``agent_alive`` (native run estimation's re-detection) says whether a run's pane still runs
+    its agent; without it a run lives while anything but the pane's shell is in front.
     """
 
     def is_dead(run: AgentRun) -> bool:
         pane = panes.by_surface.get(run.surface_id)
         if pane is None:
             return True
+        if agent_alive is not None:
+            return not agent_alive(run)
         # tmux panes outlive the controller: a run is dead only when its pane is back at
         # its shell (nothing in the foreground).
         return procfs.foreground_pid(pane.pid) is None

@@ -316,3 +316,16 @@ def test_deterministic_and_never_waiting(ops: list[tuple[Any, ...]]) -> None:
     book = RunBook()
     for event in first:
         assert not book.apply(event).rejected
+
+
+def test_a_handed_off_epoch_run_is_continued_by_its_first_turn() -> None:
+    m = ne.NativeEpochs()
+    started(m)
+    epoch_run = ne.epoch_run_id(key())
+    assert m.successor(epoch_run) is None
+    m.observe_turn(S, obs("p1", "completed"), T0 + 4)  # hand-off; no turn started yet
+    assert m.successor(epoch_run) is None
+    m.observe_turn(S, obs("p2", "active"), T0 + 5)
+    assert m.successor(epoch_run) == ne.turn_run_id(CLAUDE, "p2")
+    m.observe_turn(S, obs("p3", "active"), T0 + 6)  # later turns don't move it
+    assert m.successor(epoch_run) == ne.turn_run_id(CLAUDE, "p2")

@@ -671,8 +671,12 @@ def test_an_unbound_job_is_kept_when_the_controller_restarts(mytty: Mytty) -> No
     after = agent_result(m, jid)["job"]
     assert after["jobID"] == job["jobID"] and after["paneID"] == job["paneID"]
     # Launching until its (stored) launch window closes, then launch-failed; never forgotten.
-    assert after["state"] in {"launching", "launch-failed"}, after
-    assert after["runID"] is None
+    # With no hooks installed, native estimation may have started a run for the agent by
+    # now (3 s after it appeared, before or after the restart): then the job is bound to it.
+    if after["runID"] is None:
+        assert after["state"] in {"launching", "launch-failed"}, after
+    else:
+        assert after["state"] == "running", after
     assert m.ctl("agent", "focus", jid).json == {"type": "ok"}
     # The pane and its agent are untouched.
     assert listed(m, pane_of(job)) is not None

@@ -392,19 +392,18 @@ def test_attention_refused_without_integration(mytty: Mytty) -> None:
         m.ctl("wait", pane, "--until", "attention", "--timeout-seconds", "5").code
         == "provider-integration-not-installed"
     )
+    # Native estimation may have started a run for it by now (3 s after it appeared): it
+    # runs, and is never idle while the agent is in front.
     idle = m.ctl("wait", pane, "--until", "idle", "--timeout-seconds", "0.5").json
-    assert idle == {"type": "waitResult", "state": None, "timedOut": True}
+    assert idle.get("state") in (None, "running") and idle["timedOut"] is True, idle
     # Without settings.json the stand-in ran no hook at all.
     assert hook_log(m, "claude", pid) == []
-    assert "agentState" not in entry(m, pane)
+    assert entry(m, pane).get("agentState") in (None, "running")
 
     # Once the integration is installed the same wait is accepted (and simply times out).
     enable(m, "claude-code")
-    assert m.ctl("wait", pane, "--until", "attention", "--timeout-seconds", "0.5").json == {
-        "type": "waitResult",
-        "state": None,
-        "timedOut": True,
-    }
+    reply = m.ctl("wait", pane, "--until", "attention", "--timeout-seconds", "0.5").json
+    assert reply.get("state") in (None, "running") and reply["timedOut"] is True, reply
 
 
 def _replay(

@@ -1,0 +1,212 @@
+"""Native run estimation end to end: stand-in agents with no hooks installed, real tmux.
+
+With no integration installed nothing reports runs but the controller itself: it sees the agent
+in the pane's foreground (/proc), starts a run once the start grace passed, and ends it from the
+shell's "finished with exit N" (OSC 133 D via shell integration) or, with no shell to say so,
+from the process or pane going away (semantics §9). The grace is cut to 1 s (test-only
+override) so the tests need not wait out 3 s each time.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from mytty.daemon.clock import TIMINGS_ENV
+from tests.e2e.events_support import stored_events, wait_request
+from tests.e2e.jobs_support import (
+    agent_wait,
+    completed,
+    listed,
+    new_anchor,
+    pane_of,
+    run_id,
+    spawn,
+    standin_in,
+    team,
+)
+from tests.support.harness import Mytty, wait_until
+
+pytestmark = pytest.mark.tmux
+
+NATIVE = "mytty.native."
+
+
+@pytest.fixture(scope="module")
+def native() -> Iterator[Mytty]:
+    """One controller, every stand-in on PATH, no integration installed."""
+    m = Mytty(extra_env={TIMINGS_ENV: "native_start_grace=1"})
+    try:
+        m.start()
+        m.install_standins("claude", "codex", "cursor-agent")
+        yield m
+    finally:
+        m.close()
+
+
+def native_events(m: Mytty, pane_id: str) -> list[dict[str, Any]]:
+    def mine(e: dict[str, Any]) -> bool:
+        return bool(e["surfaceID"]["rawValue"] == pane_id)
+
+    return [e for e in stored_events(m) if mine(e)]
+
+
+def hook_names(m: Mytty, pane_id: str) -> list[tuple[str, str]]:
+    return [(e["kind"], e.get("hookName", "")) for e in native_events(m, pane_id)]
+
+
+def running_job(m: Mytty, provider: str, task: str) -> dict[str, Any]:
+    job = spawn(m, "--provider", provider, "--task", task, "--anchor", new_anchor(m))
+    reply = agent_wait(m, job, "running", 30)
+    assert reply["timedOut"] is False, reply
+    bound = reply["job"]
+    assert bound["state"] == "running" and run_id(bound) is not None, bound
+    return bound
+
+
+def test_a_worker_without_hooks_runs_and_succeeds_on_exit_0(native: Mytty) -> None:
+    m = native
+    job = spawn(
+        m,
+        "--provider",
+        "claude",
+        "--task",
+        "work\n@standin: sleep 6; exit",
+        "--anchor",
+        new_anchor(m),
+    )
+    pane = pane_of(job)
+    standin_in(m, pane, "claude")
+    # `list` names the agent as soon as it is in front (the run starts after the grace).
+    wait_until(lambda: (listed(m, pane) or {}).get("command") == "Claude Code", 15)
+    entry = wait_until(
+        lambda: e if (e := listed(m, pane)) and e.get("agentState") == "running" else None,
+        20,
+        message="the native run to start",
+    )
+    assert entry["provider"] == "claude-code"
+    # The job binds to the native run instead of ending launch-failed.
+    running = agent_wait(m, job, "running", 20)["job"]
+    assert running["state"] == "running" and run_id(running) is not None, running
+    # The pane is not idle while the agent works…
+    assert wait_request(m, pane, "idle", 0.5)["timedOut"] is True
+    # …and the shell's "exit 0" ends the run succeeded.
+    done = completed(m, job, timeout=40)
+    assert done["state"] == "succeeded", done
+    assert done["runID"] == running["runID"]
+    idle = wait_request(m, pane, "idle", 20)
+    assert idle == {"type": "waitResult", "state": "succeeded", "timedOut": False}, idle
+    events = native_events(m, pane)
+    assert [(e["kind"], e["hookName"]) for e in events] == [
+        ("started", NATIVE + "launchObserved"),
+        ("succeeded", NATIVE + "commandFinished"),
+    ]
+    for e in events:
+        assert "sessionID" not in e or e["sessionID"] is None, e
+
+
+def test_exit_1_fails_the_run(native: Mytty) -> None:
+    m = native
+    job = running_job(m, "codex", "work\n@standin: sleep 3; fail")
+    done = completed(m, job, timeout=40)
+    assert done["state"] == "failed", done
+    assert hook_names(m, pane_of(job))[-1] == ("failed", NATIVE + "commandFinished")
+
+
+def test_death_by_signal_at_a_shell_is_failed_with_its_status(native: Mytty) -> None:
+    # The shell reports 128+signal: a non-zero exit, so the seed's rule says failed.
+    m = native
+    job = running_job(m, "cursor", "work\n@standin: sleep 120")
+    agent = standin_in(m, pane_of(job), "cursor-agent")
+    os.kill(agent.pid, signal.SIGKILL)
+    done = completed(m, job, timeout=20)
+    assert done["state"] == "failed", done
+
+
+def test_death_by_signal_with_no_shell_is_disconnected(native: Mytty) -> None:
+    # The agent is the pane's own process (exec): nothing reports an exit status.
+    m = native
+    reply = m.ctl("new-tab", "--command", "exec claude -- '@standin: sleep 120'").json
+    pane = reply["paneID"]
+    agent = standin_in(m, pane, "claude")
+    wait_until(
+        lambda: (listed(m, pane) or {}).get("agentState") == "running",
+        20,
+        message="the native run to start",
+    )
+    os.kill(agent.pid, signal.SIGKILL)
+    wait_until(
+        lambda: hook_names(m, pane)[-1:] == [("disconnected", NATIVE + "processExited")],
+        10,
+        message="the run to end disconnected",
+    )
+
+
+def test_a_killed_pane_disconnects_its_run(native: Mytty) -> None:
+    m = native
+    job = running_job(m, "claude", "work\n@standin: sleep 120")
+    pane = pane_of(job)
+    m.tmux("kill-pane", "-t", m.tmux_id(pane))
+    wait_until(
+        lambda: hook_names(m, pane)[-1:] == [("disconnected", NATIVE + "processExited")],
+        10,
+        message="the run to end disconnected",
+    )
+    assert completed(m, job, timeout=10)["state"] == "lost"  # its pane is gone
+
+
+def test_a_restart_keeps_tracking_agents_that_still_run(native: Mytty) -> None:
+    m = native
+    stays = running_job(m, "claude", "a short turn")  # then it waits for the next prompt
+    leaves = running_job(m, "claude", "another short turn")
+    m.wait_for_text(pane_of(stays), "STANDIN ready")
+    m.wait_for_text(pane_of(leaves), "STANDIN ready")
+    m.stop()
+    # While no controller watches, one agent quits (its shell is back in front).
+    target = m.tmux_id(pane_of(leaves))
+    m.tmux("send-keys", "-t", target, "/exit", "Enter")
+    wait_until(
+        lambda: "STANDIN bye" in m.tmux("capture-pane", "-p", "-t", target),
+        15,
+        message="the agent to quit",
+    )
+    m.start()
+    # The startup sweep closed only the run whose agent is gone.
+    gone = listed(m, pane_of(leaves))
+    assert gone is not None and gone["agentState"] == "disconnected", gone
+    assert hook_names(m, pane_of(leaves))[-1] == ("disconnected", "mytty.startupSweep")
+    kept = listed(m, pane_of(stays))
+    assert kept is not None and kept["agentState"] == "running", kept
+    # …and the one still running is tracked to its end by the new controller.
+    m.ctl("send", pane_of(stays), "/exit", "--enter").ok()
+    done = completed(m, stays, timeout=30)
+    assert done["state"] == "succeeded" and done["runID"] == stays["runID"], done
+    assert hook_names(m, pane_of(stays)) == [
+        ("started", NATIVE + "launchObserved"),
+        ("succeeded", NATIVE + "commandFinished"),
+    ]
+
+
+def test_installed_hooks_leave_no_room_for_estimates() -> None:
+    m = Mytty(extra_env={TIMINGS_ENV: "native_start_grace=1"})
+    try:
+        m.start()
+        team(m, providers=("claude",))
+        job = spawn(
+            m,
+            "--provider",
+            "claude",
+            "--task",
+            "work\n@standin: sleep 3; exit",
+            "--anchor",
+            new_anchor(m),
+        )
+        assert completed(m, job, timeout=40)["state"] == "succeeded"
+        names = [name for _, name in hook_names(m, pane_of(job))]
+        assert names and not any(n.startswith(NATIVE) for n in names), names
+    finally:
+        m.close()
