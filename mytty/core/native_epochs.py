@@ -106,6 +106,9 @@ class Epoch:
     turn_mode: bool = False
     active_turn: str | None = None
     started_turns: set[str] = field(default_factory=set)
+    #: Turn runs a previous controller left active (restored epochs): the first observation
+    #: of one of them takes it up as the active turn instead of ignoring it.
+    resumable: frozenset[RunId] = frozenset()
 
     @property
     def run_id(self) -> RunId:
@@ -177,11 +180,19 @@ class NativeEpochs:
         return out
 
     def restore_started(
-        self, surface_id: SurfaceId, provider: AgentProvider, pid: int, n: int = 0
+        self,
+        surface_id: SurfaceId,
+        provider: AgentProvider,
+        pid: int,
+        n: int = 0,
+        *,
+        active_turns: frozenset[RunId] | None = None,
     ) -> Epoch:
-        """Take over an epoch a previous controller had started (its run is still running).
+        """Take over an epoch a previous controller had started (its runs are still active).
 
-        Nothing is emitted: the run already exists with these same ids.
+        Nothing is emitted: the runs already exist with these same ids. ``active_turns``
+        (None: the epoch was not in turn mode) are the turn runs still active; the first
+        observation naming one of them continues it.
         """
         self._reported[surface_id] = (provider, pid)
         self._counters[(surface_id, pid)] = max(self._counters.get((surface_id, pid), 0), n + 1)
@@ -192,6 +203,8 @@ class NativeEpochs:
             key=epoch_key(surface_id, provider, pid, n),
             phase=EpochPhase.STARTED,
             deadline=0.0,
+            turn_mode=active_turns is not None,
+            resumable=active_turns or frozenset(),
         )
         self._epochs[surface_id] = epoch
         return epoch
@@ -267,6 +280,11 @@ class NativeEpochs:
         if epoch.phase is EpochPhase.ENDED:
             return out
         key = observation.key
+        if epoch.resumable:
+            if epoch.active_turn is None and turn_run_id(epoch.provider, key) in epoch.resumable:
+                epoch.active_turn = key
+                epoch.started_turns.add(key)
+            epoch.resumable = frozenset()
         if observation.phase is TurnPhase.ACTIVE:
             if key != epoch.active_turn:
                 if epoch.active_turn is not None:

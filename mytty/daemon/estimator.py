@@ -164,10 +164,16 @@ class NativeEstimator:
                 continue
             self._cwd[surface] = procfs.cwd(det.pid)
             suppressed = await self._suppressed(det.provider)
-            run = self._hub.book.get(epoch_run_id(epoch_key(surface, det.provider, det.pid, 0)))
-            if not suppressed and run is not None and run.is_active:
+            epoch_run = epoch_run_id(epoch_key(surface, det.provider, det.pid, 0))
+            active = [r for r in self._hub.book.runs_for(surface, det.provider) if r.is_active]
+            # Native turn runs carry no session id (a hook's would have adopted one).
+            turns = frozenset(r.id for r in active if r.id != epoch_run and r.session_id is None)
+            if not suppressed and any(r.id == epoch_run for r in active):
                 self.machine.restore_started(surface, det.provider, det.pid)
                 log.info("still tracking %s in pane %s (pid %d)", det.provider, surface, det.pid)
+            elif not suppressed and turns:
+                self.machine.restore_started(surface, det.provider, det.pid, active_turns=turns)
+                log.info("still tracking %s turns in pane %s", det.provider, surface)
             else:
                 self._emit(
                     self.machine.provider_changed(
@@ -250,7 +256,10 @@ class NativeEstimator:
         except Exception:  # a reader's bug must not stop estimation
             log.exception("turn source failed for pane %s", surface)
             return
-        self._emit(self.machine.observe_turn(surface, observation, self._now()))
+        events = self.machine.observe_turn(surface, observation, self._now())
+        if events:
+            log.debug("pane %s turn %s: %s", surface, observation, [e.hook_name for e in events])
+        self._emit(events)
 
     def mark_dirty(self, surface_id: SurfaceId) -> None:
         self._dirty.add(surface_id)

@@ -329,3 +329,22 @@ def test_a_handed_off_epoch_run_is_continued_by_its_first_turn() -> None:
     assert m.successor(epoch_run) == ne.turn_run_id(CLAUDE, "p2")
     m.observe_turn(S, obs("p3", "active"), T0 + 6)  # later turns don't move it
     assert m.successor(epoch_run) == ne.turn_run_id(CLAUDE, "p2")
+
+
+def test_a_restored_turn_epoch_continues_the_active_turn() -> None:
+    m = ne.NativeEpochs()
+    left = ne.turn_run_id(CLAUDE, "p1")
+    m.restore_started(S, CLAUDE, 41, active_turns=frozenset({left}))
+    # The transcript shows the turn finished meanwhile: it ends on the same run.
+    [done] = m.observe_turn(S, obs("p1", "completed"), T0)
+    assert done.run_id == left and done.hook_name == ne.TURN_COMPLETED
+    assert m.provider_changed(S, None, None, T0 + 1) == []  # nothing active any more
+
+
+def test_a_restored_turn_epoch_reports_the_exit_on_the_running_turn() -> None:
+    m = ne.NativeEpochs()
+    left = ne.turn_run_id(CLAUDE, "p1")
+    m.restore_started(S, CLAUDE, 41, active_turns=frozenset({left}))
+    assert m.observe_turn(S, obs("p1", "active"), T0) == []  # taken up, not started again
+    [gone] = m.provider_changed(S, None, None, T0 + 1)
+    assert gone.run_id == left and gone.kind is AgentEventKind.DISCONNECTED

@@ -19,10 +19,12 @@ def test_a_shortened_launch_window_ends_a_silent_job_early() -> None:
     m = Mytty(extra_env={TIMINGS_ENV: "launch_window=2"})
     try:
         m.start()
-        m.install_standins("claude")  # no hooks installed: its run never reports
-        job = spawn(
-            m, "--provider", "claude", "--task", "x\n@standin: sleep 120", "--anchor", new_anchor(m)
-        )
+        # A `claude` that never reports anything: no hooks, and once it has exec'd into
+        # `sleep` nothing in the pane looks like an agent to native estimation either.
+        fake = m.bin / "claude"
+        fake.write_text("#!/bin/sh\nexec sleep 120\n")
+        fake.chmod(0o755)
+        job = spawn(m, "--provider", "claude", "--task", "x", "--anchor", new_anchor(m))
         # With the production window (30 s) this 20 s wait would end timedOut.
         reply = agent_wait(m, job, "completed", 20)
         assert reply["timedOut"] is False, reply
