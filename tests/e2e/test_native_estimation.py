@@ -115,12 +115,22 @@ def test_a_worker_without_hooks_runs_and_succeeds_on_exit_0(native: Mytty) -> No
         assert "sessionID" not in e or e["sessionID"] is None, e
 
 
-def test_exit_1_fails_the_run(native: Mytty) -> None:
+def test_exit_1_fails_the_run_and_a_wrapper_shell_is_seen_through(native: Mytty) -> None:
+    # The agent runs under a wrapper script that exits 1 after it: the wrapper search finds
+    # the agent below `sh`, and the shell's "finished with exit 1" fails the run.
     m = native
-    job = running_job(m, "codex", "work\n@standin: sleep 3; fail")
-    done = completed(m, job, timeout=40)
-    assert done["state"] == "failed", done
-    assert hook_names(m, pane_of(job))[-1] == ("failed", NATIVE + "commandFinished")
+    wrapper = "sh -c 'claude -- \"@standin: sleep 3; exit\"; exit 1'"
+    pane = m.ctl("new-tab", "--command", wrapper).json["paneID"]
+    standin_in(m, pane, "claude")
+    wait_until(lambda: (listed(m, pane) or {}).get("command") == "Claude Code", 15)
+    wait_until(
+        lambda: (listed(m, pane) or {}).get("agentState") == "running",
+        20,
+        message="the native run to start",
+    )
+    done = wait_request(m, pane, "idle", 30)
+    assert done == {"type": "waitResult", "state": "failed", "timedOut": False}, done
+    assert hook_names(m, pane)[-1] == ("failed", NATIVE + "commandFinished")
 
 
 def test_death_by_signal_at_a_shell_is_failed_with_its_status(native: Mytty) -> None:
