@@ -1,0 +1,62 @@
+"""The kill-server guard with the real Claude Code: a spawned worker's ``tmux kill-server`` is
+denied by mytty's PreToolUse hook and Claude honours the deny (the command never runs, the model
+is told why); ``tmux -L <own>`` goes through."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.e2e.jobs_support import agent_result, agent_wait, completed, pane_of, spawn
+from tests.realagents.mocks.servers import Turn
+from tests.realagents.support import RealUser
+from tests.support.harness import wait_until
+
+
+def _spawn(user: RealUser, task: str) -> dict[str, Any]:
+    return spawn(
+        user.m, "--provider", "claude", "--task", task, "--anchor", user.anchor(),
+        "--cwd", str(user.work),
+    )  # fmt: skip
+
+
+def _alive(user: RealUser) -> bool:
+    return "base" in user.m.tmux("list-sessions", "-F", "#{session_name}", check=False)
+
+
+def test_claude_honours_the_deny_of_tmux_kill_server(user: RealUser) -> None:
+    marker = user.work / "guard_marker"
+    # Were the deny ignored, the marker would appear (and the test's own tmux server would go).
+    user.anthropic.script(Turn.shell(f"touch {marker}; tmux kill-server"))
+    user.enable("claude")
+    job = _spawn(user, "Clean up tmux.")
+    done = completed(user.m, job, 90)
+    assert done["state"] == "succeeded", done
+    said = agent_result(user.m, job)["lastAssistantMessage"]
+    # The mock answers a tool result with its first line: the hook's reason reached the model.
+    assert said.startswith("Tool finished") and "mytty refused" in said, said
+    assert not marker.exists()
+    assert _alive(user)
+    user.assert_no_leaks("claude")
+
+
+def test_claude_may_kill_a_tmux_server_of_its_own(user: RealUser) -> None:
+    own = f"tmux -L guard-real-{user.m.root.name}"
+    marker = user.work / "own_server_done"
+    user.anthropic.script(
+        Turn.shell(f"{own} new-session -d && {own} kill-server && echo killed-own > {marker}")
+    )
+    user.enable("claude")
+    job = _spawn(user, "Use your own tmux server.")
+    # Claude may ask before running it (workspace-write): then approve, as a user would.
+    reply = agent_wait(user.m, job, "attention", 90)
+    if reply["job"]["state"] == "waiting-approval":
+        pane = pane_of(job)
+        user.m.wait_for_text(pane, "Do you want to proceed?", 30)
+        user.m.ctl("send-key", pane, "Enter").ok()
+    done = completed(user.m, job, 90)
+    assert done["state"] == "succeeded", done
+    assert "mytty refused" not in agent_result(user.m, job)["lastAssistantMessage"]
+    wait_until(marker.exists, 10, message="the command to run")
+    assert marker.read_text().strip() == "killed-own"
+    assert _alive(user)
+    user.assert_no_leaks("claude")
