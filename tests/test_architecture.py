@@ -25,7 +25,7 @@ ALLOWED = {
     "control": {"core", "protocol", "tmux"},
     "hook": {"core", "protocol"},
     "daemon": {"core", "protocol", "tmux", "control", "integrations"},
-    "verify": {"core", "protocol", "integrations"},
+    "verify": {"core", "protocol", "integrations", "tmux"},
     "cli": {"core", "protocol", "daemon", "integrations", "tmux", "control", "verify"},
 }
 THIRD_PARTY_ALLOWED = {

@@ -30,6 +30,7 @@ from typing import Any
 
 from mytty.core.events import AgentProvider
 from mytty.integrations import api
+from mytty.tmux import throwaway
 from mytty.verify.mock_api import DenyProxy, MockAPI, Turn
 from mytty.verify.sandbox import NO_SWITCH, agent_env, write_claude_state, write_codex_config
 
@@ -159,21 +160,13 @@ class Sandbox:
         except Exception as exc:
             raise VerifyError(f"could not install the hooks in the sandbox: {exc}") from None
 
-    def tmux(self, *args: str) -> str:
-        out = subprocess.run(
-            [self.tmux_bin, "-S", self.socket, *args],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=20,
-            check=False,
-        )
-        if out.returncode != 0:
-            raise VerifyError(f"tmux {args[0]} failed: {out.stderr.strip()}")
-        return out.stdout
-
     def start(self) -> None:
-        self.tmux("-f", "/dev/null", "new-session", "-d", "-s", "verify", "-x", "200", "-y", "50")
+        try:
+            throwaway.start_server(
+                self.tmux_bin, self.socket, self.env, session="verify", width=200, height=50
+            )
+        except (OSError, subprocess.SubprocessError, throwaway.ThrowawayServerError) as exc:
+            raise VerifyError(f"could not start a private tmux server: {exc}") from None
         read_fd, write_fd = os.pipe()
         log = open(self.root / "controller.log", "ab")  # noqa: SIM115 - closed right after
         self.controller = subprocess.Popen(
@@ -226,12 +219,8 @@ class Sandbox:
             except subprocess.TimeoutExpired:
                 self.controller.kill()
                 self.controller.wait()
-        subprocess.run(
-            [self.tmux_bin, "-S", self.socket, "kill-server"],
-            env=self.env,
-            capture_output=True,
-            check=False,
-        )
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            throwaway.kill_server(self.tmux_bin, self.socket, self.env)
         for server in (self.anthropic, self.openai, self.proxy):
             server.close()
         shutil.rmtree(self.root, ignore_errors=True)
