@@ -72,9 +72,10 @@ started right after `send` may still see the previous run's end; follow a job wi
 `agent wait` instead, which only looks at the run the job started.
 
 The wait is woken by every stored event and every pane change; it does not poll. A pane that
-never had an agent event never satisfies `idle` and waits until the timeout. mytty learns run
-states **only** from hooks: it does not estimate runs of agents without a hook integration
-(the original Mytty did), so for such an agent `wait` always times out.
+never had an agent event never satisfies `idle` and waits until the timeout. An agent without
+a hook integration gets runs from [native estimation](../explanation/native-estimation.md)
+(3 s after it appears in the pane's foreground, ended by its exit status), so `idle` is met
+when it exits; estimates never reach `attention`.
 
 Before waiting for `attention`, the controller looks at the pane's foreground process: if it is
 a known agent whose hook integration is `not-installed`, the wait fails at once with
