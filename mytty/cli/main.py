@@ -29,6 +29,7 @@ from mytty.cli.resume import offer as offer_resume
 from mytty.cli.shell_integration import app as shell_integration_app
 from mytty.cli.tmux_cmd import app as tmux_app
 from mytty.cli.worktree import app as worktree_app
+from mytty.core.attention import need_word
 from mytty.core.errors import ErrorCode, MyttyError
 
 app = typer.Typer(
@@ -473,16 +474,6 @@ def _age(created: str) -> str:
     return f"{seconds // 3600}h{(seconds % 3600) // 60:02d}m"
 
 
-#: What an item asks of the human, short enough for a narrow pane.
-_NEEDS = {
-    "approval-request": "approval",
-    "input-request": "question",
-    "failure": "failure",
-    "disconnect": "disconnected",
-    "completion": "finished",
-    "launch-failure": "not started",
-    "budget": "budget",
-}
 #: Below this many columns for the message, items are listed one block each, not as a table.
 _MIN_MESSAGE_COLUMNS = 24
 
@@ -569,7 +560,7 @@ def _print_attention(items: list[dict[str, Any]], *, hidden: int, show_state: bo
             "label": item.get("label") or "-",
             "run": str(item["runID"])[:8],
             "provider": item["provider"],
-            "needs": _NEEDS.get(item["kind"], item["kind"]),
+            "needs": need_word(item["kind"]),
             "age": _age(item["createdAt"]),
             **({"state": "resolved" if item.get("resolvedAt") else "open"} if show_state else {}),
             "message": item.get("message") or "",

@@ -21,16 +21,8 @@ import time
 import tty
 from typing import Any
 
-#: What an item asks of the human (the same words as ``@mytty_attention``).
-NEEDS = {
-    "approval-request": "approval",
-    "input-request": "question",
-    "failure": "failure",
-    "disconnect": "disconnected",
-    "completion": "finished",
-    "launch-failure": "not started",
-    "budget": "budget",
-}
+from mytty.core.attention import need_word
+
 _COLOURS = {"approval": "33", "question": "33", "failure": "31", "not started": "31"}
 
 
@@ -81,7 +73,7 @@ def rows(items: list[dict[str, Any]], now: float) -> list[list[str]]:
         if item.get("label") and item.get("location"):
             where = f"{item['label']} ({item['location']})"
         message = " ".join(str(item.get("message") or "").split())
-        need = NEEDS.get(item["kind"], item["kind"])
+        need = need_word(item["kind"])
         out.append([where, item["provider"], need, age(item["createdAt"], now), message])
     return out
 

@@ -62,6 +62,24 @@ class AttentionKind(StrEnum):
     BUDGET = "budget"
 
 
+#: What an item asks of the human, in a word or two: ``@mytty_attention``, the popup, ``mytty
+#: ls`` and ``mytty attention`` all say it the same way.
+NEED_WORDS: dict[str, str] = {
+    AttentionKind.APPROVAL_REQUEST.value: "approval",
+    AttentionKind.INPUT_REQUEST.value: "question",
+    AttentionKind.FAILURE.value: "failure",
+    AttentionKind.DISCONNECT.value: "disconnected",
+    AttentionKind.COMPLETION.value: "finished",
+    AttentionKind.LAUNCH_FAILURE.value: "not started",
+    AttentionKind.BUDGET.value: "budget",
+}
+
+
+def need_word(kind: str) -> str:
+    """The word for an item kind (an unknown kind is shown as itself)."""
+    return NEED_WORDS.get(kind, kind)
+
+
 REQUEST_KINDS = frozenset({AttentionKind.APPROVAL_REQUEST, AttentionKind.INPUT_REQUEST})
 OUTCOME_KINDS = frozenset(
     {

@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 
-from mytty.core.attention import AttentionItem, AttentionKind
+from mytty.core.attention import AttentionItem, AttentionKind, need_word
 from mytty.core.errors import MyttyError
 from mytty.core.ids import SurfaceId
 from mytty.core.jobs import AgentJob
@@ -54,16 +54,6 @@ SESSION_COUNT = "@mytty_attention_count"
 #: Global option: every open attention item (closed panes' included).
 TOTAL_COUNT = "@mytty_attention_total"
 
-#: What an item asks of the human, in a word or two (``@mytty_attention``, the popup, `ls`).
-NEEDS: Mapping[str, str] = {
-    AttentionKind.APPROVAL_REQUEST.value: "approval",
-    AttentionKind.INPUT_REQUEST.value: "question",
-    AttentionKind.FAILURE.value: "failure",
-    AttentionKind.DISCONNECT.value: "disconnected",
-    AttentionKind.COMPLETION.value: "finished",
-    AttentionKind.LAUNCH_FAILURE.value: "not started",
-    AttentionKind.BUDGET.value: "budget",
-}
 #: When two items of one pane are open, the one that blocks the agent is named.
 _URGENCY = {
     AttentionKind.APPROVAL_REQUEST: 0,
@@ -116,7 +106,7 @@ def pane_values(facts: PaneFacts, open_items: list[AttentionItem]) -> dict[str, 
     need = ""
     if open_items:
         first = min(open_items, key=lambda i: (_URGENCY.get(i.kind, 9), -i.created_at))
-        need = NEEDS.get(first.kind.value, first.kind.value)
+        need = need_word(first.kind.value)
     since = run.updated_at if run is not None and run.updated_at is not None else None
     return {
         PROVIDER: provider,

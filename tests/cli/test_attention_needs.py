@@ -1,12 +1,12 @@
-"""`mytty attention` names what every kind of item asks of the human."""
+"""Every kind of attention item has one short word for what it asks of the human."""
 
 from __future__ import annotations
 
-from mytty.cli.main import _NEEDS
-from mytty.core.attention import AttentionKind
+from mytty.core.attention import NEED_WORDS, AttentionKind, need_word
 
 
 def test_every_attention_kind_has_a_short_label() -> None:
-    assert set(_NEEDS) == {kind.value for kind in AttentionKind}
-    assert _NEEDS["launch-failure"] == "not started"
-    assert all(len(label) <= 12 for label in _NEEDS.values())  # fits the narrow layout
+    assert set(NEED_WORDS) == {kind.value for kind in AttentionKind}
+    assert need_word("launch-failure") == "not started"
+    assert need_word("a-kind-added-later") == "a-kind-added-later"
+    assert all(len(label) <= 12 for label in NEED_WORDS.values())  # fits the narrow layout

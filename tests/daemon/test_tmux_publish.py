@@ -173,10 +173,6 @@ def test_labels_and_notes_become_one_printable_line() -> None:
     assert tp._clean(None) == ""
 
 
-def test_every_attention_kind_has_a_word_and_a_rank() -> None:
-    from mytty.cli import popup
-
+def test_every_attention_kind_has_a_rank() -> None:
     kinds = {kind.value for kind in AttentionKind}
-    assert set(tp.NEEDS) == kinds
-    assert set(popup.NEEDS) == kinds and dict(popup.NEEDS) == dict(tp.NEEDS)
     assert {kind.value for kind in tp._URGENCY} == kinds
