@@ -4,6 +4,10 @@ Handlers are shell strings ``'<helper>' codex`` with ``timeout: 5``. After writi
 asks Codex for each mytty hook's current hash and records it as trusted (``codex_trust``), since
 Codex 0.171 silently skips hooks nobody trusted. When Codex cannot be asked, the status stays
 ``needs-repair`` with a hint naming the manual step (``/hooks`` in Codex).
+
+``PreToolUse`` (matcher ``Bash``) carries the kill-server guard of spawned workers
+(:mod:`mytty.hook.guard`). Installs from before it existed lack that entry (and its trust); they
+still count as ``installed`` and get both from ``mytty integrations repair codex`` or ``enable``.
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ from mytty.integrations.common import (
 from mytty.integrations.helper import helper_problem, invokes_helper, shell_command
 from mytty.integrations.installer import Context, ProviderState
 
+#: The kill-server guard's event (shell tool calls, which Codex names Bash in hooks).
+GUARD_EVENT = "PreToolUse"
+GUARD_MATCHER = "Bash"
 EVENTS = (
     "SessionStart",
     "UserPromptSubmit",
@@ -37,21 +44,27 @@ EVENTS = (
     "PostToolUse",
     "Stop",
     "Interrupt",
+    GUARD_EVENT,
 )
 TIMEOUT_SECONDS = 5
 
 
-def spec(ctx: Context) -> hookconfig.HookFileSpec:
+def spec(ctx: Context, *, guard: bool = True) -> hookconfig.HookFileSpec:
+    """What hooks.json must hold; ``guard=False``: as installed before the guard existed."""
     provider = AgentProvider.CODEX.value
 
     def entry(event: str) -> dict[str, Any]:
         command = shell_command(ctx.helper, provider)
-        return {"hooks": [{"type": "command", "command": command, "timeout": TIMEOUT_SECONDS}]}
+        handler = {"type": "command", "command": command, "timeout": TIMEOUT_SECONDS}
+        if event == GUARD_EVENT:
+            return {"matcher": GUARD_MATCHER, "hooks": [handler]}
+        return {"hooks": [handler]}
 
     def owns(handler: Mapping[str, Any]) -> bool:
         return invokes_helper(handler, ctx.helper, provider)
 
-    return hookconfig.HookFileSpec(events=EVENTS, grouped=True, entry=entry, owns=owns)
+    events = EVENTS if guard else tuple(e for e in EVENTS if e != GUARD_EVENT)
+    return hookconfig.HookFileSpec(events=events, grouped=True, entry=entry, owns=owns)
 
 
 def snake_case(event: str) -> str:
@@ -105,12 +118,16 @@ class CodexInstaller:
     provider: AgentProvider = AgentProvider.CODEX
 
     def state(self, ctx: Context) -> ProviderState:
-        loaded, status, why = hookconfig.hooks_state(
-            ctx.locations.codex_hooks,
-            spec(ctx),
-            helper_problem(ctx.helper, ctx.env),
-            self.provider.value,
-        )
+        problem = helper_problem(ctx.helper, ctx.env)
+        path = ctx.locations.codex_hooks
+        loaded, status, why = hookconfig.hooks_state(path, spec(ctx), problem, self.provider.value)
+        if status == NEEDS_REPAIR and problem is None:
+            # An install from before the guard: complete otherwise, so still usable.
+            legacy = hookconfig.hooks_state(
+                path, spec(ctx, guard=False), problem, self.provider.value
+            )
+            if legacy[1] == INSTALLED:
+                status, why = INSTALLED, None
         if status != INSTALLED:
             return ProviderState(status, why)
         if pointers.agents_status(ctx.locations.codex_agents_md, ctx.locations.guide) != INSTALLED:

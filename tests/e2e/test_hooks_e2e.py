@@ -649,6 +649,7 @@ def test_codex_routed_by_open_rollout(mytty: Mytty, background: list[BackgroundC
     assert [e["event"] for e in log_b] == [
         "SessionStart",
         "UserPromptSubmit",
+        "PreToolUse",  # the kill-server guard's entry (matcher Bash); silent outside workers
         "PermissionRequest",
         "PostToolUse",
         "Stop",

@@ -181,10 +181,12 @@ def test_handler_shapes_match_the_providers(
         "PostToolUse",
         "Stop",
         "Interrupt",  # beyond the original: Esc ends the turn's run (idle)
+        "PreToolUse",  # beyond the original: the kill-server guard of spawned workers
     ]
     assert codex["Stop"] == [
         {"hooks": [{"type": "command", "command": f"{quoted} codex", "timeout": 5}]}
     ]
+    assert codex["PreToolUse"] == [{"matcher": "Bash", "hooks": codex["Stop"][0]["hooks"]}]
     claude = json.loads(loc.claude_settings.read_text())["hooks"]
     assert len(claude) == 11
     # Beyond the original: a live subagent keeps its parent's run (and job) running.
@@ -237,23 +239,24 @@ def test_new_files_are_private(env: dict[str, str], fake_codex: FakeCodex) -> No
     assert set(modes.values()) == {0o600}
 
 
-def test_a_claude_install_from_before_the_guard_stays_installed_and_repair_adds_it(
-    env: dict[str, str], home: Path
+@pytest.mark.parametrize("provider", [AgentProvider.CLAUDE_CODE, AgentProvider.CODEX])
+def test_an_install_from_before_the_guard_stays_installed_and_repair_adds_it(
+    provider: AgentProvider, env: dict[str, str], home: Path, fake_codex: FakeCodex
 ) -> None:
-    claude = AgentProvider.CLAUDE_CODE
-    api.enable(claude, env)
-    settings = home / ".claude" / "settings.json"
+    api.enable(provider, env, codex_hooks=fake_codex)
+    loc = Locations.from_env(env)
+    settings = loc.claude_settings if provider is AgentProvider.CLAUDE_CODE else loc.codex_hooks
     data = json.loads(settings.read_text())
     guard = data["hooks"].pop("PreToolUse")
     assert guard[0]["matcher"] == "Bash"
     settings.write_text(json.dumps(data, indent=2) + "\n")
     # Spawning must keep working for such an install: installed, not needs-repair.
-    assert api.status_of(claude, env).status == "installed"
-    assert api.repair(claude, env) == [str(settings)]
+    assert api.status_of(provider, env).status == "installed"
+    assert str(settings) in api.repair(provider, env, codex_hooks=fake_codex)
     assert json.loads(settings.read_text())["hooks"]["PreToolUse"] == guard
-    assert api.status_of(claude, env).status == "installed"
+    assert api.status_of(provider, env).status == "installed"  # (Codex: its trust recorded too)
     # A broken guard entry (edited) still needs repair, like any other edited handler.
     data = json.loads(settings.read_text())
     data["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] = 99
     settings.write_text(json.dumps(data))
-    assert api.status_of(claude, env).status == "needs-repair"
+    assert api.status_of(provider, env).status == "needs-repair"

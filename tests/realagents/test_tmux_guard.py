@@ -60,3 +60,24 @@ def test_claude_may_kill_a_tmux_server_of_its_own(user: RealUser) -> None:
     assert marker.read_text().strip() == "killed-own"
     assert _alive(user)
     user.assert_no_leaks("claude")
+
+
+def _codex_spawn(user: RealUser, task: str) -> dict[str, Any]:
+    return spawn(
+        user.m, "--provider", "codex", "--task", task, "--anchor", user.anchor(),
+        "--cwd", str(user.work),
+    )  # fmt: skip
+
+
+def test_codex_honours_the_deny_of_tmux_kill_server(user: RealUser) -> None:
+    marker = user.work / "guard_marker"
+    user.openai.script(Turn.shell(f"touch {marker}; tmux kill-server"))
+    user.enable("codex")  # records the PreToolUse hook's trust too
+    job = _codex_spawn(user, "Clean up tmux.")
+    done = completed(user.m, job, 90)
+    assert done["state"] == "succeeded", done
+    said = agent_result(user.m, job)["lastAssistantMessage"]
+    assert said.startswith("Tool finished") and "mytty refused" in said, said
+    assert not marker.exists()
+    assert _alive(user)
+    user.assert_no_leaks("codex")
