@@ -119,9 +119,11 @@ class ResumeContext(Protocol):
         session: str | None = None,
         cwd: str | None,
         command: str | None,
+        extra_env: dict[str, str] | None = None,
         window_name: str | None = None,
     ) -> Pane: ...
     async def close_pane(self, pane: Pane) -> None: ...
+    def worker_environment(self) -> dict[str, str]: ...
 
 
 class JobResumer:
@@ -157,6 +159,8 @@ class JobResumer:
                 session=session,
                 cwd=job.launch.cwd,
                 command=launch_command(argv),
+                # A resumed worker is still a worker: marked, and guarded (core.kill_guard).
+                extra_env=self._ctx.worker_environment(),
                 window_name=RESUMED_WINDOW,
             )
         except MyttyError as exc:

@@ -127,6 +127,8 @@ def test_kill_server_then_resume_restarts_each_worker_on_its_own_conversation(
         assert now["sessionID"] == sessions[name] and now["resumed"] == 1
         run = standin_in(m, pane_of(now))
         assert run.cwd == str(dirs[name])
+        # Still a worker mytty spawned: marked, and guarded against tmux kill-server.
+        assert run.env["MYTTY_WORKER"] == "1" and run.env["MYTTY_TMUX_GUARD"] == m.socket
         if name == "x1":
             assert run.argv[run.argv.index("resume") + 1] == sessions[name]
             assert run.argv[:1] == ["--no-daemon"]
