@@ -129,6 +129,19 @@ def remove_worktree(
 ) -> Removal:
     """Remove one recorded worktree if the rules allow it (see the module docstring)."""
     status = status_of(entry, proc_root=proc_root)
+    facts = status.probe.facts
+    if status.verdict.reason is Reason.MISSING and facts.registered is False:
+        # Gone from disk and from git (removed by hand): nothing to remove, so forget it.
+        try:
+            record.append(removed_line(entry.path, None, None, time.time()))
+        except OSError:
+            pass
+        return Removal(
+            status,
+            False,
+            Reason.MISSING.value,
+            "the directory is gone and git no longer lists it; mytty forgets it",
+        )
     if not status.verdict.removable:
         return Removal(status, False, status.verdict.reason.value, status.verdict.detail)
     tip = status.probe.tip

@@ -177,11 +177,12 @@ def probe(entry: WorktreeEntry, *, git: str = "git", proc_root: str = procfs.PRO
     """Everything :func:`~mytty.core.worktree_safety.judge` needs about ``entry``, right now."""
     g = Git(entry.common_dir, git=git)
     exists = os.path.isdir(entry.path)
-    listed = g.worktrees() if exists else None
+    # Asked even for a missing directory: whether git still lists it decides "forget it".
+    listed = g.worktrees() if os.path.isdir(entry.common_dir) else None
     real = os.path.realpath(entry.path)
     mine = next((w for w in listed or [] if os.path.realpath(w.path) == real), None)
     main = next((w for w in listed or [] if w.main), None)
-    problem = None if listed is not None or not exists else "git could not list the worktrees"
+    problem = None if listed is not None else "git could not list the worktrees"
     tip = mine.head if mine else None
     branch = mine.branch if mine else None
     base_ref = f"refs/heads/{entry.base}" if entry.base else None
@@ -191,7 +192,7 @@ def probe(entry: WorktreeEntry, *, git: str = "git", proc_root: str = procfs.PRO
         base = main.head  # the base branch is gone or was never known: the main checkout's
     dirty = merged = pushed = None
     ahead = behind = None
-    if mine is not None and tip:
+    if mine is not None and tip and exists:
         dirty = g.dirty(entry.path)
         pushed = g.pushed(tip)
         counts = g.ahead_behind(base, tip) if base else None
@@ -204,7 +205,7 @@ def probe(entry: WorktreeEntry, *, git: str = "git", proc_root: str = procfs.PRO
         recorded=True,
         same_directory=_same_directory(g, entry) if exists else False,
         exists=exists,
-        registered=None if listed is None and exists else mine is not None,
+        registered=None if listed is None else mine is not None,
         is_main=mine is not None and mine.main,
         locked=mine.locked if mine is not None else (False if listed is not None else None),
         busy_pids=tuple(procfs.pids_working_in(entry.path, proc_root=proc_root)) if exists else (),

@@ -244,3 +244,19 @@ def test_list_shows_jobs_dirty_and_distance(world: World) -> None:
     assert worktree_of_job(world.record, "JOB-1") is not None
     assert worktree_of_job(world.record, "JOB-2") is None
     assert [s.entry.path for s in orphaned_worktrees(world.record)] == [str(wt)]
+
+
+def test_a_worktree_removed_by_hand_is_forgotten_one_git_still_lists_is_kept(
+    world: World,
+) -> None:
+    gone = world.make("by-hand")
+    git(world.repo, "worktree", "remove", str(gone))
+    pruned_later = world.make("deleted-dir")
+    shutil.rmtree(pruned_later)  # git still lists it (prunable)
+    dry = {Path(r.status.entry.path).name: r for r in gc(world.record, dry_run=True)}
+    assert {r.reason for r in dry.values()} == {"missing"}
+    outcomes = {Path(r.status.entry.path).name: r for r in gc(world.record)}
+    assert not any(r.removed for r in outcomes.values())
+    assert "forgets" in outcomes["by-hand"].detail
+    assert [Path(s.entry.path).name for s in list_worktrees(world.record)] == ["deleted-dir"]
+    assert git(world.repo, "for-each-ref", "refs/mytty") == ""
