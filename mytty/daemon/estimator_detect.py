@@ -59,22 +59,36 @@ class AgentDetector:
     def __init__(self, proc_root: str = procfs.PROC) -> None:
         self._proc = proc_root
         self._cache: OrderedDict[_Identity, _Class] = OrderedDict()
+        #: Panes whose own process was last seen in front and no agent: pid → (start, comm).
+        self._quiet: dict[int, tuple[int, bytes]] = {}
         self.argv_reads = 0  # for tests and the bench: how much /proc the looks cost
 
     def detect(self, pane_pid: int) -> Detection:
         """The agent in the foreground of the pane whose process is ``pane_pid``."""
-        fg = procfs.foreground_pgid(pane_pid, proc_root=self._proc)
-        if fg is None:
+        brief = procfs.stat_brief(pane_pid, proc_root=self._proc)
+        if brief is None or brief[1] <= 0:
             return NOTHING
-        if fg == pane_pid:
-            # The pane's own process is in front: its interactive shell (nothing runs), or an
-            # agent it exec'd or tmux started directly (``exec claude``, ``new-window claude``).
-            # An interactive shell's background jobs are not searched: they are not in front.
-            found = self._classify(fg, hint=True, allow_argv=True)
-            if found is None or found.provider is None:
-                return NOTHING
-            return Detection(found.provider, fg, fg)
-        return self.classify_foreground(fg)
+        comm, fg, start = brief
+        if fg != pane_pid:
+            self._quiet.pop(pane_pid, None)
+            return self.classify_foreground(fg)
+        # The pane's own process is in front: its interactive shell (nothing runs), or an
+        # agent it exec'd or tmux started directly (``exec claude``, ``new-window claude``).
+        # An interactive shell's background jobs are not searched: they are not in front.
+        # The common case, a shell at its prompt, costs this one ``stat`` read: the same
+        # process (start time) under the same name (an exec renames it) is still no agent.
+        if self._quiet.get(pane_pid) == (start, comm):
+            return NOTHING
+        found = self._classify(fg, hint=True, allow_argv=True)
+        if found is None or found.provider is None:
+            identity = self._identity(fg)
+            if identity is not None and identity in self._cache:  # a final answer
+                if len(self._quiet) >= CACHE_SIZE:
+                    self._quiet.clear()
+                self._quiet[pane_pid] = (start, comm)
+            return NOTHING
+        self._quiet.pop(pane_pid, None)
+        return Detection(found.provider, fg, fg)
 
     def classify_foreground(self, fg: int) -> Detection:
         found = self._classify(fg, hint=True, allow_argv=True)

@@ -79,6 +79,19 @@ def start_time(pid: int, *, proc_root: str = PROC) -> int | None:
     return int(fields[19]) if fields and len(fields) > 19 else None
 
 
+def stat_brief(pid: int, *, proc_root: str = PROC) -> tuple[bytes, int, int] | None:
+    """(comm, tpgid, start time) from one read of ``stat``: what a cheap look at a pane needs
+    (``comm`` changes when the process execs another program)."""
+    data = _read(pid, "stat", proc_root)
+    if not data or b")" not in data:
+        return None
+    end = data.rindex(b")")
+    fields = data[end + 2 :].split()
+    if len(fields) <= 19:
+        return None
+    return data[data.find(b"(") + 1 : end], int(fields[5]), int(fields[19])
+
+
 def foreground_pgid(pane_pid: int, *, proc_root: str = PROC) -> int | None:
     """The foreground process group of the pane's terminal (``tpgid``)."""
     fields = _stat_fields(pane_pid, proc_root)

@@ -26,6 +26,7 @@ class FakeProc:
         start: int = 1,
         env: dict[str, str] | None = None,
         children: list[int] = (),  # type: ignore[assignment]
+        comm: str = "x",
     ) -> None:
         d = self.root / str(pid)
         if d.exists():
@@ -34,7 +35,7 @@ class FakeProc:
                     f.unlink()
         (d / "task" / str(pid)).mkdir(parents=True, exist_ok=True)
         fields = ["S", "1", str(pid), "1", "34816", str(tpgid)] + ["0"] * 13 + [str(start)]
-        (d / "stat").write_bytes(f"{pid} (x) {' '.join(fields)}\n".encode())
+        (d / "stat").write_bytes(f"{pid} ({comm}) {' '.join(fields)}\n".encode())
         (d / "exe").symlink_to(exe)
         (d / "cmdline").write_bytes(b"\0".join(a.encode() for a in (argv or [exe])) + b"\0")
         (d / "environ").write_bytes(b"".join(f"{k}={v}\0".encode() for k, v in (env or {}).items()))
@@ -159,3 +160,16 @@ def test_a_process_caught_mid_exec_is_judged_again(proc: FakeProc) -> None:
     assert d.detect(PANE).provider is None
     (proc.root / "200" / "cmdline").write_bytes(b"python3\0/home/u/bin/claude\0")
     assert d.detect(PANE).provider is AgentProvider.CLAUDE_CODE
+
+
+def test_a_shell_at_its_prompt_costs_one_read_until_it_execs(proc: FakeProc) -> None:
+    d = detector(proc)
+    proc.add(PANE, exe="/usr/bin/bash", tpgid=PANE, comm="bash")
+    assert d.detect(PANE) == NOTHING
+    reads = d.argv_reads
+    for _ in range(3):
+        assert d.detect(PANE) == NOTHING
+    assert d.argv_reads == reads  # answered from the pane's stat line alone
+    # `exec claude`: same pid and start time, a new program (and so a new name).
+    proc.add(PANE, exe="/usr/local/bin/claude", tpgid=PANE, comm="claude")
+    assert d.detect(PANE) == Detection(AgentProvider.CLAUDE_CODE, PANE, PANE)

@@ -169,3 +169,11 @@ def test_procfs_is_the_only_reader_of_proc() -> None:
             ):
                 offenders.append(f"{path.relative_to(pkg.parent)}:{node.lineno}")
     assert offenders == [], offenders
+
+
+def test_stat_brief_reads_name_foreground_group_and_start_at_once(tmp_path: Path) -> None:
+    rest = "S 4 5 3 34816 77 " + " ".join(["0"] * 13) + " 4242"
+    fake_proc(tmp_path, 5, stat=f"5 (we (ird) name) {rest}\n".encode())
+    assert procfs.stat_brief(5, proc_root=str(tmp_path)) == (b"we (ird) name", 77, 4242)
+    assert procfs.start_time(5, proc_root=str(tmp_path)) == 4242
+    assert procfs.stat_brief(6, proc_root=str(tmp_path)) is None

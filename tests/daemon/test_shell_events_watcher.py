@@ -148,3 +148,27 @@ def test_a_removed_directory_is_recreated_and_watched_again(tmp_path: Path) -> N
             w.close()
 
     run(body)
+
+
+def test_listeners_hear_lines_as_they_come_but_not_the_history_read_at_start(
+    tmp_path: Path,
+) -> None:
+    directory = tmp_path / "shell"
+    directory.mkdir(mode=0o700)
+    append(directory, A, line(A, 3))  # written while no controller ran
+
+    async def body() -> None:
+        w = watcher(directory, {A})
+        heard: list[tuple[str, int | None]] = []
+        w.add_listener(lambda surface, event: heard.append((surface, event.exit_status)))
+        w.start(asyncio.get_running_loop())
+        try:
+            state = w.state(A)
+            assert state is not None and state.last_exit_status == 3  # the state has it…
+            assert heard == []  # …but it is history: nobody is told a command just finished
+            append(directory, A, line(A, 0))
+            await until(lambda: heard == [(A, 0)])
+        finally:
+            w.close()
+
+    run(body)
