@@ -163,7 +163,10 @@ class Controller:
         self.jobs.usage_of = self.usage.entry
         self.transcript_events = IngestSoon(self.hub.ingest, settle=self.jobs.settle_pane)
         self.transcripts = TranscriptReader(
-            emit=self.transcript_events, on_usage=self.usage.pane_usage, clock=self.clock.now
+            emit=self.transcript_events,
+            on_usage=self.usage.pane_usage,
+            clock=self.clock.now,
+            session_hint=self.jobs.session_in_pane,
         )
         self.transcript_watch = TranscriptWatcher(
             reader=self.transcripts,

@@ -383,6 +383,11 @@ class JobRegistry:
         if job is not None and not core_jobs.is_terminal(job.state):
             self.current(job.job_id)
 
+    def session_in_pane(self, surface_id: str) -> str | None:
+        """The session id of the pane's newest job (mytty chose it for a Claude worker)."""
+        job = self.newest_in_pane(SurfaceId(surface_id))
+        return job.session_id if job is not None else None
+
     def newest_in_pane(self, surface_id: SurfaceId) -> AgentJob | None:
         """The newest job started in that pane (as last reconciled), if one is in memory."""
         for job in reversed(self._jobs.values()):

@@ -29,7 +29,7 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from mytty.core.events import AgentEvent, AgentProvider
@@ -139,6 +139,9 @@ class _PaneFiles:
     current: str | None = None
     relocate: bool = True
     guessed: bool = False
+    #: Files found only by the newest-file guess: dropped (figures too) once the pane's real
+    #: file is known, since the guess may have been another agent's in the same directory.
+    guesses: set[str] = field(default_factory=set)
     located_at: float = 0.0
 
     @property
@@ -160,8 +163,12 @@ class TranscriptReader:
         clock: Callable[[], float] = time.time,
         proc_root: str = procfs.PROC,
         own_home: str | None = None,
+        session_hint: Callable[[str], str | None] | None = None,
     ) -> None:
         self._emit = emit
+        #: The session a pane's agent was given when its hooks have not said one (a spawned
+        #: Claude worker's --session-id), so its file is found without a guess.
+        self._session_hint = session_hint
         self._on_usage = on_usage
         self._reported: dict[str, UsageReading] = {}
         self._clock = clock
@@ -205,6 +212,8 @@ class TranscriptReader:
     def _advance(self, target: TurnTarget) -> _Transcript | None:
         if target.provider not in (AgentProvider.CLAUDE_CODE, AgentProvider.CODEX):
             return None
+        if target.session_id is None and self._session_hint is not None:
+            target = replace(target, session_id=self._session_hint(target.surface_id))
         key = (target.provider, target.pid, target.session_id)
         pane = self._panes.get(target.surface_id)
         if pane is None:
@@ -235,6 +244,12 @@ class TranscriptReader:
             return
         pane.relocate = False
         pane.current = path
+        if guessed:
+            pane.guesses.add(path)
+        else:
+            for wrong in pane.guesses - {path}:
+                pane.files.pop(wrong, None)
+            pane.guesses.clear()
         if path not in pane.files:
             pane.files[path] = _Transcript(
                 target.provider, _Tail(path), _new_parser(target.provider)

@@ -234,3 +234,32 @@ def test_missing_files_and_other_providers_read_as_nothing(world: World) -> None
     assert world.observe(session="nope") is None
     assert world.observe(provider=AgentProvider.CURSOR) is None
     assert world.reader.usage("unknown") is None
+
+
+def test_a_guessed_file_is_dropped_once_the_real_one_is_known(world: World) -> None:
+    """Two Claudes in one directory: the newest-file guess read the other one's transcript."""
+    other = world.claude_file("someone-else")
+    append(other, b"".join(fixture_lines("claude_tool_turn_then_prompt.jsonl")))
+    assert world.observe() is not None  # guessed: the only file there
+    mine = world.claude_file("mine")
+    append(mine, b"".join(fixture_lines("claude_esc_at_permission_dialog.jsonl")))
+    world.observe(session="mine")
+    usage = world.reader.usage(SURFACE)
+    assert usage is not None and usage.tokens == TokenUsage(input=10, output=5), usage
+
+
+def test_the_session_hint_finds_the_file_without_a_guess(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    world.reader = TranscriptReader(
+        emit=world.events.append,
+        proc_root=str(world.proc),
+        session_hint=lambda surface: "mine" if surface == SURFACE else None,
+    )
+    newer = world.claude_file("someone-else")
+    mine = world.claude_file("mine")
+    append(mine, b"".join(fixture_lines("claude_esc_at_permission_dialog.jsonl")))
+    append(newer, b"".join(fixture_lines("claude_tool_turn_then_prompt.jsonl")))
+    os.utime(mine, (1, 1))
+    assert world.observe() == TurnObservation(
+        first_prompt("claude_esc_at_permission_dialog.jsonl"), TurnPhase.ACTIVE
+    )

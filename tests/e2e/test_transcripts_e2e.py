@@ -8,18 +8,21 @@ plain ``json``, not with mytty's parser.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from mytty.core.ids import stable_uuid
-from tests.e2e.events_support import all_records, control
+from mytty.daemon.clock import TIMINGS_ENV
+from tests.e2e.events_support import all_records, control, stored_events, wait_request
 from tests.e2e.jobs_support import (
     agent_result,
     agent_wait,
     completed,
     job_id,
+    new_anchor,
     pane_of,
     run_id,
     shared_team,  # noqa: F401 - fixture
@@ -175,3 +178,124 @@ def test_budget_warns_at_80_percent_and_presses_esc_at_100(
         "Token budget 80% used: 800 of 1,000 tokens",
         "Token budget used up: 1,100 of 1,000 tokens; mytty interrupted the worker (Esc)",
     ]
+
+
+# -- no hooks: the transcript splits the native runs into turns ------------------------------
+
+
+@pytest.fixture(scope="module")
+def unhooked() -> Iterator[Mytty]:
+    """Stand-ins on PATH, no integration installed: only native estimation makes runs."""
+    m = Mytty(extra_env={TIMINGS_ENV: "native_start_grace=1"})
+    try:
+        m.start()
+        m.install_standins("claude", "codex")
+        yield m
+    finally:
+        m.close()
+
+
+def _pane_events(m: Mytty, pane: str) -> list[dict[str, Any]]:
+    return [e for e in stored_events(m) if e["surfaceID"]["rawValue"] == pane]
+
+
+def _turn_events(m: Mytty, pane: str, run: str) -> list[tuple[str, str]]:
+    return [
+        (e["kind"], e.get("hookName", ""))
+        for e in _pane_events(m, pane)
+        if e["runID"]["rawValue"] == run
+    ]
+
+
+def _prompt_runs(path: Path) -> list[str]:
+    """The hooks' run id of each typed prompt of a Claude transcript, in order."""
+    return [
+        stable_uuid("run", "claude-code", r["promptId"])
+        for r in map(json.loads, path.read_text().splitlines())
+        if r["type"] == "user" and r.get("promptId") and isinstance(r["message"]["content"], str)
+    ]
+
+
+def _wait_turn(m: Mytty, pane: str, run: str, event: tuple[str, str]) -> None:
+    wait_until(
+        lambda: event in _turn_events(m, pane, run),
+        15,
+        message=f"{event} on the turn's run {run}",
+    )
+
+
+STARTED = ("started", "mytty.native.turnStarted")
+COMPLETED = ("succeeded", "mytty.native.turnCompleted")
+
+
+def test_unhooked_claude_turns_are_runs_and_esc_ends_the_turn(unhooked: Mytty) -> None:
+    """Each prompt is a run keyed like the hooks' (stable(run, claude-code, promptId)),
+    completed by the transcript; the appended interrupt row ends the third. (The estimator
+    reports the latest observation per pass, so each turn is let finish before the next.)"""
+    m = unhooked
+    job = spawn(
+        m,
+        "--provider",
+        "claude",
+        "--task",
+        "First turn.\n@standin: linger 2",
+        "--anchor",
+        new_anchor(m),
+    )
+    pane = pane_of(job)
+    for turn, prompt in ((1, None), (2, "@standin: linger 2"), (3, "@standin: hold")):
+        if prompt is not None:
+            m.ctl("send", pane, prompt, "--enter").ok()
+        m.wait_for_text(pane, "STANDIN holding" if turn == 3 else f"STANDIN turn {turn} done", 30)
+        runs = _prompt_runs(_claude_transcript(m, job))
+        assert len(runs) == turn, runs
+        _wait_turn(m, pane, runs[-1], STARTED if turn == 3 else COMPLETED)
+    for run in runs[:2]:  # each finished turn is its own run, ended by the transcript
+        assert _turn_events(m, pane, run) == [STARTED, COMPLETED], _pane_events(m, pane)
+    assert wait_request(m, pane, "idle", 0.5)["timedOut"] is True  # the third is busy
+    # Esc: the transcript's interrupt row ends the turn (no hook exists to say so).
+    m.ctl("send-key", pane, "Escape").ok()
+    m.wait_for_text(pane, "STANDIN interrupted by Esc", 15)
+    idle = wait_request(m, pane, "idle", 15)
+    assert idle == {"type": "waitResult", "state": "idle", "timedOut": False}, idle
+    assert _turn_events(m, pane, runs[2]) == [STARTED, ("idle", "mytty.claudeInterrupted")]
+
+
+def test_unhooked_codex_turns_are_runs_split_by_the_rollout(unhooked: Mytty) -> None:
+    m = unhooked
+    job = spawn(
+        m,
+        "--provider",
+        "codex",
+        "--task",
+        "First turn.\n@standin: linger 2",
+        "--anchor",
+        new_anchor(m),
+    )
+    pane = pane_of(job)
+
+    def turn_runs() -> list[str]:
+        # Without hooks the job learns no session id: this module's only codex rollout.
+        (path,) = (m.home / ".codex" / "sessions").glob("*/*/*/rollout-*.jsonl")
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+        return [
+            stable_uuid("run", "codex", r["payload"]["turn_id"])
+            for r in rows
+            if r["type"] == "event_msg" and r["payload"]["type"] == "task_started"
+        ]
+
+    m.wait_for_text(pane, "STANDIN turn 1 done", 30)
+    _wait_turn(m, pane, turn_runs()[0], COMPLETED)
+    m.ctl("send", pane, "@standin: linger 2", "--enter").ok()
+    m.wait_for_text(pane, "STANDIN turn 2 done", 30)
+    runs = turn_runs()
+    assert len(runs) == 2, runs
+    _wait_turn(m, pane, runs[1], COMPLETED)
+    for run in runs:
+        assert _turn_events(m, pane, run) == [STARTED, COMPLETED], _pane_events(m, pane)
+    usage = wait_until(
+        lambda: u if (u := _usage_of(m, job)) and u["totalTokens"] == 60 else None,
+        15,
+        message="the job's usage (two turns, two responses each, 15 tokens each)",
+    )
+    assert usage["model"] == "gpt-5-codex"
