@@ -16,6 +16,8 @@ environment, since that is where the agent writes:
   worker), else the one Claude's live registry ``<config>/sessions/<pid>.json`` names, else the
   newest ``.jsonl`` in the slug directory (the seed's rule; two Claudes in one directory make
   that a guess, which is why the registry comes first).
+- Cursor: ``~/.cursor/chats/<md5 of cwd>/<conversationId>/store.db`` (the hook's conversation
+  id, else the newest store there), its newest 400 blobs, queried at most every 5 s.
 - Codex: the ``rollout-*.jsonl`` under ``$CODEX_HOME/sessions`` that the codex process (or its
   native child, under the npm wrapper) holds open; else the one named after the hook's session
   id (a shared background server holds the files for every pane).
@@ -24,18 +26,22 @@ environment, since that is where the agent writes:
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import os
+import sqlite3
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Protocol
+from urllib.parse import quote
 
 from mytty.core.events import AgentEvent, AgentProvider
 from mytty.core.ids import SurfaceId
 from mytty.core.transcript_claude import ClaudeInterrupt, ClaudeTranscript, interrupt_event
 from mytty.core.transcript_codex import CodexRollout
+from mytty.core.transcript_cursor import SCAN_BLOBS, cursor_turn
 from mytty.core.turn_observation import TurnObservation, TurnTarget
 from mytty.core.usage import UsageReading
 from mytty.daemon import procfs
@@ -48,6 +54,8 @@ TAIL_BYTES = 512 * 1024
 MAX_READ_PER_PASS = 4 * 1024 * 1024
 #: A line longer than this is skipped (no real row is; a runaway one must not grow memory).
 MAX_LINE_BYTES = 8 * 1024 * 1024
+#: Cursor's store is a database, not a log: it is queried at most this often per pane.
+CURSOR_CACHE_S = 5.0
 #: How often a pane whose file was found by a guess (newest file) looks for a newer one.
 RELOCATE_EVERY_S = 2.0
 
@@ -175,11 +183,14 @@ class TranscriptReader:
         self._proc = proc_root
         self._own_home = own_home or os.path.expanduser("~")
         self._panes: dict[str, _PaneFiles] = {}
+        self._cursor_cache: dict[str, tuple[int, float, TurnObservation | None]] = {}
         self._emitted: dict[str, ClaudeInterrupt] = {}
 
     # -- the estimator's turn source ------------------------------------------------------------
     def observe(self, target: TurnTarget) -> TurnObservation | None:
         """The latest turn the pane's transcript shows (None when there is none to read)."""
+        if target.provider is AgentProvider.CURSOR:
+            return self._cursor(target)
         transcript = self._advance(target)
         if transcript is None:
             return None
@@ -205,10 +216,51 @@ class TranscriptReader:
 
     def forget(self, surface_id: str) -> None:
         self._panes.pop(surface_id, None)
+        self._cursor_cache.pop(surface_id, None)
         self._emitted.pop(surface_id, None)
         self._reported.pop(surface_id, None)
 
     # -- internals ------------------------------------------------------------------------------
+    def _cursor(self, target: TurnTarget) -> TurnObservation | None:
+        """Cursor's store, read at most every :data:`CURSOR_CACHE_S` per pane."""
+        now = time.monotonic()
+        cached = self._cursor_cache.get(target.surface_id)
+        if cached is not None and cached[0] == target.pid and now - cached[1] < CURSOR_CACHE_S:
+            return cached[2]
+        observation = None
+        store = self._cursor_store(target)
+        if store is not None:
+            conversation = os.path.basename(os.path.dirname(store))
+            observation = cursor_turn(conversation, _newest_blobs(store))
+        self._cursor_cache[target.surface_id] = (target.pid, now, observation)
+        return observation
+
+    def _cursor_store(self, target: TurnTarget) -> str | None:
+        if target.cwd is None:
+            return None
+        home = self._env(target.pid, "HOME") or self._own_home
+        cwd_bytes = target.cwd.encode("utf-8", "surrogateescape")
+        workspace = hashlib.md5(cwd_bytes, usedforsecurity=False).hexdigest()
+        chats = os.path.join(home, ".cursor", "chats", workspace)
+        if target.session_id is not None and "/" not in target.session_id:
+            path = os.path.join(chats, target.session_id, "store.db")
+            if os.path.isfile(path):
+                return path
+        best: tuple[float, str] | None = None
+        try:
+            with os.scandir(chats) as entries:
+                for entry in entries:
+                    path = os.path.join(entry.path, "store.db")
+                    try:
+                        mtime = os.stat(path).st_mtime
+                    except OSError:
+                        continue
+                    if best is None or mtime > best[0]:
+                        best = (mtime, path)
+        except OSError:
+            return None
+        return best[1] if best is not None else None
+
     def _advance(self, target: TurnTarget) -> _Transcript | None:
         if target.provider not in (AgentProvider.CLAUDE_CODE, AgentProvider.CODEX):
             return None
@@ -300,6 +352,23 @@ class TranscriptReader:
             return
         self._emitted[surface_id] = interrupt
         self._emit(interrupt_event(surface_id, interrupt, parser.session_id, self._clock()))
+
+
+def _newest_blobs(store: str) -> list[tuple[int, object]]:
+    """The newest blobs of a Cursor store (read-only; the agent keeps writing it, WAL mode)."""
+    try:
+        conn = sqlite3.connect(f"file:{quote(store)}?mode=ro", uri=True, timeout=0.2)
+    except sqlite3.Error:
+        return []
+    try:
+        rows = conn.execute(
+            "SELECT rowid, data FROM blobs ORDER BY rowid DESC LIMIT ?", (SCAN_BLOBS,)
+        ).fetchall()
+    except sqlite3.Error:
+        return []
+    finally:
+        conn.close()
+    return [(int(rowid), data) for rowid, data in rows]
 
 
 def _registry_session(config: str, pid: int) -> str | None:

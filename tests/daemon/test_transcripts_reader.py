@@ -233,6 +233,7 @@ def test_a_new_session_in_the_pane_adds_to_its_usage(world: World) -> None:
 def test_missing_files_and_other_providers_read_as_nothing(world: World) -> None:
     assert world.observe(session="nope") is None
     assert world.observe(provider=AgentProvider.CURSOR) is None
+    assert world.observe(provider=AgentProvider.OPENCODE) is None
     assert world.reader.usage("unknown") is None
 
 
@@ -263,3 +264,32 @@ def test_the_session_hint_finds_the_file_without_a_guess(tmp_path: Path) -> None
     assert world.observe() == TurnObservation(
         first_prompt("claude_esc_at_permission_dialog.jsonl"), TurnPhase.ACTIVE
     )
+
+
+def test_cursor_store_of_the_cwd_is_queried_at_most_every_5_s(world: World) -> None:
+    import hashlib
+    import sqlite3
+
+    from tests.core.test_transcript_cursor import ANSWER, CALL, ROOT, USER
+
+    conversation = "f1ff7b74-0a28-4dd4-a452-e01ae080eb20"
+    workspace = hashlib.md5(world.cwd.encode()).hexdigest()
+    store = world.home / ".cursor" / "chats" / workspace / conversation / "store.db"
+    store.parent.mkdir(parents=True)
+    conn = sqlite3.connect(store)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("CREATE TABLE blobs (id TEXT PRIMARY KEY, data BLOB)")
+    conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    for n, data in enumerate((USER, ROOT, CALL)):
+        conn.execute("INSERT INTO blobs VALUES (?, ?)", (f"id{n}", data))
+    conn.commit()
+    active = TurnObservation(f"{conversation}#1", TurnPhase.ACTIVE)
+    assert world.observe(provider=AgentProvider.CURSOR) == active
+    conn.execute("INSERT INTO blobs VALUES ('id9', ?)", (ANSWER,))
+    conn.commit()
+    assert world.observe(provider=AgentProvider.CURSOR) == active  # cached
+    world.reader._cursor_cache.clear()  # 5 s later
+    assert world.observe(provider=AgentProvider.CURSOR, session=conversation) == TurnObservation(
+        f"{conversation}#1", TurnPhase.COMPLETED
+    )
+    conn.close()
