@@ -109,9 +109,11 @@ class NativeEstimator:
         self._dirty: set[SurfaceId] = set()
         self._full_pass_due = True
         self._fire_timer: Timer | None = None
+        self._tick_timer: Timer | None = None
         self._fire_at: float | None = None
         self.passes = 0  # for tests and the bench
         self._consuming = False
+        self._scanning = False
 
     # -- wiring -------------------------------------------------------------------------------
     def attach(self) -> None:
@@ -188,16 +190,25 @@ class NativeEstimator:
         """Scan on every poll tick and every wake-up; ingest what the machines emit."""
         async with asyncio.TaskGroup() as tg:
             tg.create_task(self._ingest_forever(), name="native-ingest")
-            while True:
-                tick = self._clock.call_later(self._timings.native_poll, self._tick)
-                await self._wake.wait()
-                tick.cancel()
-                self._wake.clear()
-                await self.scan()
+            self._tick_timer = self._clock.call_later(self._timings.native_poll, self._tick)
+            try:
+                while True:
+                    await self._wake.wait()
+                    self._wake.clear()
+                    self._scanning = True
+                    try:
+                        await self.scan()
+                    finally:
+                        self._scanning = False
+            finally:
+                if self._tick_timer is not None:
+                    self._tick_timer.cancel()
 
     def _tick(self) -> None:
+        # Fixed rate, whatever else wakes the loop: exits elsewhere never postpone the pass.
         self._full_pass_due = True
         self._wake.set()
+        self._tick_timer = self._clock.call_later(self._timings.native_poll, self._tick)
 
     async def scan(self) -> None:
         """One pass: every pane when a poll tick is due, else only the panes marked dirty."""
@@ -334,6 +345,8 @@ class NativeEstimator:
             self._unwatch(surface)
         if self._fire_timer is not None:
             self._fire_timer.cancel()
+        if self._tick_timer is not None:
+            self._tick_timer.cancel()
 
     # -- helpers ------------------------------------------------------------------------------
     def _now(self) -> float:
@@ -373,6 +386,11 @@ class NativeEstimator:
                 await self._hub.ingest(event)
             except StoreError as exc:
                 log.error("could not record %s (%s): %s", event.hook_name, event.run_id, exc)
+
+    @property
+    def busy(self) -> bool:
+        """A pass is due or running (tests wait for this to clear before :meth:`drain`)."""
+        return self._wake.is_set() or self._scanning
 
     async def drain(self) -> None:
         """Return once everything emitted so far is ingested (tests; startup)."""

@@ -91,8 +91,10 @@ class World:
 
     async def settle(self) -> None:
         """Let the loop run what the clock made due, then ingest it."""
-        for _ in range(5):
+        for _ in range(1000):
             await asyncio.sleep(0)
+            if not self.est.busy:
+                break
         await self.est.drain()
 
     async def advance(self, seconds: float) -> None:
@@ -116,6 +118,7 @@ def scenario(tmp_path: Path, body: Callable[[World], Awaitable[None]], **kw: str
         try:
             await world.settle()
             await body(world)
+            assert not task.done(), task  # the loop must survive everything a test does
         finally:
             task.cancel()
             world.est.close()
@@ -299,5 +302,17 @@ def test_a_job_bound_to_the_epoch_run_follows_the_hand_off(tmp_path: Path) -> No
         w.turns.now = TurnObservation("prompt-1", TurnPhase.COMPLETED)
         await w.advance(0.5)
         assert jobs.current(job.job_id).state is AgentJobState.SUCCEEDED
+
+    scenario(tmp_path, body)
+
+
+def test_exits_elsewhere_never_postpone_the_full_pass(tmp_path: Path) -> None:
+    async def body(w: World) -> None:
+        for step in range(8):  # a dirty pane every 0.25 s, faster than the 0.5 s poll
+            if step == 4:
+                w.show(CLAUDE, 4242)  # only a full pass can see it: nothing marks it dirty
+            w.est.mark_dirty(SurfaceId("00000000-0000-4000-8000-000000000000"))
+            await w.advance(0.25)
+        assert w.est.detection(SURFACE) == Detection(CLAUDE, 4242, 4242)
 
     scenario(tmp_path, body)
