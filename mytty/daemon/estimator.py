@@ -254,6 +254,11 @@ class NativeEstimator:
 
     def _observe_turn(self, surface: SurfaceId, det: Detection) -> None:
         assert det.provider is not None and det.pid is not None
+        epoch = self.machine.epoch(surface)
+        if epoch is None or epoch.covered or epoch.provider is not det.provider:
+            # Nothing to split: hooks report this agent (the transcript watcher reads its
+            # transcript on their events), or it is not estimated. Don't read it twice.
+            return
         latest = self._hub.book.latest_run(surface, det.provider)
         target = TurnTarget(
             surface_id=surface,

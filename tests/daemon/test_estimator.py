@@ -184,6 +184,7 @@ def test_an_installed_integration_is_not_estimated(tmp_path: Path) -> None:
         await w.advance(0.5)
         await w.advance(10)
         assert w.run() is None and w.hook_names() == []
+        assert w.turns.targets == []  # hooks report it: its transcript is not read here
 
     scenario(tmp_path, body, status=vocab.INSTALLED)
 
