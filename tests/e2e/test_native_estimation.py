@@ -133,6 +133,15 @@ def test_exit_1_fails_the_run_and_a_wrapper_shell_is_seen_through(native: Mytty)
     assert hook_names(m, pane)[-1] == ("failed", NATIVE + "commandFinished")
 
 
+def test_a_worker_that_exits_1_fails_its_job(native: Mytty) -> None:
+    m = native
+    job = running_job(m, "claude", "work\n@standin: sleep 3; crash")
+    done = completed(m, job, timeout=40)
+    assert done["state"] == "failed", done
+    assert hook_names(m, pane_of(job))[-1] == ("failed", NATIVE + "commandFinished")
+    assert wait_request(m, pane_of(job), "idle", 10)["state"] == "failed"
+
+
 def test_death_by_signal_at_a_shell_is_failed_with_its_status(native: Mytty) -> None:
     # The shell reports 128+signal: a non-zero exit, so the seed's rule says failed.
     m = native

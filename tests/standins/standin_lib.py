@@ -12,7 +12,8 @@ The contract the e2e tests rely on (keep it stable):
 * First thing: ``$MYTTY_STANDIN_DIR/<name>.<pid>.json`` = ``{"argv", "cwd", "env"}`` (``env``: the
   ``MYTTY_*`` variables), written atomically; then the banner ``STANDIN <name> pid=<pid>``.
 * The prompt is the argv element after ``--``; ``@standin: <directive>`` lines in a prompt steer
-  the turn: ``approve``, ``ask``, ``fail``, ``sleep <s>``, ``exit``, ``background [<s>]`` and
+  the turn: ``approve``, ``ask``, ``fail``, ``sleep <s>``, ``exit``, ``crash`` (after ``sleep``,
+  exit 1 at once with nothing of the turn reported), ``background [<s>]`` and
   ``linger <s>`` (sleep after the tools, before the turn ends); ``tokens <in> <out> [<cache
   read> <cache write>]`` (the usage each model message of the turn reports in the transcript,
   default 10 5 0 0) and ``hold`` (after the first model message, wait for Esc on the terminal,
@@ -71,6 +72,7 @@ class Directives:
     ask: bool = False
     fail: bool = False
     exit: bool = False
+    crash: bool = False  # die mid-turn (after ``sleep``): exit 1, nothing of the turn reported
     background: float | None = None  # seconds the background agent keeps running
     sleep: float = 0.0
     linger: float = 0.0
@@ -108,7 +110,7 @@ def parse_directives(prompt: str) -> Directives:
             if verb == "tokens" and len(rest) in (2, 4) and all(w.isdigit() for w in rest):
                 values = [int(w) for w in rest] + [0, 0]
                 found.tokens = (values[0], values[1], values[2], values[3])
-            elif verb in ("approve", "ask", "fail", "exit", "hold") and not rest:
+            elif verb in ("approve", "ask", "fail", "exit", "hold", "crash") and not rest:
                 setattr(found, verb, True)
             elif verb == "background" and len(rest) <= 1:
                 found.background = (
@@ -547,6 +549,10 @@ class StandinAgent:
         for unknown in directives.unknown:
             say(f"STANDIN unknown directive: {unknown}")
         say(f"STANDIN turn {number} started")
+        if directives.crash:  # a CLI dying mid-turn: no hook, no transcript row, exit 1
+            self.pause(directives.sleep)
+            say("STANDIN crashing")
+            return TurnOutcome.CRASH
         outcome = self.run_turn(number, prompt, directives)
         if outcome == TurnOutcome.EOF:
             self.on_session_end("other")
