@@ -267,13 +267,14 @@ def test_claude_approval_round_trip(mytty: Mytty, background: list[BackgroundCtl
 
     log = hook_log(m, "claude", pid)
     assert_hooks_clean(log)
-    events = [e["event"] for e in log]
+    # Claude's permission_prompt Notification comes only ~6 s into an unanswered dialog (as on
+    # 2.1.332); a slow machine may get there before the answer: the same flow either way.
+    events = [e["event"] for e in log if e["event"] != "Notification"]
     assert events == [
         "SessionStart",
         "UserPromptSubmit",
         "PreToolUse",  # the kill-server guard's entry (matcher Bash); silent outside workers
         "PermissionRequest",
-        "Notification",
         "PostToolBatch",
         "Stop",
     ], events
@@ -313,6 +314,9 @@ def test_claude_second_turn_and_exit(mytty: Mytty) -> None:
     m.ctl("send", pane, "/exit", "--enter")
     ended = wait_hook(m, "claude", pid, "SessionEnd")[0]
     assert ended["payload"]["reason"] == "prompt_input_exit"
+    # As on 2.1.332, /exit has a prompt id of its own: SessionEnd must not open a run for it.
+    prompts = {e["payload"].get("prompt_id") for e in hook_log(m, "claude", pid)[:-1]}
+    assert ended["payload"]["prompt_id"] not in prompts
     assert_hooks_clean(hook_log(m, "claude", pid))
     # SessionEnd closes the session's own run (the one SessionStart opened), not a prompt's.
     # (Whether `list` then shows it depends on the clock: timestamps are whole seconds, and in

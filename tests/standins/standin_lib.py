@@ -17,7 +17,12 @@ The contract the e2e tests rely on (keep it stable):
   ``linger <s>`` (sleep after the tools, before the turn ends); ``tokens <in> <out> [<cache
   read> <cache write>]`` (the usage each model message of the turn reports in the transcript,
   default 10 5 0 0) and ``hold`` (after the first model message, wait for Esc on the terminal,
-  then end the turn the way Esc does: the interrupt row in the transcript, no hook). Several
+  then end the turn the way Esc does: the interrupt row in the transcript, no hook);
+  ``thinking`` (Claude: the model is still thinking, no output, until Esc puts the prompt back
+  into the input box: no hook, no interrupt row), ``notify <s>`` (Claude: how long a
+  permission dialog stays unanswered before the ``permission_prompt`` Notification, default
+  6 s as on the real CLI), ``apierror [<status>]`` (Codex: the model API answers an HTTP error:
+  no hook, the rollout's ``task_complete`` carries the ``error``; the session goes on). Several
   directives may share a line, separated by ``;``. ``run <shell command>`` (the rest of its
   line, ``;`` included; Claude only) makes the turn's tool call a Bash call of that command: a
   ``PreToolUse`` deny (the provider's JSON ``permissionDecision: "deny"`` on exit 0, or exit 2)
@@ -57,6 +62,10 @@ from typing import Any
 
 _DIRECTIVE_LINE = re.compile(r"^\s*@standin:\s*(.*?)\s*$")
 _DEFAULT_BACKGROUND_S = 3.0
+#: Directives without an argument (each a bool field of :class:`Directives`).
+_FLAGS = frozenset({"approve", "ask", "fail", "exit", "hold", "crash", "thinking"})
+#: What :meth:`StandinAgent.wait_for_line_or_escape` returns for the Esc key.
+ESCAPE = "\x1b"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -79,6 +88,9 @@ class Directives:
     #: Usage each model message reports: input, output, cache read, cache write.
     tokens: tuple[int, int, int, int] = (10, 5, 0, 0)
     hold: bool = False
+    thinking: bool = False
+    notify: float | None = None  # seconds before Claude's permission_prompt Notification
+    apierror: int | None = None  # HTTP status of a model API error (Codex)
     run: str | None = None  # a Bash tool call of this command line
     unknown: list[str] = field(default_factory=list)
 
@@ -110,12 +122,16 @@ def parse_directives(prompt: str) -> Directives:
             if verb == "tokens" and len(rest) in (2, 4) and all(w.isdigit() for w in rest):
                 values = [int(w) for w in rest] + [0, 0]
                 found.tokens = (values[0], values[1], values[2], values[3])
-            elif verb in ("approve", "ask", "fail", "exit", "hold", "crash") and not rest:
+            elif verb in _FLAGS and not rest:
                 setattr(found, verb, True)
             elif verb == "background" and len(rest) <= 1:
                 found.background = (
                     _seconds(rest[0], _DEFAULT_BACKGROUND_S) if rest else _DEFAULT_BACKGROUND_S
                 )
+            elif verb == "notify" and len(rest) == 1 and _seconds(rest[0]) is not None:
+                found.notify = _seconds(rest[0])
+            elif verb == "apierror" and (not rest or (len(rest) == 1 and rest[0].isdigit())):
+                found.apierror = int(rest[0]) if rest else 400
             elif verb in ("sleep", "linger") and len(rest) == 1 and _seconds(rest[0]) is not None:
                 setattr(found, verb, getattr(found, verb) + (_seconds(rest[0]) or 0.0))
             else:
@@ -593,6 +609,33 @@ class StandinAgent:
                     return False
                 if byte == b"\x1b":
                     return True
+        finally:
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+    def wait_for_line_or_escape(self, what: str) -> str | None:
+        """A dialog's answer: one line, or :data:`ESCAPE` when Esc comes first (the real TUIs
+        take Esc as "cancel"); None at end of input. On a terminal the keys are read one by one
+        (cbreak), so an Esc counts without an Enter; without one (a pipe), a line that starts
+        with the Esc byte stands for the key."""
+        say(f"STANDIN waiting for {what}")
+        saved = self.cbreak()
+        if saved is None:
+            line = read_line()
+            return ESCAPE if line is not None and line.startswith("\x1b") else line
+        import termios
+
+        fd = sys.stdin.fileno()
+        typed = b""
+        try:
+            while True:
+                byte = os.read(fd, 1)
+                if not byte:
+                    return None
+                if byte == b"\x1b" and not typed:
+                    return ESCAPE
+                if byte in (b"\n", b"\r"):
+                    return typed.decode("utf-8", "replace")
+                typed += byte
         finally:
             termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 

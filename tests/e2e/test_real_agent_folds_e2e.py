@@ -1,0 +1,124 @@
+"""What the real agents showed, through the real controller with the stand-ins (issue 14).
+
+Each behaviour was first seen on Claude Code 2.1.332 / codex-cli 0.171.0 in the real-agent tier
+(tests/realagents/README.md, "What the real agents showed…"), folded into the stand-ins, and
+proven here to be handled by mytty the same way the real tier proves it for the real CLIs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.events_support import all_records
+from tests.e2e.jobs_support import (
+    agent_wait,
+    completed,
+    job_id,
+    pane_of,
+    run_id,
+    shared_team,  # noqa: F401 - fixture
+    spawn,
+    standin_in,
+)
+from tests.support.harness import Mytty, wait_until
+
+
+def _hook_names(m: Mytty, name: str, pid: int) -> list[str]:
+    path = m.standin_dir / f"{name}.{pid}.hooks.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line)["event"] for line in path.read_text().splitlines()]
+
+
+def _records_of(m: Mytty, run: str | None) -> list[dict[str, Any]]:
+    return [r for r in all_records(m) if r["runID"] == run]
+
+
+def test_late_generic_permission_notification_keeps_the_approval_and_its_message(
+    shared_team: Mytty,  # noqa: F811
+) -> None:
+    """Claude's permission_prompt Notification comes ~6 s after PermissionRequest and says only
+    "Claude needs your permission": the job stays waiting-approval on the same run with the
+    PermissionRequest's "Bash requires approval", and an answer still ends it succeeded."""
+    m = shared_team
+    job = spawn(m, "--provider", "claude", "--task", "needs a yes\n@standin: approve; notify 0.5")
+    waiting = agent_wait(m, job, "attention", 30)
+    assert waiting["job"]["state"] == "waiting-approval", waiting
+    bound = run_id(waiting["job"])
+    standin = standin_in(m, pane_of(job), "claude")
+    wait_until(
+        lambda: "Notification" in _hook_names(m, "claude", standin.pid),
+        15,
+        message="the late permission_prompt Notification",
+    )
+    # The Notification was delivered (both approval requests are stored for the run) ...
+    kinds = wait_until(
+        lambda: (k := [r["kind"] for r in _records_of(m, bound)]).count("approval-requested") == 2
+        and k,
+        15,
+        message="the Notification's approval-requested event",
+    )
+    assert kinds[-2:] == ["approval-requested", "approval-requested"], kinds
+    # ... and it changed nothing: the same state, run and (more useful) message.
+    still = agent_wait(m, job, "attention", 1)["job"]
+    assert (still["state"], run_id(still), still["message"]) == (
+        "waiting-approval",
+        bound,
+        "Bash requires approval",
+    ), still
+    assert m.ctl("agent", "send", job_id(job), "1", "--enter").json == {"type": "ok"}
+    done = completed(m, job)
+    assert done["state"] == "succeeded" and run_id(done) == bound, done
+
+
+def test_esc_at_claudes_permission_dialog_ends_the_job_from_the_transcript(
+    shared_team: Mytty,  # noqa: F811
+) -> None:
+    """No hook fires after Esc at the dialog (2.1.332): the rejected tool_result and the
+    harness's interrupt row (no interruptedMessageId) end the run; the job is disconnected
+    and the command never ran."""
+    m = shared_team
+    job = spawn(m, "--provider", "claude", "--task", "write it\n@standin: approve; notify 600")
+    waiting = agent_wait(m, job, "attention", 30)
+    assert waiting["job"]["state"] == "waiting-approval", waiting
+    pane = pane_of(job)
+    m.wait_for_text(pane, "STANDIN waiting for approval", 15)
+    standin = standin_in(m, pane, "claude")
+    assert m.ctl("send-key", pane, "Escape").json == {"type": "ok"}
+    m.wait_for_text(pane, "STANDIN tool rejected by Esc", 15)
+    done = completed(m, job, 30)
+    assert done["state"] == "disconnected", done
+    assert run_id(done) == run_id(waiting["job"])
+    assert _hook_names(m, "claude", standin.pid)[-1] == "PermissionRequest", "no hook after Esc"
+    assert not list(Path(standin.cwd).glob("standin_approved_*")), "the command did not run"
+    idle = [r for r in _records_of(m, run_id(done)) if r["kind"] == "idle"]
+    assert len(idle) == 1, idle
+
+
+def test_esc_in_a_codex_worker_fires_interrupt_and_ends_the_job(
+    shared_team: Mytty,  # noqa: F811
+) -> None:
+    """Codex 0.171: Esc mid-turn fires Interrupt and no Stop; the turn's run goes idle and the
+    job ends instead of staying running for good."""
+    m = shared_team
+    job = spawn(m, "--provider", "codex", "--task", "take your time\n@standin: hold")
+    running = agent_wait(m, job, "running", 30)
+    assert running["job"]["state"] == "running", running
+    pane = pane_of(job)
+    m.wait_for_text(pane, "STANDIN holding", 30)
+    assert agent_wait(m, job, "completed", 1)["timedOut"] is True  # only the Esc ends it
+    assert m.ctl("send-key", pane, "Escape").json == {"type": "ok"}
+    m.wait_for_text(pane, "STANDIN interrupted by Esc", 15)
+    done = completed(m, job, 30)
+    assert done["state"] == "disconnected", done
+    standin = standin_in(m, pane, "codex")
+    names = _hook_names(m, "codex", standin.pid)
+    assert names[-1] == "Interrupt" and "Stop" not in names, names
+    # The turn's run: UserPromptSubmit's start, then the Interrupt hook's idle (not synthesized).
+    records = _records_of(m, run_id(done))
+    assert [(r["kind"], r["synthesized"]) for r in records] == [
+        ("started", False),
+        ("idle", False),
+    ], records
