@@ -53,13 +53,13 @@ def test_late_generic_permission_notification_keeps_the_approval_and_its_message
         15,
         message="the late permission_prompt Notification",
     )
+
     # The Notification was delivered (both approval requests are stored for the run) ...
-    kinds = wait_until(
-        lambda: (k := [r["kind"] for r in _records_of(m, bound)]).count("approval-requested") == 2
-        and k,
-        15,
-        message="the Notification's approval-requested event",
-    )
+    def both_requests() -> list[str] | None:
+        kinds = [r["kind"] for r in _records_of(m, bound)]
+        return kinds if kinds.count("approval-requested") == 2 else None
+
+    kinds = wait_until(both_requests, 15, message="the Notification's approval-requested event")
     assert kinds[-2:] == ["approval-requested", "approval-requested"], kinds
     # ... and it changed nothing: the same state, run and (more useful) message.
     still = agent_wait(m, job, "attention", 1)["job"]

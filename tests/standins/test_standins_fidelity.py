@@ -208,7 +208,12 @@ def test_claude_esc_at_the_permission_dialog_fires_no_hook(
         {"type": "text", "text": "[Request interrupted by user for tool use]"}
     ]
     assert note["promptId"] == rejected["promptId"] == box.calls()[1]["payload"]["prompt_id"]
-    assert [r["type"] for r in rows[-4:]] == ["last-prompt", "mode", "permission-mode", "atis-latch"]
+    assert [r["type"] for r in rows[-4:]] == [
+        "last-prompt",
+        "mode",
+        "permission-mode",
+        "atis-latch",
+    ]
 
 
 def test_claude_esc_while_the_model_thinks_puts_the_prompt_back_without_a_trace(
@@ -271,7 +276,11 @@ def test_claude_registry_has_the_fields_2_1_332_writes(box: Sandbox) -> None:  #
             "status",
             "statusUpdatedAt",
         } <= set(record)
-        assert (record["pid"], record["status"], record["kind"]) == (proc.pid, "idle", "interactive")
+        assert (record["pid"], record["status"], record["kind"]) == (
+            proc.pid,
+            "idle",
+            "interactive",
+        )
         assert "tmux" not in record  # only inside tmux: session:@window.%pane
         proc.stdin.close()
         assert proc.wait(20) == 0
@@ -299,9 +308,7 @@ def rollout_rows(box: Sandbox) -> list[dict[str, Any]]:
 
 
 def events_of(rows: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [
-        r["payload"] for r in rows if r["type"] == "event_msg" and r["payload"]["type"] == kind
-    ]
+    return [r["payload"] for r in rows if r["type"] == "event_msg" and r["payload"]["type"] == kind]
 
 
 def test_codex_esc_mid_turn_fires_interrupt_and_no_stop(
@@ -315,7 +322,11 @@ def test_codex_esc_mid_turn_fires_interrupt_and_no_stop(
     term.expect("STANDIN interrupted by Esc")
     term.expect("STANDIN ready")
     calls = [c["payload"] for c in box.calls()]
-    assert [p["hook_event_name"] for p in calls] == ["SessionStart", "UserPromptSubmit", "Interrupt"]
+    assert [p["hook_event_name"] for p in calls] == [
+        "SessionStart",
+        "UserPromptSubmit",
+        "Interrupt",
+    ]
     interrupt = calls[-1]
     assert set(interrupt) == captured_keys("codex")["Interrupt"]
     assert interrupt["turn_id"] == calls[1]["turn_id"]
