@@ -13,6 +13,7 @@ from typing import Any
 
 from tests.e2e.events_support import all_records
 from tests.e2e.jobs_support import (
+    agent_result,
     agent_wait,
     completed,
     job_id,
@@ -122,3 +123,27 @@ def test_esc_in_a_codex_worker_fires_interrupt_and_ends_the_job(
         ("started", False),
         ("idle", False),
     ], records
+
+
+def test_a_subagent_done_before_its_parents_stop_keeps_the_job_for_the_final_answer(
+    shared_team: Mytty,  # noqa: F811
+) -> None:
+    """2.1.332 with a quick async subagent: SubagentStop (still listing the subagent as a
+    running background task) → the parent's Stop with no background tasks → the
+    task-notification prompt → the final Stop. The job must end on that final Stop, with its
+    answer, not on the first one with Claude's internal launch note."""
+    m = shared_team
+    job = spawn(m, "--provider", "claude", "--task", "quick review\n@standin: background 0")
+    pane = pane_of(job)
+    m.wait_for_text(pane, "STANDIN task notification delivered", 30)
+    standin = standin_in(m, pane, "claude")
+    names = _hook_names(m, "claude", standin.pid)
+    assert names.index("SubagentStop") < names.index("Stop"), names  # the quick ordering
+    done = completed(m, job)
+    assert done["state"] == "succeeded", done
+    assert _hook_names(m, "claude", standin.pid).count("Stop") == 2
+    assert agent_result(m, job)["lastAssistantMessage"] == "The background agent reported back."
+    # One run from the prompt to the final Stop, which is the only success.
+    kinds = [r["kind"] for r in _records_of(m, run_id(done))]
+    assert kinds[0] == "started" and kinds.count("succeeded") == 1, kinds
+    assert kinds[-1] == "succeeded", kinds

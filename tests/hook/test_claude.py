@@ -110,13 +110,31 @@ def test_per_tool_events_are_not_followed(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["SubagentStart", "SubagentStop"])
 def test_subagent_events_run_on_the_parent_turn_naming_the_agent(name: str) -> None:
-    payload = CAP[name]
+    # A SubagentStop that no longer lists its subagent as running (its notification is not
+    # owed any more, or it was a foreground subagent).
+    payload = with_fields(CAP[name], background_tasks=[]) if name == "SubagentStop" else CAP[name]
     ev = event(payload)
     assert ev is not None
     assert ev.kind is AgentEventKind.RUNNING
     assert ev.hook_name == name
     assert ev.run_id == run_of(payload["prompt_id"])  # the parent's prompt id
     assert ev.tool_use_id == payload["agent_id"]
+
+
+def test_subagent_stop_still_owing_its_task_notification_is_not_followed() -> None:
+    # Captured on 2.1.332 from a subagent that finished before its parent's turn: SubagentStop
+    # lists the subagent itself as a running background task, then the parent's Stop has none,
+    # then the task-notification prompt and the final Stop. The subagent stays live until that
+    # prompt, so the first Stop does not end the run with Claude's internal launch note.
+    payload = CAP["SubagentStop"]
+    assert payload["background_tasks"][0]["id"] == payload["agent_id"]
+    assert map_hook_payload(PROVIDER, payload) is None
+    for status in ("completed", "failed", "killed"):
+        done = [dict(payload["background_tasks"][0], status=status)]
+        ev = event(with_fields(payload, background_tasks=done))
+        assert ev is not None and ev.kind is AgentEventKind.RUNNING, status
+    other = [dict(payload["background_tasks"][0], id="another-agent")]
+    assert event(with_fields(payload, background_tasks=other)) is not None
 
 
 def test_subagent_event_without_an_agent_id_is_not_followed() -> None:

@@ -365,3 +365,35 @@ def test_codex_api_error_fires_no_hook_and_the_rollout_carries_the_error(
     assert "400" in failed["error"]["message"] and shown[0].endswith(failed["error"]["message"])
     assert fine["last_agent_message"] == "Stand-in finished turn 2." and "error" not in fine
     assert {"duration_ms", "time_to_first_token_ms"} <= set(fine)
+
+
+def test_claude_quick_subagent_stops_before_its_parents_stop(box: Sandbox) -> None:  # noqa: F811
+    """The ordering 2.1.332 showed for an async subagent that finished first."""
+    handler = {"type": "command", "command": str(box.recorder), "args": ["claude-code"]}
+    events = [*CLAUDE_EVENTS, "SubagentStart", "SubagentStop", "PostToolBatch"]
+    write_json(box.home / ".claude" / "settings.json", grouped(events, handler))
+    out = box.run("claude", "--", "look around\n@standin: background 0", stdin="/exit\n")
+    assert out.returncode == 0, out.stderr
+    calls = [c["payload"] for c in box.calls()]
+    assert [p["hook_event_name"] for p in calls] == [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "SubagentStart",
+        "PostToolUse",
+        "PostToolBatch",
+        "SubagentStop",
+        "Stop",
+        "UserPromptSubmit",
+        "Stop",
+        "SessionEnd",
+    ]
+    start, stop, first, note, final = (calls[i] for i in (3, 6, 7, 8, 9))
+    # As captured: the SubagentStop still lists the subagent itself as running ...
+    (task,) = stop["background_tasks"]
+    assert (task["id"], task["type"], task["status"]) == (start["agent_id"], "subagent", "running")
+    assert set(stop) == captured_keys("claude-code")["SubagentStop"]
+    # ... and the parent's Stop lists nothing; the notification turn follows.
+    assert first["background_tasks"] == [] and first["prompt_id"] == start["prompt_id"]
+    assert note["prompt"].startswith(f"<task-notification>\n<task-id>{start['agent_id']}<")
+    assert final["prompt_id"] == note["prompt_id"] != first["prompt_id"]

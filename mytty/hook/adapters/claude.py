@@ -11,6 +11,14 @@ subagent's ``agent_id``; Claude's synthetic ``<task-notification>`` prompt (a se
 UserPromptSubmit, with a prompt id of its own, sent when an async subagent finishes) becomes a
 ``running`` event naming the finished ``<task-id>``, which the reducer folds into the turn that
 started that subagent instead of letting it supersede that turn.
+
+An async subagent's ``SubagentStop`` that still lists the subagent itself as a running
+background task is not followed (2.1.332, a subagent that finished before its parent's turn:
+SubagentStop → the parent's Stop with no background tasks → the task-notification prompt → the
+final Stop). Claude still owes the task-notification turn then, so the subagent stays live and
+the parent's Stop keeps the run open until the final Stop carries the real answer; following
+it would end the job at the first Stop with Claude's internal "Async agent launched" note as
+its answer.
 """
 
 from mytty.hook import mapping as k
@@ -83,6 +91,19 @@ def notified_task_id(prompt: object) -> str | None:
     return sanitize_tool_use_id(prompt[start + len(_TASK_ID_OPEN) : end].strip())
 
 
+def _notification_owed(payload: dict[str, object], agent_id: str) -> bool:
+    """Whether a SubagentStop's ``background_tasks`` still lists that subagent as unfinished."""
+    tasks = payload.get("background_tasks")
+    if not isinstance(tasks, list):
+        return False
+    return any(
+        isinstance(task, dict)
+        and sanitize_tool_use_id(task.get("id")) == agent_id
+        and pending_background_agents([task]) == 1
+        for task in tasks
+    )
+
+
 def _waiting_message(count: int) -> str:
     return f"Waiting for {count} background agent" + ("" if count == 1 else "s")
 
@@ -101,6 +122,8 @@ def map_payload(payload: dict[str, object]) -> HookMapping | None:
         agent_id = sanitize_tool_use_id(payload.get("agent_id"))
         if agent_id is None:
             return None
+        if name == "SubagentStop" and _notification_owed(payload, agent_id):
+            return None  # its task-notification ends it (see the module's docstring)
         kind = k.RUNNING
     elif name in _SIMPLE_KINDS:
         kind = _SIMPLE_KINDS[name]
