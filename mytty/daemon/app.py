@@ -282,6 +282,7 @@ class Controller:
         self.estimator.attach()
         self.jobs.successor_run = self.estimator.machine.successor
         self.pane_service.pane_gone_listeners.append(self.estimator.pane_gone)
+        self.pane_service.last_detection = self.estimator.detection  # list: no /proc per pane
         self.pane_service.pane_gone_listeners.append(self.transcripts.forget)
         self.shell_events.add_listener(self.estimator.on_shell_event)
 

@@ -79,10 +79,11 @@ class AgentDetector:
         # process (start time) under the same name (an exec renames it) is still no agent.
         if self._quiet.get(pane_pid) == (start, comm):
             return NOTHING
-        found = self._classify(fg, hint=True, allow_argv=True)
+        # The stat just read gives the start time: the identity costs only the exe link.
+        identity = (fg, start, procfs.exe(fg, proc_root=self._proc))
+        found = self._classify(fg, hint=True, allow_argv=True, identity=identity)
         if found is None or found.provider is None:
-            identity = self._identity(fg)
-            if identity is not None and identity in self._cache:  # a final answer
+            if identity in self._cache:  # a final answer
                 if len(self._quiet) >= CACHE_SIZE:
                     self._quiet.clear()
                 self._quiet[pane_pid] = (start, comm)
@@ -109,9 +110,12 @@ class AgentDetector:
             return None
         return (pid, start, procfs.exe(pid, proc_root=self._proc))
 
-    def _classify(self, pid: int, *, hint: bool, allow_argv: bool) -> _Class | None:
+    def _classify(
+        self, pid: int, *, hint: bool, allow_argv: bool, identity: _Identity | None = None
+    ) -> _Class | None:
         """The cached class of ``pid``; None when the process is gone."""
-        identity = self._identity(pid)
+        if identity is None:
+            identity = self._identity(pid)
         if identity is None:
             return None
         cached = self._cache.get(identity)

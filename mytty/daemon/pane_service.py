@@ -12,6 +12,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from mytty.control.ports import PaneView
@@ -22,7 +23,7 @@ from mytty.core.ids import SurfaceId, TmuxPaneId
 from mytty.core.quoting import shell_quote
 from mytty.daemon import procfs
 from mytty.daemon.agents import AgentHub
-from mytty.daemon.estimator_detect import AgentDetector
+from mytty.daemon.estimator_detect import AgentDetector, Detection
 from mytty.daemon.home import Home
 from mytty.daemon.panes import Pane, PaneRegistry
 from mytty.daemon.shell_events import ShellEventWatcher
@@ -35,6 +36,16 @@ from mytty.tmux import bootstrap
 from mytty.tmux.port import SURFACE_OPTION, PaneRow, TmuxPort
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class _Described:
+    """What ``command`` a pane was last given, and what was known when it was worked out."""
+
+    pid: int
+    tmux_command: str
+    seen: Detection
+    command: str
 
 
 class PaneService:
@@ -64,6 +75,10 @@ class PaneService:
         self.detector = detector if detector is not None else AgentDetector()
         #: Told about every pane that leaves the pane set (native run estimation).
         self.pane_gone_listeners: list[Callable[[SurfaceId], None]] = []
+        #: The estimator's last detection per pane (wired by the app; None: every look at a
+        #: pane's foreground reads ``/proc``).
+        self.last_detection: Callable[[SurfaceId], Detection | None] | None = None
+        self._described: dict[SurfaceId, _Described] = {}
 
     # -- the tmux connection's listener ---------------------------------------------------------
     async def tmux_server_gone(self) -> None:
@@ -128,6 +143,7 @@ class PaneService:
             self.shell_events.forget(pane.surface_id)
         self._hub.notes.forget_pane(pane.surface_id)
         self._pane_locks.pop(pane.surface_id, None)
+        self._described.pop(pane.surface_id, None)
         for listener in self.pane_gone_listeners:
             listener(pane.surface_id)
 
@@ -154,6 +170,32 @@ class PaneService:
     def pane_info(self, pane: PaneView) -> PaneEntry:
         row = pane.row
         assert row is not None
+        command = self._command(pane, row)
+        run = self._hub.book.most_relevant(pane.surface_id)
+        note = self._hub.notes.get(pane.surface_id)
+        shell = self.shell_events.state(pane.surface_id) if self.shell_events else None
+        return wire.pane_entry(pane.surface_id, row, command, run, note, shell)
+
+    def _command(self, pane: PaneView, row: PaneRow) -> str:
+        """The pane's ``command``: its agent's name, else its foreground process's name.
+
+        ``list`` asks this of every pane, so it is answered from what is already known
+        while nothing says the foreground changed: neither tmux's ``pane_current_command``
+        (fresh from the ``list-panes`` of this request) nor the estimator's last detection
+        (its 0.5 s pass, process exits). Either changing means one fresh look at ``/proc``, so
+        an agent shows as soon as tmux names a new foreground process or the estimator sees it
+        (an agent started by a wrapper shell of the same name as the one before: its next pass).
+        """
+        seen = self.last_detection(pane.surface_id) if self.last_detection is not None else None
+        memo = self._described.get(pane.surface_id)
+        if (
+            seen is not None
+            and memo is not None
+            and memo.seen == seen
+            and memo.pid == pane.pid
+            and memo.tmux_command == row.current_command
+        ):
+            return memo.command
         provider, fg = self.foreground_agent(pane)
         if provider is not None:
             command = agents_detect.display_name(provider)
@@ -161,10 +203,11 @@ class PaneService:
             command = procfs.comm(fg) or row.current_command
         else:
             command = row.current_command
-        run = self._hub.book.most_relevant(pane.surface_id)
-        note = self._hub.notes.get(pane.surface_id)
-        shell = self.shell_events.state(pane.surface_id) if self.shell_events else None
-        return wire.pane_entry(pane.surface_id, row, command, run, note, shell)
+        if seen is not None:
+            self._described[pane.surface_id] = _Described(
+                pane.pid, row.current_command, seen, command
+            )
+        return command
 
     def pane_environment(self, surface_id: str) -> dict[str, str]:
         bindir = os.path.dirname(self._ctl_bin)

@@ -13,7 +13,10 @@ from pathlib import Path
 import pytest
 
 from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.events import AgentProvider
+from mytty.core.ids import SurfaceId
 from mytty.daemon.agents import AgentHub
+from mytty.daemon.estimator_detect import NOTHING, AgentDetector, Detection
 from mytty.daemon.home import Home
 from mytty.daemon.pane_service import PaneService
 from mytty.daemon.panes import PaneRegistry
@@ -160,5 +163,62 @@ def test_without_tmux_every_pane_question_is_tmux_unavailable(tmp_path: Path) ->
         with pytest.raises(MyttyError) as refused:
             await w.service.refresh_panes()
         assert refused.value.code is ErrorCode.TMUX_UNAVAILABLE
+
+    run(tmp_path, scenario)
+
+
+class ScriptedDetector(AgentDetector):
+    """Answers what the test says is in front, and counts the looks (each a /proc read)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.answer = NOTHING
+        self.looks = 0
+
+    def detect(self, pane_pid: int) -> Detection:
+        self.looks += 1
+        return self.answer
+
+
+def test_list_describes_panes_from_what_is_known_until_something_changes(tmp_path: Path) -> None:
+    async def scenario(w: World) -> None:
+        [pane] = w.panes.panes()
+        detector = ScriptedDetector()
+        seen: dict[SurfaceId, Detection] = {pane.surface_id: NOTHING}  # the estimator's
+        w.service.detector = detector
+        w.service.last_detection = seen.get
+        shell = pane.row.current_command  # type: ignore[union-attr]
+
+        def command() -> str:
+            return str(w.service.pane_info(pane)["command"])
+
+        assert command() == shell and detector.looks == 1
+        assert [command() for _ in range(3)] == [shell] * 3
+        assert detector.looks == 1  # nothing changed: no /proc read per pane per list
+
+        # tmux names a new foreground process: one fresh look shows the agent at once,
+        # before the estimator's next pass.
+        w.tmux.pane(pane.tmux_id).command = "claude"
+        await w.service.refresh_panes()
+        detector.answer = Detection(AgentProvider.CLAUDE_CODE, 7, 7)
+        assert command() == "Claude Code" and detector.looks == 2
+        assert command() == "Claude Code" and detector.looks == 2
+
+        # It ends; a wrapper script named like the process before starts another: tmux's name
+        # does not change, the estimator's next detection does.
+        detector.answer = Detection(AgentProvider.CLAUDE_CODE, 9, 8)
+        seen[pane.surface_id] = Detection(AgentProvider.CLAUDE_CODE, 9, 8)
+        assert command() == "Claude Code" and detector.looks == 3
+        detector.answer = NOTHING
+        seen[pane.surface_id] = NOTHING
+        w.tmux.pane(pane.tmux_id).command = "exec /bin/sh"
+        await w.service.refresh_panes()
+        assert command() == shell and detector.looks == 4
+
+        # Without the estimator's detections every look reads /proc.
+        w.service.last_detection = None
+        command()
+        command()
+        assert detector.looks == 6
 
     run(tmp_path, scenario)
