@@ -40,7 +40,9 @@ class Turn:
     say ``Tool finished: …``) or ``error`` (answer HTTP ``status`` with ``text`` as the error).
     ``subagent`` (Claude) starts the ``Agent`` tool with a task holding :data:`SUBAGENT_TASK`; the
     subagent's own prompt is answered ``Subagent report.`` after ``delay`` seconds, and the
-    synthetic ``<task-notification>`` prompt that follows is answered with ``text``.
+    synthetic ``<task-notification>`` prompt that follows is answered with ``text``; with
+    ``parent_delay`` the parent's own reply to the Agent tool's result is held that long, so a
+    quick subagent reports before its parent's turn ends (the ordering 2.1.332 showed then).
     ``escalate`` asks Codex to run the command outside its sandbox (its approval path).
     """
 
@@ -50,14 +52,15 @@ class Turn:
     status: int = 400
     escalate: bool = False
     delay: float = 0.0  # seconds the first reply of a turn is held back (a busy model)
+    parent_delay: float = 0.0  # subagent: seconds the parent's reply to the tool result waits
 
     @staticmethod
     def answer(text: str, *, delay: float = 0.0) -> Turn:
         return Turn("answer", text=text, delay=delay)
 
     @staticmethod
-    def subagent(final: str, *, delay: float = 0.0) -> Turn:
-        return Turn("subagent", text=final, delay=delay)
+    def subagent(final: str, *, delay: float = 0.0, parent_delay: float = 0.0) -> Turn:
+        return Turn("subagent", text=final, delay=delay, parent_delay=parent_delay)
 
     @staticmethod
     def echo(prefix: str) -> Turn:
@@ -205,6 +208,8 @@ class _AnthropicHandler(_MockHandler):
         if not body.get("tools"):
             blocks: list[dict[str, Any]] = [{"type": "text", "text": CANNED}]
         elif result is not None:
+            if turn.kind == "subagent":
+                time.sleep(turn.parent_delay)
             blocks = [{"type": "text", "text": f"Tool finished: {first_line(result)}"}]
         elif turn.kind == "error":
             self._json(

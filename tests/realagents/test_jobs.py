@@ -170,6 +170,24 @@ def test_claude_background_subagent_keeps_the_job_running_until_the_final_stop(
     user.assert_no_leaks("claude")
 
 
+def test_claude_quick_subagent_ends_the_job_on_the_final_stop_with_its_answer(
+    user: RealUser,
+) -> None:
+    """Scenario 8, a subagent that finishes before its parent's turn: SubagentStop (still
+    listing the subagent as a running background task) comes before the parent's Stop, which
+    lists none. The job ends on the task-notification turn's Stop, with that answer — not on
+    the parent's Stop with Claude's internal "Async agent launched" note."""
+    # The subagent answers at once; the parent's reply to the Agent tool result waits 3 s.
+    user.anthropic.script(Turn.subagent(ANSWER, delay=0, parent_delay=3))
+    user.enable("claude")
+    job = _spawn(user, "claude", "Ask a quick subagent to look around.")
+    bound = run_id(_started(user, job))
+    done = completed(user.m, job, 90)
+    assert done["state"] == "succeeded" and run_id(done) == bound, done
+    assert agent_result(user.m, job)["lastAssistantMessage"] == ANSWER
+    user.assert_no_leaks("claude")
+
+
 def _pane_processes(user: RealUser, pane: str) -> list[list[str]]:
     """The argv of every process under the pane's shell (read from /proc)."""
     shell = int(tmux_format(user.m, pane, "#{pane_pid}"))
