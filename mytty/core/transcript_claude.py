@@ -27,7 +27,7 @@ import json
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
+from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider, parse_timestamp
 from mytty.core.ids import RunId, SurfaceId, stable_uuid
 from mytty.core.turn_observation import TurnObservation, TurnPhase
 from mytty.core.usage import TokenUsage, UsageReading, count
@@ -145,6 +145,8 @@ class ClaudeTranscript:
         self._recent_sum = TokenUsage()
         self.model: str | None = None
         self.session_id: str | None = None
+        #: When the current turn's prompt was written (its row's timestamp), if it says.
+        self.prompt_at: float | None = None
 
     @property
     def observation(self) -> TurnObservation | None:
@@ -200,6 +202,10 @@ class ClaudeTranscript:
         if text is None or not text.strip() or text.lstrip().startswith(_INJECTED_PREFIXES):
             return
         self.key, self.phase = prompt_id, TurnPhase.ACTIVE
+        try:
+            self.prompt_at = parse_timestamp(row.get("timestamp"))
+        except ValueError:
+            self.prompt_at = None
 
     def _set(self, phase: TurnPhase) -> None:
         if self.key is not None:
@@ -258,3 +264,44 @@ def interrupt_event(
         message=INTERRUPT_MESSAGE,
         hook_name=INTERRUPT_HOOK_NAME,
     )
+
+
+#: Claude's registry must have said ``idle`` this long (seconds) before a still-active turn
+#: counts as interrupted: a turn that ends normally writes its closing rows well within it.
+REGISTRY_IDLE_GRACE_S = 2.0
+
+
+def registry_interrupt(
+    transcript: ClaudeTranscript, registry: object, now: float
+) -> ClaudeInterrupt | None:
+    """Esc before Claude answered: the interrupt its transcript cannot show.
+
+    Claude puts the prompt back into its input box and writes no row, but its live registry
+    (``~/.claude/sessions/<pid>.json``, captured on 2.1.332) turns ``status`` to ``idle`` at
+    once. The turn counts as interrupted when its transcript still shows it active with no
+    interrupt row, and the registry has said ``idle`` since *after* the prompt was written
+    (``statusUpdatedAt``, ms) for :data:`REGISTRY_IDLE_GRACE_S`. The message id stands for that
+    registry update (``idle@<statusUpdatedAt>``), so the event id stays deterministic.
+    """
+    since = registry_idle_since(transcript, registry)
+    obs = transcript.observation
+    if since is None or obs is None or now - since < REGISTRY_IDLE_GRACE_S:
+        return None
+    return ClaudeInterrupt(obs.key, f"idle@{round(since * 1000)}")
+
+
+def registry_idle_since(transcript: ClaudeTranscript, registry: object) -> float | None:
+    """When the registry turned ``idle`` for the transcript's active turn (Unix seconds), if
+    it did after that turn's prompt; else None (see :func:`registry_interrupt`)."""
+    obs = transcript.observation
+    if obs is None or obs.phase is not TurnPhase.ACTIVE or transcript.interrupt is not None:
+        return None
+    if not isinstance(registry, dict) or registry.get("status") != "idle":
+        return None
+    updated = registry.get("statusUpdatedAt")
+    if isinstance(updated, bool) or not isinstance(updated, int | float):
+        return None
+    at = updated / 1000.0
+    if transcript.prompt_at is None or at <= transcript.prompt_at:
+        return None  # the registry has not caught up with this prompt yet
+    return at

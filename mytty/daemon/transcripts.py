@@ -39,10 +39,17 @@ from urllib.parse import quote
 
 from mytty.core.events import AgentEvent, AgentProvider
 from mytty.core.ids import SurfaceId
-from mytty.core.transcript_claude import ClaudeInterrupt, ClaudeTranscript, interrupt_event
+from mytty.core.transcript_claude import (
+    REGISTRY_IDLE_GRACE_S,
+    ClaudeInterrupt,
+    ClaudeTranscript,
+    interrupt_event,
+    registry_idle_since,
+    registry_interrupt,
+)
 from mytty.core.transcript_codex import CodexRollout
 from mytty.core.transcript_cursor import SCAN_BLOBS, cursor_turn
-from mytty.core.turn_observation import TurnObservation, TurnTarget
+from mytty.core.turn_observation import TurnObservation, TurnPhase, TurnTarget
 from mytty.core.usage import UsageReading
 from mytty.daemon import procfs
 
@@ -184,6 +191,9 @@ class TranscriptReader:
         self._own_home = own_home or os.path.expanduser("~")
         self._panes: dict[str, _PaneFiles] = {}
         self._cursor_cache: dict[str, tuple[int, float, TurnObservation | None]] = {}
+        self._registry_dirs: dict[str, str] = {}
+        self._awaited: dict[str, str | None] = {}
+        self._recheck: dict[str, float] = {}
         self._emitted: dict[str, ClaudeInterrupt] = {}
 
     # -- the estimator's turn source ------------------------------------------------------------
@@ -196,7 +206,7 @@ class TranscriptReader:
             return None
         surface = SurfaceId(target.surface_id)
         if isinstance(transcript.parser, ClaudeTranscript):
-            self._check_interrupt(surface, transcript.parser)
+            self._check_interrupt(surface, target, transcript.parser)
         if self._on_usage is not None:
             usage = self._panes[surface].usage
             if usage != self._reported.get(surface):
@@ -209,6 +219,19 @@ class TranscriptReader:
         pane = self._panes.get(surface_id)
         return pane.usage if pane is not None else None
 
+    def registry_dir(self, surface_id: str) -> str | None:
+        """Where the pane's Claude keeps its live registry, once looked at."""
+        return self._registry_dirs.get(surface_id)
+
+    def awaited_dir(self, surface_id: str) -> str | None:
+        """Where the pane's transcript will appear, while it has not yet (Claude)."""
+        return self._awaited.get(surface_id)
+
+    def recheck_in(self, surface_id: str) -> float | None:
+        """Seconds until a read of the pane could see what it cannot yet (Claude's registry
+        said idle, the grace is not over); taken once."""
+        return self._recheck.pop(surface_id, None)
+
     def current_path(self, surface_id: str) -> str | None:
         """The transcript the pane's agent writes now, once found."""
         pane = self._panes.get(surface_id)
@@ -217,6 +240,9 @@ class TranscriptReader:
     def forget(self, surface_id: str) -> None:
         self._panes.pop(surface_id, None)
         self._cursor_cache.pop(surface_id, None)
+        self._registry_dirs.pop(surface_id, None)
+        self._awaited.pop(surface_id, None)
+        self._recheck.pop(surface_id, None)
         self._emitted.pop(surface_id, None)
         self._reported.pop(surface_id, None)
 
@@ -311,22 +337,34 @@ class TranscriptReader:
         value = procfs.environ_value(pid, name, proc_root=self._proc)
         return value or None
 
-    def _claude_file(self, target: TurnTarget) -> tuple[str | None, bool]:
-        config = self._env(target.pid, "CLAUDE_CONFIG_DIR") or os.path.join(
-            self._env(target.pid, "HOME") or self._own_home, ".claude"
+    def _claude_config(self, pid: int) -> str:
+        return self._env(pid, "CLAUDE_CONFIG_DIR") or os.path.join(
+            self._env(pid, "HOME") or self._own_home, ".claude"
         )
+
+    def _claude_file(self, target: TurnTarget) -> tuple[str | None, bool]:
+        config = self._claude_config(target.pid)
         projects = os.path.join(config, "projects")
         session = target.session_id or _registry_session(config, target.pid)
         cwd = target.cwd
+        slug_dir = os.path.join(projects, claude_slug(cwd)) if cwd is not None else projects
+        # Claude creates its transcript (and directories) at the first prompt, maybe after the
+        # hook fired: until the file exists, the closest existing directory is where to look.
+        self._awaited[target.surface_id] = next(
+            (d for d in (slug_dir, projects, config) if os.path.isdir(d)), None
+        )
+        found: str | None
         if session is not None:
-            if cwd is not None:
-                path = os.path.join(projects, claude_slug(cwd), f"{session}.jsonl")
-                if os.path.isfile(path):
-                    return path, False
-            return _find_in_subdirs(projects, f"{session}.jsonl"), False
-        if cwd is None:
-            return None, True
-        return _newest_jsonl(os.path.join(projects, claude_slug(cwd))), True
+            path = os.path.join(slug_dir, f"{session}.jsonl")
+            found = path if cwd is not None and os.path.isfile(path) else None
+            found = found or _find_in_subdirs(projects, f"{session}.jsonl")
+            guessed = False
+        else:
+            found = _newest_jsonl(slug_dir) if cwd is not None else None
+            guessed = True
+        if found is not None:
+            self._awaited.pop(target.surface_id, None)
+        return found, guessed
 
     def _codex_file(self, target: TurnTarget) -> str | None:
         home = self._env(target.pid, "CODEX_HOME") or os.path.join(
@@ -346,8 +384,22 @@ class TranscriptReader:
             return _find_rollout(sessions, target.session_id)
         return None
 
-    def _check_interrupt(self, surface_id: SurfaceId, parser: ClaudeTranscript) -> None:
+    def _check_interrupt(
+        self, surface_id: SurfaceId, target: TurnTarget, parser: ClaudeTranscript
+    ) -> None:
         interrupt = parser.interrupt
+        obs = parser.observation
+        if interrupt is None and obs is not None and obs.phase is TurnPhase.ACTIVE:
+            # Esc before Claude answered writes no row: ask its live registry.
+            config = self._claude_config(target.pid)
+            self._registry_dirs[surface_id] = os.path.join(config, "sessions")
+            registry = _registry(config, target.pid)
+            if registry is not None and registry.get("sessionId") in (None, parser.session_id):
+                now = self._clock()
+                interrupt = registry_interrupt(parser, registry, now)
+                since = registry_idle_since(parser, registry)
+                if interrupt is None and since is not None:  # look again once the grace is over
+                    self._recheck[surface_id] = since + REGISTRY_IDLE_GRACE_S - now
         if interrupt is None or self._emitted.get(surface_id) == interrupt:
             return
         self._emitted[surface_id] = interrupt
@@ -371,14 +423,20 @@ def _newest_blobs(store: str) -> list[tuple[int, object]]:
     return [(int(rowid), data) for rowid, data in rows]
 
 
-def _registry_session(config: str, pid: int) -> str | None:
-    """The session id Claude's live registry ``<config>/sessions/<pid>.json`` gives."""
+def _registry(config: str, pid: int) -> dict[str, object] | None:
+    """Claude's live registry ``<config>/sessions/<pid>.json`` (there while the CLI runs)."""
     try:
         with open(os.path.join(config, "sessions", f"{pid}.json"), "rb") as f:
             data = json.loads(f.read(64 * 1024))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
-    session = data.get("sessionId") if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else None
+
+
+def _registry_session(config: str, pid: int) -> str | None:
+    """The session id Claude's live registry gives."""
+    data = _registry(config, pid)
+    session = data.get("sessionId") if data is not None else None
     if isinstance(session, str) and session and "/" not in session and session not in (".", ".."):
         return session
     return None

@@ -7,7 +7,9 @@ and it should not wait for a poll. So :class:`TranscriptWatcher` reads a pane's 
 
 - after each event a Claude Code or Codex hook delivered for that pane (the first one finds the
   file; batched with ``call_soon``, so the event socket's reply never waits for it);
-- whenever inotify reports that the file (or its directory: a new session file) changed.
+- whenever inotify reports that the file (or its directory: a new session file) changed, or
+  Claude's live registry (``~/.claude/sessions/``) did; and once more when the grace of a
+  registry that turned ``idle`` mid-turn is over (Esc before any answer).
 
 Nothing here polls: a pane whose agent writes nothing costs nothing.
 """
@@ -31,6 +33,8 @@ from mytty.daemon.transcripts import TranscriptReader
 log = logging.getLogger(__name__)
 
 _READ_PROVIDERS = frozenset({AgentProvider.CLAUDE_CODE, AgentProvider.CODEX})
+#: A re-read scheduled for the end of a grace comes this much after it.
+RECHECK_MARGIN_S = 0.05
 _WATCH_MASK = inotify.IN_MODIFY | inotify.IN_CREATE | inotify.IN_MOVED_TO | inotify.IN_ONLYDIR
 
 
@@ -58,6 +62,7 @@ class TranscriptWatcher:
         #: inotify watch descriptor → directory; directory → the panes whose file is in it.
         self._dirs: dict[int, str] = {}
         self._watching: dict[str, set[SurfaceId]] = {}
+        self._registries: set[str] = set()  # watched directories that hold Claude's registry
         self.reads = 0  # passes over a pane (for tests and logs)
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -99,8 +104,13 @@ class TranscriptWatcher:
                 for surface in self._watching.pop(directory, set()):
                     self.mark(surface)
                 continue
+            registry = directory in self._registries
             for surface in self._watching.get(directory, ()):
-                if ev.mask & inotify.IN_Q_OVERFLOW or self._is_current(surface, directory, ev.name):
+                if (
+                    registry
+                    or ev.mask & inotify.IN_Q_OVERFLOW
+                    or self._is_current(surface, directory, ev.name)
+                ):
                     self.mark(surface)
                 elif ev.mask & (inotify.IN_CREATE | inotify.IN_MOVED_TO):
                     self.mark(surface)  # maybe a new session's file: look again
@@ -142,26 +152,38 @@ class TranscriptWatcher:
         )
         self.reads += 1
         self._reader.observe(target)
-        path = self._reader.current_path(surface)
-        if path is not None:
-            self._watch(surface, os.path.dirname(path))
+        directories = set()
+        if (path := self._reader.current_path(surface)) is not None:
+            directories.add(os.path.dirname(path))
+        elif (awaited := self._reader.awaited_dir(surface)) is not None:
+            directories.add(awaited)  # any creation there: look again
+            if surface not in self._watching.get(awaited, ()):
+                self.mark(surface)  # once more: it may have appeared before the watch did
+        if (registry := self._reader.registry_dir(surface)) is not None:
+            directories.add(registry)  # Claude's live registry: Esc before any answer
+            self._registries.add(registry)
+        self._watch(surface, directories)
+        delay = self._reader.recheck_in(surface)
+        if delay is not None and self._loop is not None:
+            self._loop.call_later(max(0.0, delay) + RECHECK_MARGIN_S, self.mark, surface)
 
-    def _watch(self, surface: SurfaceId, directory: str) -> None:
+    def _watch(self, surface: SurfaceId, directories: set[str]) -> None:
         for other, surfaces in self._watching.items():
-            if other != directory:
+            if other not in directories:
                 surfaces.discard(surface)
-        watchers = self._watching.get(directory)
-        if watchers is None:
-            if self._inotify is None:
-                return
-            try:
-                wd = self._inotify.add_watch(directory, _WATCH_MASK)
-            except OSError as exc:
-                log.debug("cannot watch %s: %s", directory, exc)
-                return
-            self._dirs[wd] = directory
-            watchers = self._watching[directory] = set()
-        watchers.add(surface)
+        for directory in directories:
+            watchers = self._watching.get(directory)
+            if watchers is None:
+                if self._inotify is None:
+                    continue
+                try:
+                    wd = self._inotify.add_watch(directory, _WATCH_MASK)
+                except OSError as exc:
+                    log.debug("cannot watch %s: %s", directory, exc)
+                    continue
+                self._dirs[wd] = directory
+                watchers = self._watching[directory] = set()
+            watchers.add(surface)
 
     def _unwatch(self, surface: SurfaceId) -> None:
         for surfaces in self._watching.values():

@@ -18,6 +18,7 @@ from mytty.core.transcript_claude import (
     ClaudeInterrupt,
     ClaudeTranscript,
     interrupt_event,
+    registry_interrupt,
 )
 from mytty.core.transcript_codex import CodexRollout
 from mytty.core.turn_observation import TurnObservation, TurnPhase
@@ -391,3 +392,41 @@ def test_garbage_between_real_lines_changes_nothing(noise: list[bytes]) -> None:
         clean.usage,
         clean.interrupt,
     )
+
+
+# -- Claude: Esc before the model answered (the live registry) ------------------------------
+
+
+def _asked(prompt_at: str = "2026-12-01T12:19:51.000Z") -> ClaudeTranscript:
+    base = next(r for r in rows("claude_tool_turn_then_prompt.jsonl") if r.get("promptId"))
+    t = ClaudeTranscript()
+    t.apply(dict(base, promptId="p-think", timestamp=prompt_at))
+    return t
+
+
+PROMPT_AT = 1796127591.0  # 2026-12-01T12:19:51Z
+
+
+def test_registry_idle_after_the_prompt_is_an_interrupt_after_the_grace() -> None:
+    t = _asked()
+    idle = {"status": "idle", "statusUpdatedAt": int((PROMPT_AT + 0.5) * 1000)}
+    assert registry_interrupt(t, idle, PROMPT_AT + 1.0) is None  # within the grace
+    found = registry_interrupt(t, idle, PROMPT_AT + 3.0)
+    assert found == ClaudeInterrupt("p-think", f"idle@{idle['statusUpdatedAt']}")
+
+
+def test_registry_checks_that_must_not_fire() -> None:
+    t = _asked()
+    late = PROMPT_AT + 60
+    before = {"status": "idle", "statusUpdatedAt": int((PROMPT_AT - 0.2) * 1000)}
+    assert registry_interrupt(t, before, late) is None  # not caught up with the prompt yet
+    for status in ("busy", "waiting"):
+        assert registry_interrupt(t, {"status": status, "statusUpdatedAt": 1}, late) is None
+    after = {"status": "idle", "statusUpdatedAt": int((PROMPT_AT + 1) * 1000)}
+    bads: list[object] = [None, [], {"status": "idle"}, {"status": "idle", "statusUpdatedAt": True}]
+    for bad in bads:
+        assert registry_interrupt(t, bad, late) is None
+    done = claude(lines("claude_tool_turn_then_prompt.jsonl")[:-2])  # completed turn
+    assert done.observation is not None and done.observation.phase is TurnPhase.COMPLETED
+    assert registry_interrupt(done, after, late) is None
+    assert registry_interrupt(_asked("not a time"), after, late) is None

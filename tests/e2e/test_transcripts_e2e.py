@@ -142,6 +142,25 @@ def test_esc_in_a_hooked_claude_worker_ends_its_run_from_the_transcript(
     assert len(interrupts) == 1, interrupts
 
 
+def test_esc_before_claude_answered_ends_the_job_from_its_registry(
+    shared_team: Mytty,  # noqa: F811
+) -> None:
+    """No hook and no transcript row: only Claude's live registry turns idle."""
+    m = shared_team
+    job = spawn(m, "--provider", "claude", "--task", "Think first.\n@standin: thinking")
+    pane = pane_of(job)
+    running = agent_wait(m, job, "running", 30)
+    assert running["timedOut"] is False and running["job"]["state"] == "running", running
+    m.wait_for_text(pane, "STANDIN holding", 30)
+    assert agent_wait(m, job, "completed", 1)["timedOut"] is True
+    m.ctl("send-key", pane, "Escape").ok()
+    m.wait_for_text(pane, "STANDIN prompt put back by Esc", 15)
+    done = completed(m, job, 30)  # the registry must have said idle for 2 s first
+    assert done["state"] == "disconnected", done
+    ended = [r for r in all_records(m) if r["runID"] == run_id(done) and r["kind"] == "idle"]
+    assert len(ended) == 1, ended
+
+
 def test_budget_warns_at_80_percent_and_presses_esc_at_100(
     shared_team: Mytty,  # noqa: F811
 ) -> None:

@@ -255,3 +255,21 @@ def test_claude_esc_at_the_permission_dialog_ends_the_job_from_the_transcript(
     assert run_id(done) == run_id(attention["job"])  # the same run, ended
     assert not target.exists()
     user.assert_no_leaks("claude")
+
+
+def test_claude_esc_while_the_model_thinks_ends_the_job_from_its_registry(
+    user: RealUser,
+) -> None:
+    """Scenario 5: Esc before any answer puts the prompt back, fires no hook and writes no
+    transcript row; Claude's live registry turning ``idle`` ends the run."""
+    user.anthropic.script(Turn.answer(ANSWER, delay=30))  # the model "thinks" for 30 s
+    user.enable("claude")
+    job = _spawn(user, "claude", "Take your time.")
+    running = _started(user, job)
+    assert running["state"] == "running", running
+    pane = pane_of(job)
+    user.m.ctl("send-key", pane, "Escape").ok()
+    done = completed(user.m, job, 20)  # long before the 30 s answer
+    assert done["state"] == "disconnected", done
+    assert run_id(done) == run_id(running)
+    user.assert_no_leaks("claude")
