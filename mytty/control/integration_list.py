@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import Command
-from mytty.core import codes, vocab
+from mytty.core import codes
 
 if TYPE_CHECKING:
     from mytty.control.base import Request
@@ -15,19 +15,6 @@ if TYPE_CHECKING:
     class IntegrationContext(IntegrationStatus, Protocol):
         """What ``integration_list`` uses of the controller."""
 
-
-#: How each provider's lead hears of ``agent spawn --notify-lead`` workers (a mytty addition):
-#: ``next-prompt``: its UserPromptSubmit/SessionStart hook adds the notice to the model's
-#: context (proven on Claude Code 2.1.332 and Codex 0.171.0 by the real-agent tier);
-#: ``none``: the provider's hooks offer no output that reaches the model, so such a lead is
-#: never told (it can still `agent wait` or `agent list`). A test pins this to the adapters.
-LEAD_NOTICES: dict[str, str] = {
-    vocab.CODEX: "next-prompt",
-    vocab.CLAUDE_CODE: "next-prompt",
-    vocab.OPENCODE: "none",
-    vocab.ANTIGRAVITY: "none",
-    vocab.CURSOR: "none",
-}
 
 COMMAND = Command(
     name="integration list",
@@ -72,12 +59,5 @@ def parse(request: Request) -> Params:
 
 
 async def handle(ctx: IntegrationContext, params: Params) -> IntegrationStatusesReply:
-    from mytty.protocol import wire
-
     reply: IntegrationStatusesReply = await ctx.integrations.wire()
-    entries = []
-    for entry in reply["integrations"]:
-        entry = entry.copy()
-        entry["leadNotices"] = LEAD_NOTICES.get(entry["provider"], "none")
-        entries.append(entry)
-    return wire.integration_statuses(entries)
+    return reply

@@ -64,3 +64,17 @@ INTEGRATION_STATUSES: tuple[str, ...] = (INSTALLED, NEEDS_REPAIR, NOT_INSTALLED)
 def one_of(words: tuple[str, ...]) -> str:
     """``"a, b or c"``: how every message names a vocabulary."""
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+#: How each provider's lead hears of ``agent spawn --notify-lead`` workers (a mytty addition):
+#: ``next-prompt``: its UserPromptSubmit/SessionStart hook adds the notice to the model's
+#: context (proven on Claude Code 2.1.332 and Codex 0.171.0 by the real-agent tier);
+#: ``none``: the provider's hooks offer no output that reaches the model, so such a lead is
+#: never told (it can still `agent wait` or `agent list`). A test pins this to the adapters.
+LEAD_NOTICES: dict[str, str] = {
+    CODEX: "next-prompt",
+    CLAUDE_CODE: "next-prompt",
+    OPENCODE: "none",
+    ANTIGRAVITY: "none",
+    CURSOR: "none",
+}

@@ -84,7 +84,9 @@ def list_statuses(env: Mapping[str, str] | None = None) -> list[IntegrationStatu
 
 def integrations_wire(env: Mapping[str, str] | None = None) -> IntegrationStatusesReply:
     """The ``integration list`` reply: ``{"type": "integrationStatuses", "integrations": […]}``."""
-    return wire.integration_statuses(status.to_wire() for status in list_statuses(env))
+    return wire.integration_statuses(
+        wire.integration_list_entry(status.to_wire()) for status in list_statuses(env)
+    )
 
 
 def planned_changes(

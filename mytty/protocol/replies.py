@@ -163,7 +163,8 @@ class IntegrationEntry(TypedDict):
     provider: str
     status: str
     error: NotRequired[str]
-    #: ``integration list`` only (a mytty addition): ``next-prompt`` or ``none``.
+    #: ``integration list`` only (a mytty addition): how a lead hears of --notify-lead workers
+    #: (``next-prompt`` or ``none``, core.vocab.LEAD_NOTICES).
     leadNotices: NotRequired[str]
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from mytty.core.events import format_timestamp
+from mytty.core.vocab import LEAD_NOTICES
 from mytty.protocol.replies import (
     AgentEventWire,
     AgentJobReply,
@@ -382,6 +383,11 @@ def integration_entry(provider: AgentProvider, status: str, error: str | None) -
     if error is not None:
         entry["error"] = error
     return entry
+
+
+def integration_list_entry(entry: IntegrationEntry) -> IntegrationEntry:
+    """An entry of ``integration list``, which also says how a lead hears of its workers."""
+    return {**entry, "leadNotices": LEAD_NOTICES.get(entry["provider"], "none")}
 
 
 def integration_statuses(entries: Iterable[IntegrationEntry]) -> IntegrationStatusesReply:

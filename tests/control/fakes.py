@@ -241,7 +241,8 @@ class FakeIntegrations:
 
     async def wire(self) -> IntegrationStatusesReply:
         return wire.integration_statuses(
-            wire.integration_entry(p, self.statuses[p], None) for p in PROVIDER_ORDER
+            wire.integration_list_entry(wire.integration_entry(p, self.statuses[p], None))
+            for p in PROVIDER_ORDER
         )
 
     async def enable_with_consent(

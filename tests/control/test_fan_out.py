@@ -245,8 +245,7 @@ def test_the_state_names_of_agent_list_are_the_job_states() -> None:
 
 
 def test_integration_list_says_which_leads_hear_of_their_workers() -> None:
-    from mytty.control.integration_list import LEAD_NOTICES
-    from mytty.core.vocab import PROVIDERS
+    from mytty.core.vocab import LEAD_NOTICES, PROVIDERS
     from mytty.hook.adapters import load_adapter
 
     async def scenario(c: FakeController, pane: FakePane) -> None:

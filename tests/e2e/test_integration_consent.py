@@ -160,7 +160,8 @@ def test_integration_list_shape(mytty: Mytty) -> None:
     assert set(reply) == {"type", "integrations"}
     assert statuses(reply) == dict.fromkeys(PROVIDERS, "not-installed")
     for item in reply["integrations"]:
-        assert set(item) == {"provider", "status"}, item
+        # leadNotices (an addition: how agent spawn --notify-lead reaches a lead of this provider)
+        assert set(item) == {"provider", "status", "leadNotices"}, item
 
     cli_enable(m, "claude-code")
     reply = m.ctl("integration", "list").json

@@ -10,6 +10,7 @@ import pytest
 
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import PROVIDER_ORDER, AgentProvider
+from mytty.core.vocab import LEAD_NOTICES
 from mytty.integrations import api
 from mytty.integrations.common import Locations
 
@@ -25,7 +26,10 @@ def _statuses(env: dict[str, str]) -> dict[str, str]:
 def test_everything_starts_not_installed(env: dict[str, str]) -> None:
     assert api.integrations_wire(env) == {
         "type": "integrationStatuses",
-        "integrations": [{"provider": p.value, "status": "not-installed"} for p in ALL],
+        "integrations": [
+            {"provider": p.value, "status": "not-installed", "leadNotices": LEAD_NOTICES[p.value]}
+            for p in ALL
+        ],
     }
 
 

@@ -36,7 +36,11 @@ def test_enable_prints_changes_then_disable_restores(env: dict[str, str]) -> Non
     assert result.exit_code == 0, result.output
     assert str(settings) in result.stdout and "claude-code: installed" in result.stdout
     listed = json.loads(_run(env, "list", "--json").stdout)["integrations"]
-    assert {"provider": "claude-code", "status": "installed"} in listed
+    assert {
+        "provider": "claude-code",
+        "status": "installed",
+        "leadNotices": "next-prompt",
+    } in listed
     assert "Nothing to change." in _run(env, "enable", "claude-code").stdout
 
     result = _run(env, "disable", "claude-code")
