@@ -4,7 +4,9 @@ token usage (semantics §9.4; real-agents.md §3.4, codex-cli 0.171.0).
 Each line is ``{"timestamp", "type", "payload"}``. Of the ``event_msg`` rows:
 
 - ``task_started`` starts turn ``payload.turn_id`` (else the row's ``timestamp``): active;
-- ``task_complete`` completes the current turn; ``turn_aborted`` (Esc) interrupts it;
+- ``task_complete`` completes the current turn; ``turn_aborted`` (Esc) interrupts it; a
+  ``task_complete`` with an ``error`` (the model API failed: no hook fires) is
+  :attr:`CodexRollout.failure`, which the reader turns into a ``failed`` event;
 - ``token_count`` carries ``info.total_token_usage``: the *session's* running total (checked on
   0.171: each one adds the previous response to the last), so the latest one is the usage and
   a tail that skipped the file's start still reads the whole session's figures.
@@ -14,9 +16,43 @@ The model comes from ``turn_context.payload.model``, the session id from ``sessi
 
 from __future__ import annotations
 
+from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
+from mytty.core.ids import RunId, SurfaceId, stable_uuid
 from mytty.core.transcript_claude import MAX_ID_BYTES, decode_line, valid_identifier
 from mytty.core.turn_observation import TurnObservation, TurnPhase
 from mytty.core.usage import TokenUsage, UsageReading, count
+
+#: An API error's message is clipped to this many characters.
+MAX_ERROR_CHARS = 1000
+
+
+def _error_message(error: object) -> str:
+    message = error.get("message") if isinstance(error, dict) else error
+    text = message if isinstance(message, str) and message.strip() else "model API error"
+    return text[:MAX_ERROR_CHARS]
+
+
+def failure_event(
+    surface_id: SurfaceId, turn: str, message: str, session_id: str | None, occurred_at: float
+) -> AgentEvent:
+    """The ``failed`` event of a Codex turn whose model API failed (0.171 fires no hook then):
+    on the hooks' run of that turn (stable(run, codex, turn_id)), id stable(event, codex,
+    failed, turn_id), hookName ``mytty.codexTurnFailed`` (a mytty addition)."""
+    provider = AgentProvider.CODEX
+    return AgentEvent(
+        id=stable_uuid("event", provider.value, "failed", turn),
+        run_id=RunId(stable_uuid("run", provider.value, turn)),
+        surface_id=surface_id,
+        provider=provider,
+        kind=AgentEventKind.FAILED,
+        occurred_at=occurred_at,
+        session_id=session_id,
+        message=message,
+        hook_name=FAILURE_HOOK_NAME,
+    )
+
+
+FAILURE_HOOK_NAME = "mytty.codexTurnFailed"
 
 
 def usage_of_total(raw: object) -> TokenUsage | None:
@@ -44,6 +80,9 @@ class CodexRollout:
         self.tokens = TokenUsage()
         self.model: str | None = None
         self.session_id: str | None = None
+        #: The turn the model API failed (``task_complete`` with an ``error``), while it is the
+        #: latest turn: (turn key, the error's message).
+        self.failure: tuple[str, str] | None = None
 
     @property
     def observation(self) -> TurnObservation | None:
@@ -79,9 +118,12 @@ class CodexRollout:
         if event == "task_started":
             key = valid_identifier(payload.get("turn_id")) or valid_identifier(row.get("timestamp"))
             if key is not None:
-                self.key, self.phase = key, TurnPhase.ACTIVE
+                self.key, self.phase, self.failure = key, TurnPhase.ACTIVE, None
         elif event == "task_complete":
             self._end(payload, TurnPhase.COMPLETED)
+            error = payload.get("error")
+            if self.key is not None and self.phase is TurnPhase.COMPLETED and error is not None:
+                self.failure = (self.key, _error_message(error))
         elif event == "turn_aborted":
             self._end(payload, TurnPhase.INTERRUPTED)
         elif event == "token_count":

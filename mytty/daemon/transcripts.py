@@ -47,7 +47,7 @@ from mytty.core.transcript_claude import (
     registry_idle_since,
     registry_interrupt,
 )
-from mytty.core.transcript_codex import CodexRollout
+from mytty.core.transcript_codex import CodexRollout, failure_event
 from mytty.core.transcript_cursor import SCAN_BLOBS, cursor_turn
 from mytty.core.turn_observation import TurnObservation, TurnPhase, TurnTarget
 from mytty.core.usage import UsageReading
@@ -195,6 +195,7 @@ class TranscriptReader:
         self._awaited: dict[str, str | None] = {}
         self._recheck: dict[str, float] = {}
         self._emitted: dict[str, ClaudeInterrupt] = {}
+        self._failed: dict[str, str] = {}  # the Codex turn whose failure was emitted, per pane
 
     # -- the estimator's turn source ------------------------------------------------------------
     def observe(self, target: TurnTarget) -> TurnObservation | None:
@@ -207,6 +208,8 @@ class TranscriptReader:
         surface = SurfaceId(target.surface_id)
         if isinstance(transcript.parser, ClaudeTranscript):
             self._check_interrupt(surface, target, transcript.parser)
+        elif isinstance(transcript.parser, CodexRollout):
+            self._check_failure(surface, transcript.parser)
         if self._on_usage is not None:
             usage = self._panes[surface].usage
             if usage != self._reported.get(surface):
@@ -244,6 +247,7 @@ class TranscriptReader:
         self._awaited.pop(surface_id, None)
         self._recheck.pop(surface_id, None)
         self._emitted.pop(surface_id, None)
+        self._failed.pop(surface_id, None)
         self._reported.pop(surface_id, None)
 
     # -- internals ------------------------------------------------------------------------------
@@ -383,6 +387,16 @@ class TranscriptReader:
         if target.session_id is not None:
             return _find_rollout(sessions, target.session_id)
         return None
+
+    def _check_failure(self, surface_id: SurfaceId, rollout: CodexRollout) -> None:
+        """Emitted before the observation goes back to the estimator, so the run is ``failed``
+        before a native ``succeeded`` could reach it (which the reducer then ignores)."""
+        failure = rollout.failure
+        if failure is None or self._failed.get(surface_id) == failure[0]:
+            return
+        self._failed[surface_id] = failure[0]
+        turn, message = failure
+        self._emit(failure_event(surface_id, turn, message, rollout.session_id, self._clock()))
 
     def _check_interrupt(
         self, surface_id: SurfaceId, target: TurnTarget, parser: ClaudeTranscript

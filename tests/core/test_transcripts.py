@@ -430,3 +430,31 @@ def test_registry_checks_that_must_not_fire() -> None:
     assert done.observation is not None and done.observation.phase is TurnPhase.COMPLETED
     assert registry_interrupt(done, after, late) is None
     assert registry_interrupt(_asked("not a time"), after, late) is None
+
+
+def test_codex_api_error_is_a_failure_of_that_turn_until_the_next_starts() -> None:
+    from mytty.core.transcript_codex import FAILURE_HOOK_NAME, failure_event
+
+    r = CodexRollout()
+    r.apply({"type": "event_msg", "payload": {"type": "task_started", "turn_id": "t1"}})
+    error = {"message": "unexpected status 400 Bad Request: boom"}
+    r.apply(
+        {
+            "type": "event_msg",
+            "payload": {
+                "type": "task_complete",
+                "turn_id": "t1",
+                "last_agent_message": None,
+                "error": error,
+            },
+        }
+    )
+    assert r.failure == ("t1", error["message"])
+    event = failure_event(SURFACE, "t1", error["message"], "s1", 5.0)
+    assert event.kind is AgentEventKind.FAILED and event.hook_name == FAILURE_HOOK_NAME
+    assert event.run_id == stable_uuid("run", "codex", "t1")
+    assert event.id == stable_uuid("event", "codex", "failed", "t1")
+    r.apply({"type": "event_msg", "payload": {"type": "task_started", "turn_id": "t2"}})
+    assert r.failure is None
+    r.apply({"type": "event_msg", "payload": {"type": "task_complete", "turn_id": "t2"}})
+    assert r.failure is None and r.observation == TurnObservation("t2", TurnPhase.COMPLETED)

@@ -161,6 +161,17 @@ def test_esc_before_claude_answered_ends_the_job_from_its_registry(
     assert len(ended) == 1, ended
 
 
+def test_a_codex_api_error_fails_the_hooked_job_from_the_rollout(
+    shared_team: Mytty,  # noqa: F811
+) -> None:
+    """Codex fires no hook when the model API fails; the rollout's task_complete has the error."""
+    m = shared_team
+    job = spawn(m, "--provider", "codex", "--task", "Ask the model.\n@standin: apierror")
+    done = completed(m, job, 30)
+    assert done["state"] == "failed", done
+    assert "stand-in API error" in (done["message"] or ""), done
+
+
 def test_budget_warns_at_80_percent_and_presses_esc_at_100(
     shared_team: Mytty,  # noqa: F811
 ) -> None:
@@ -318,3 +329,19 @@ def test_unhooked_codex_turns_are_runs_split_by_the_rollout(unhooked: Mytty) -> 
         message="the job's usage (two turns, two responses each, 15 tokens each)",
     )
     assert usage["model"] == "gpt-5-codex"
+
+
+def test_an_unhooked_codex_api_error_fails_the_turn_not_succeeds(unhooked: Mytty) -> None:
+    m = unhooked
+    job = spawn(
+        m,
+        "--provider",
+        "codex",
+        "--task",
+        "Ask the model.\n@standin: sleep 3; apierror",
+        "--anchor",
+        new_anchor(m),
+    )
+    done = completed(m, job, 30)
+    assert done["state"] == "failed", done
+    assert "stand-in API error" in (done["message"] or ""), done
