@@ -25,6 +25,9 @@ the same ingest path as hook events (semantics §9.2–9.6). Time comes in as an
 turn mode (a started epoch hands off: ``mytty.native.turnHandoff`` → ``idle``; a pending one is
 marked started without a start event), and from then on each turn is a run of its own with the
 run id the provider's hooks would give it, so a hook arriving later lands on the same run.
+A turn first seen already ended is started and ended at once, unless it is what the epoch's
+first look found (a difference from the original, which ignores it: a fast answer came and went
+between two looks and no run ever showed it).
 
 Estimation never reports ``waiting-input`` or ``waiting-approval``: nothing here can see them.
 Every event has ``sessionID`` None and a deterministic id (§9.6), so a restarted controller that
@@ -71,6 +74,9 @@ NATIVE_HOOK_NAMES: frozenset[str] = frozenset(
 
 _K = AgentEventKind
 
+#: The turn event that ends a turn, by the phase the transcript reports.
+_ENDING = {TurnPhase.COMPLETED: "completed", TurnPhase.INTERRUPTED: "interrupted"}
+
 
 class EpochPhase(StrEnum):
     PENDING_START = "pending-start"
@@ -109,6 +115,10 @@ class Epoch:
     #: Turn runs a previous controller left active (restored epochs): the first observation
     #: of one of them takes it up as the active turn instead of ignoring it.
     resumable: frozenset[RunId] = frozenset()
+    #: The transcript was looked at for this epoch before (whatever it said): a turn first
+    #: seen already finished began after that look, so it is this process's (see
+    #: :meth:`NativeEpochs.observe_turn`); on the first look it may be an old session's.
+    looked: bool = False
 
     @property
     def run_id(self) -> RunId:
@@ -262,10 +272,13 @@ class NativeEpochs:
         self, surface_id: str, observation: TurnObservation | None, now: float
     ) -> list[AgentEvent]:
         """What the agent's transcript says about its current turn (None: nothing readable)."""
+        epoch = self._epochs.get(surface_id)
+        looked_before = epoch is not None and epoch.looked
+        if epoch is not None:
+            epoch.looked = True
         if observation is None or self._observed.get(surface_id) == observation:
             return []
         self._observed[surface_id] = observation
-        epoch = self._epochs.get(surface_id)
         if epoch is None or epoch.covered:
             return []
         out: list[AgentEvent] = []
@@ -290,17 +303,30 @@ class NativeEpochs:
                 if epoch.active_turn is not None:
                     out.append(self._turn_event(epoch, epoch.active_turn, "superseded", now))
                 if key not in epoch.started_turns:
-                    epoch.started_turns.add(key)
-                    out.append(self._turn_event(epoch, key, "started", now))
-                    handed_off = self._handed_off.pop(surface_id, None)
-                    if handed_off is not None:
-                        self._remember_successor(handed_off, turn_run_id(epoch.provider, key))
+                    out += self._start_turn(surface_id, epoch, key, now)
                 epoch.active_turn = key
         elif key == epoch.active_turn:
-            what = "completed" if observation.phase is TurnPhase.COMPLETED else "interrupted"
-            out.append(self._turn_event(epoch, key, what, now))
+            out.append(self._turn_event(epoch, key, _ENDING[observation.phase], now))
+            epoch.active_turn = None
+        elif looked_before and key not in epoch.started_turns:
+            # A whole turn between two looks (a fast answer: the real Claude and Codex finish
+            # a short one well within a 0.5 s pass): the first look at it already shows it
+            # ended. The original ignores it (§9.4), so a job waiting for it never saw a
+            # run; here it is started and ended at once. Not on the epoch's first look: a
+            # resumed session's transcript already ends with an old, finished turn.
+            if epoch.active_turn is not None:
+                out.append(self._turn_event(epoch, epoch.active_turn, "superseded", now))
+            out += self._start_turn(surface_id, epoch, key, now)
+            out.append(self._turn_event(epoch, key, _ENDING[observation.phase], now))
             epoch.active_turn = None
         return out
+
+    def _start_turn(self, surface_id: str, epoch: Epoch, key: str, now: float) -> list[AgentEvent]:
+        epoch.started_turns.add(key)
+        handed_off = self._handed_off.pop(surface_id, None)
+        if handed_off is not None:
+            self._remember_successor(handed_off, turn_run_id(epoch.provider, key))
+        return [self._turn_event(epoch, key, "started", now)]
 
     def successor(self, run_id: RunId) -> RunId | None:
         """The turn run that continues an epoch run handed off to turns (None: not one).

@@ -210,10 +210,13 @@ def test_exit_in_turn_mode_goes_to_the_active_turn() -> None:
     assert ev.id == stable_uuid("event", "native", "process-exited", f"{key()}\0p1")
 
 
-def test_observations_about_other_keys_are_ignored() -> None:
+def test_observations_about_turns_already_started_are_ignored() -> None:
+    # (The original ignores every key that is not the active one; here a turn never started
+    # that is seen finished after the first look is a run: see the tests at the end.)
     m = ne.NativeEpochs()
     started(m)
-    m.observe_turn(S, obs("p1", "active"), T0 + 4)
+    m.observe_turn(S, obs("p0", "active"), T0 + 4)
+    m.observe_turn(S, obs("p1", "active"), T0 + 4.5)  # p0 superseded
     assert m.observe_turn(S, obs("p0", "completed"), T0 + 5) == []
     assert m.observe_turn(S, obs("p0", "interrupted"), T0 + 6) == []
     # An old key seen active again is not started twice.
@@ -348,3 +351,64 @@ def test_a_restored_turn_epoch_reports_the_exit_on_the_running_turn() -> None:
     assert m.observe_turn(S, obs("p1", "active"), T0) == []  # taken up, not started again
     [gone] = m.provider_changed(S, None, None, T0 + 1)
     assert gone.run_id == left and gone.kind is AgentEventKind.DISCONNECTED
+
+
+# -- a whole turn between two looks (difference from the original) ---------------------------
+
+
+def test_a_turn_first_seen_finished_is_started_and_ended_after_an_empty_look() -> None:
+    """The real Claude and Codex answer a short prompt within one 0.5 s pass: the look before
+    found no turn, the next one finds it completed. It still is a run (started, completed)."""
+    m = ne.NativeEpochs()
+    m.provider_changed(S, CLAUDE, 41, T0)
+    assert m.observe_turn(S, None, T0 + 0.5) == []  # no transcript yet
+    out = m.observe_turn(S, obs("p1", "completed"), T0 + 1)
+    assert brief(out) == [("started", ne.TURN_STARTED), ("succeeded", ne.TURN_COMPLETED)]
+    assert {e.run_id for e in out} == {ne.turn_run_id(CLAUDE, "p1")}
+    assert [e.id for e in out] == [turn_id("started", "p1"), turn_id("completed", "p1")]
+    assert m.fire_due(T0 + 5) == []  # in turn mode: no epoch-level start
+    assert m.provider_changed(S, None, None, T0 + 6) == []  # nothing active
+    book = RunBook()
+    assert not any(book.apply(e).rejected for e in out)
+
+
+def test_a_fast_second_turn_supersedes_a_turn_whose_end_was_not_seen() -> None:
+    m = ne.NativeEpochs()
+    started(m)
+    m.observe_turn(S, obs("p1", "active"), T0 + 4)
+    out = m.observe_turn(S, obs("p2", "interrupted"), T0 + 5)
+    assert brief(out) == [
+        ("idle", ne.TURN_SUPERSEDED),
+        ("started", ne.TURN_STARTED),
+        ("idle", ne.TURN_INTERRUPTED),
+    ]
+    assert out[0].run_id == ne.turn_run_id(CLAUDE, "p1")
+    assert {e.run_id for e in out[1:]} == {ne.turn_run_id(CLAUDE, "p2")}
+
+
+def test_a_handed_off_epoch_run_is_continued_by_a_turn_first_seen_finished() -> None:
+    m = ne.NativeEpochs()
+    started(m)
+    epoch_run = ne.epoch_run_id(key())
+    m.observe_turn(S, None, T0 + 3.5)
+    out = m.observe_turn(S, obs("p1", "completed"), T0 + 4)
+    assert brief(out) == [
+        ("idle", ne.TURN_HANDOFF),
+        ("started", ne.TURN_STARTED),
+        ("succeeded", ne.TURN_COMPLETED),
+    ]
+    assert m.successor(epoch_run) == ne.turn_run_id(CLAUDE, "p1")
+
+
+def test_the_first_look_finding_a_finished_turn_starts_nothing() -> None:
+    """``claude --resume``: the transcript already ends with an old, finished turn."""
+    m = ne.NativeEpochs()
+    m.provider_changed(S, CLAUDE, 41, T0)
+    assert m.observe_turn(S, obs("old", "completed"), T0 + 0.5) == []
+    assert m.observe_turn(S, obs("old", "completed"), T0 + 1) == []
+    # A turn already started is never started again, even seen finished later.
+    assert brief(m.observe_turn(S, obs("p1", "active"), T0 + 2)) == [("started", ne.TURN_STARTED)]
+    m.observe_turn(S, obs("p1", "completed"), T0 + 3)
+    m.observe_turn(S, obs("p2", "active"), T0 + 4)
+    m.observe_turn(S, obs("p2", "completed"), T0 + 5)
+    assert m.observe_turn(S, obs("p1", "completed"), T0 + 6) == []

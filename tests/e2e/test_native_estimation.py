@@ -229,3 +229,29 @@ def test_installed_hooks_leave_no_room_for_estimates() -> None:
         assert names and not any(n.startswith(NATIVE) for n in names), names
     finally:
         m.close()
+
+
+@pytest.mark.parametrize("provider", ["claude", "codex"])
+def test_a_turn_answered_between_two_looks_completes_the_job(native: Mytty, provider: str) -> None:
+    """The real Claude and Codex answer a short task within one 0.5 s pass: the transcript's
+    first look at the turn already shows it ended. The job still binds a turn run and ends
+    ``succeeded`` (the original ignores a turn first seen ended)."""
+    m = native
+    # `boot`: like the real CLIs, write nothing for a while (the estimator's first looks find
+    # no turn), then the whole turn at once, within milliseconds.
+    task = "Say hello.\n@standin: boot 1.5"
+    job = spawn(m, "--provider", provider, "--task", task, "--anchor", new_anchor(m))
+    pane = pane_of(job)
+    m.wait_for_text(pane, "STANDIN turn 1 done", 30)
+    done = completed(m, job, timeout=40)
+    assert done["state"] == "succeeded", done
+    # The epoch's run (started once the 1 s grace passed) hands off to the turn, which the
+    # job follows: before, the hand-off's idle ended the job `disconnected` (and with the
+    # 3 s grace, no run at all: `launch-failed`).
+    assert hook_names(m, pane) == [
+        ("started", NATIVE + "launchObserved"),
+        ("idle", NATIVE + "turnHandoff"),
+        ("started", NATIVE + "turnStarted"),
+        ("succeeded", NATIVE + "turnCompleted"),
+    ]
+    assert standin_in(m, pane, provider).pid > 0  # the agent is still there, at its prompt

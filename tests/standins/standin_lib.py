@@ -14,7 +14,8 @@ The contract the e2e tests rely on (keep it stable):
 * The prompt is the argv element after ``--``; ``@standin: <directive>`` lines in a prompt steer
   the turn: ``approve``, ``ask``, ``fail``, ``sleep <s>``, ``exit``, ``crash`` (after ``sleep``,
   exit 1 at once with nothing of the turn reported), ``background [<s>]`` and
-  ``linger <s>`` (sleep after the tools, before the turn ends); ``tokens <in> <out> [<cache
+  ``linger <s>`` (sleep after the tools, before the turn ends), ``boot <s>`` (wait before
+  anything of the turn is written, as the real CLIs take a second or two to start); ``tokens <in> <out> [<cache
   read> <cache write>]`` (the usage each model message of the turn reports in the transcript,
   default 10 5 0 0) and ``hold`` (after the first model message, wait for Esc on the terminal,
   then end the turn the way Esc does: the interrupt row in the transcript, no hook);
@@ -85,6 +86,7 @@ class Directives:
     background: float | None = None  # seconds the background agent keeps running
     sleep: float = 0.0
     linger: float = 0.0
+    boot: float = 0.0  # before anything of the turn is written (a real CLI starting up)
     #: Usage each model message reports: input, output, cache read, cache write.
     tokens: tuple[int, int, int, int] = (10, 5, 0, 0)
     hold: bool = False
@@ -132,7 +134,11 @@ def parse_directives(prompt: str) -> Directives:
                 found.notify = _seconds(rest[0])
             elif verb == "apierror" and (not rest or (len(rest) == 1 and rest[0].isdigit())):
                 found.apierror = int(rest[0]) if rest else 400
-            elif verb in ("sleep", "linger") and len(rest) == 1 and _seconds(rest[0]) is not None:
+            elif (
+                verb in ("sleep", "linger", "boot")
+                and len(rest) == 1
+                and _seconds(rest[0]) is not None
+            ):
                 setattr(found, verb, getattr(found, verb) + (_seconds(rest[0]) or 0.0))
             else:
                 found.unknown.append(part.strip())
@@ -564,6 +570,7 @@ class StandinAgent:
         directives = parse_directives(prompt)
         for unknown in directives.unknown:
             say(f"STANDIN unknown directive: {unknown}")
+        self.pause(directives.boot)
         say(f"STANDIN turn {number} started")
         if directives.crash:  # a CLI dying mid-turn: no hook, no transcript row, exit 1
             self.pause(directives.sleep)
