@@ -17,6 +17,7 @@ from tests.e2e.jobs_support import (
     agent_wait,
     completed,
     job_id,
+    listed,
     pane_of,
     run_id,
     shared_team,  # noqa: F401 - fixture
@@ -141,9 +142,44 @@ def test_a_subagent_done_before_its_parents_stop_keeps_the_job_for_the_final_ans
     assert names.index("SubagentStop") < names.index("Stop"), names  # the quick ordering
     done = completed(m, job)
     assert done["state"] == "succeeded", done
-    assert _hook_names(m, "claude", standin.pid).count("Stop") == 2
+    # The final Stop's answer (the first Stop's is "Started a subagent in the background."); the
+    # stand-in logs a hook only once its handler is done, so its log may lag the controller.
     assert agent_result(m, job)["lastAssistantMessage"] == "The background agent reported back."
+    wait_until(
+        lambda: _hook_names(m, "claude", standin.pid).count("Stop") == 2,
+        10,
+        message="the stand-in's log of the final Stop",
+    )
     # One run from the prompt to the final Stop, which is the only success.
     kinds = [r["kind"] for r in _records_of(m, run_id(done))]
     assert kinds[0] == "started" and kinds.count("succeeded") == 1, kinds
     assert kinds[-1] == "succeeded", kinds
+
+
+def test_codex_enforcing_hook_trust_runs_the_hooks_enable_trusted(
+    shared_team: Mytty,  # noqa: F811
+) -> None:
+    """Codex 0.171 runs a hook only once it is trusted. ``mytty integrations enable codex``
+    records that trust (asking ``codex app-server``), so a Codex that enforces it shows no
+    review screen and its hooks move the pane's state; a worker launched by mytty needs no
+    bypass flag."""
+    m = shared_team
+    command = "env MYTTY_STANDIN_CODEX_TRUST=enforce codex --no-daemon -- 'trust me'"
+    pane = m.ctl("new-tab", "--command", command).json["paneID"]
+    standin = standin_in(m, pane, "codex")
+    screen = m.wait_for_text(pane, "STANDIN ready", 30)
+    assert "Hooks need review" not in screen, screen
+    assert "--dangerously-bypass-hook-trust" not in standin.argv
+
+    def ran() -> list[str] | None:
+        found = _hook_names(m, "codex", standin.pid)
+        return found if "Stop" in found else None
+
+    names = wait_until(ran, 20, message="the trusted hooks to run")
+    assert names[:2] == ["SessionStart", "UserPromptSubmit"], names
+    entry = wait_until(
+        lambda: e if (e := listed(m, pane)) and e.get("agentState") == "succeeded" else None,
+        20,
+        message="the hooks' run to succeed",
+    )
+    assert entry["provider"] == "codex"

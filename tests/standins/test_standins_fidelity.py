@@ -397,3 +397,58 @@ def test_claude_quick_subagent_stops_before_its_parents_stop(box: Sandbox) -> No
     assert first["background_tasks"] == [] and first["prompt_id"] == start["prompt_id"]
     assert note["prompt"].startswith(f"<task-notification>\n<task-id>{start['agent_id']}<")
     assert final["prompt_id"] == note["prompt_id"] != first["prompt_id"]
+
+
+def test_codex_enforced_hook_trust_asks_once_and_records_it(box: Sandbox) -> None:  # noqa: F811
+    """0.171: new or changed hooks do not run until trusted; the TUI's review screen's "2"
+    records ``[hooks.state."<key>"] trusted_hash`` and later launches run them unasked."""
+    codex_hooks(box)
+    box.env["MYTTY_STANDIN_CODEX_TRUST"] = "enforce"
+    config = box.home / ".codex" / "config.toml"
+    config.write_text('model = "gpt-mock"\n')
+
+    skipped = box.run("codex", "--no-daemon", stdin="3\nhello\n/exit\n")
+    assert skipped.returncode == 0, skipped.stdout
+    assert f"Hooks need review – {len(CODEX_EVENTS)} hooks are new or changed" in skipped.stdout
+    assert box.calls() == [], "continue without trusting: no hook runs"
+    assert config.read_text() == 'model = "gpt-mock"\n'
+
+    trusted = box.run("codex", "--no-daemon", stdin="2\nhello\n/exit\n")
+    assert trusted.returncode == 0, trusted.stdout
+    assert names(box) == [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "Stop",
+        "SessionEnd",
+    ]
+    state = lib_state(config)
+    assert len(state) == len(CODEX_EVENTS)
+    assert all(entry["trusted_hash"].startswith("sha256:") for entry in state.values())
+    assert config.read_text().startswith('model = "gpt-mock"\n')
+
+    again = box.run("codex", "--no-daemon", stdin="hello\n/exit\n")
+    assert "Hooks need review" not in again.stdout, "trust is remembered"
+    assert names(box).count("Stop") == 2
+
+    # A changed handler is untrusted again (and only that one).
+    hooks = json.loads((box.home / ".codex" / "hooks.json").read_text())
+    hooks["hooks"]["Stop"][0]["hooks"][0]["timeout"] = 7
+    write_json(box.home / ".codex" / "hooks.json", hooks)
+    changed = box.run("codex", "--no-daemon", stdin="3\nhello\n/exit\n")
+    assert "Hooks need review – 1 hooks are new or changed" in changed.stdout
+    assert names(box).count("Stop") == 2 and names(box).count("UserPromptSubmit") == 3
+    retrusted = box.run("codex", "--no-daemon", stdin="2\nhello\n/exit\n")
+    assert retrusted.returncode == 0 and names(box).count("Stop") == 3
+    assert len(lib_state(config)) == len(CODEX_EVENTS), "the stale entry was replaced"
+
+    bypass = box.run("codex", "--no-daemon", "--dangerously-bypass-hook-trust", stdin="hi\n")
+    assert "Hooks need review" not in bypass.stdout and names(box).count("Stop") == 4
+
+
+def lib_state(config: Path) -> dict[str, dict[str, Any]]:
+    import tomllib
+
+    state: dict[str, dict[str, Any]] = tomllib.loads(config.read_text())["hooks"]["state"]
+    return state
