@@ -27,6 +27,7 @@ from tests.e2e.jobs_support import (
     run_id,
     shared_team,  # noqa: F401 - fixture
     spawn,
+    team,
 )
 from tests.support.harness import Mytty, wait_until
 
@@ -345,3 +346,29 @@ def test_an_unhooked_codex_api_error_fails_the_turn_not_succeeds(unhooked: Mytty
     done = completed(m, job, 30)
     assert done["state"] == "failed", done
     assert "stand-in API error" in (done["message"] or ""), done
+
+
+def test_usage_survives_a_controller_restart_and_keeps_counting(tmp_path: Path) -> None:
+    """Stored with the job: after a restart the figures are back, and the next turn adds only
+    what it wrote (the transcript is read again from its tail, not counted twice)."""
+    m = Mytty()
+    try:
+        m.start()
+        team(m, providers=("claude",))
+        job = spawn(m, "--provider", "claude", "--task", "One.\n@standin: tokens 100 10")
+        assert completed(m, job, 60)["state"] == "succeeded"
+
+        def total_is(n: int) -> dict[str, Any] | None:
+            usage = _usage_of(m, job)
+            return usage if usage and usage["totalTokens"] == n else None
+
+        wait_until(lambda: total_is(220), 15, message="the first turn's usage")
+        m.stop()
+        m.start()
+        assert _usage_of(m, job) == total_is(220)
+        m.ctl("agent", "send", job_id(job), "@standin: tokens 5 0", "--enter").ok()
+        assert completed(m, job, 60)["state"] == "succeeded"
+        usage = wait_until(lambda: total_is(230), 15, message="the second turn added once")
+        assert {k: usage[k] for k in COUNTERS} == _claude_sums(_claude_transcript(m, job))
+    finally:
+        m.close()
