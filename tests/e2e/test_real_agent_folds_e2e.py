@@ -183,3 +183,12 @@ def test_codex_enforcing_hook_trust_runs_the_hooks_enable_trusted(
         message="the hooks' run to succeed",
     )
     assert entry["provider"] == "codex"
+
+
+def test_claude_api_error_fails_the_job_with_claudes_message(shared_team: Mytty) -> None:  # noqa: F811
+    """2.1.332's StopFailure has ``error: "unknown"`` (a category) and the API's text in
+    ``last_assistant_message``: that text is the failed job's message, as on the real CLI."""
+    m = shared_team
+    job = spawn(m, "--provider", "claude", "--task", "this will break\n@standin: fail")
+    done = completed(m, job)
+    assert (done["state"], done["message"]) == ("failed", "API Error: 400 stand-in failure"), done
