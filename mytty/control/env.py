@@ -11,11 +11,12 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
+from mytty.control.spec import CallerParams as Params
 from mytty.control.spec import Command, Option, Values
+from mytty.control.spec import parse_caller as parse  # noqa: F401 - the command's parse()
 from mytty.core import codes
 
 if TYPE_CHECKING:
-    from mytty.control.base import Request
     from mytty.control.ports import PaneDirectory, PaneFacts
     from mytty.protocol.replies import EnvReply
 
@@ -96,19 +97,6 @@ Request `{"type":"env"}`. Reply (`--json`):
 The `PATH` value there is the controller's own `PATH` plus the `mytty-ctl` directory.
 """,
 )
-
-
-class Params:
-    """The request's fields, typed (read-only by convention)."""
-
-    __slots__ = ("peer_pid",)
-
-    def __init__(self, peer_pid: int) -> None:
-        self.peer_pid = peer_pid
-
-
-def parse(request: Request) -> Params:
-    return Params(request.peer_pid)
 
 
 async def handle(ctx: EnvContext, params: Params) -> EnvReply:

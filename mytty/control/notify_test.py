@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from mytty.control.spec import CallerParams as Params
 from mytty.control.spec import Command
+from mytty.control.spec import parse_caller as parse  # noqa: F401 - the command's parse()
 from mytty.core import codes
 
 if TYPE_CHECKING:
-    from mytty.control.base import Request
     from mytty.control.ports import Notifications, PaneFacts
     from mytty.protocol.replies import NotifyTestReply
 
@@ -39,19 +40,6 @@ caller's pane, if it is a mytty pane, is the one whose bell rings. See
 [config.md](config.md#notify-the-notification-router).
 """,
 )
-
-
-class Params:
-    """The caller's process (its pane's bell rings)."""
-
-    __slots__ = ("peer_pid",)
-
-    def __init__(self, peer_pid: int) -> None:
-        self.peer_pid = peer_pid
-
-
-def parse(request: Request) -> Params:
-    return Params(request.peer_pid)
 
 
 async def handle(ctx: NotifyTestContext, params: Params) -> NotifyTestReply:

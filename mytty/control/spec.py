@@ -223,7 +223,8 @@ class Command:
 # -- arguments several commands share ---------------------------------------------------------
 # -- params of the commands whose only field names their target ---------------------------------
 # ``read``, ``focus`` and ``close-pane`` take ``paneID``; ``agent result|focus`` take
-# ``jobID``. Each of those modules binds the matching pair as its own ``Params`` and ``parse``.
+# ``jobID``; ``env`` and ``notifyTest`` take nothing but the caller's process (the socket peer).
+# Each of those modules binds the matching pair as its own ``Params`` and ``parse``.
 class PaneParams:
     """The request's fields, typed (read-only by convention)."""
 
@@ -248,6 +249,19 @@ class JobParams:
 
 def parse_job(request: Request) -> JobParams:
     return JobParams(request.raw_id("jobID"))
+
+
+class CallerParams:
+    """The caller's process (SO_PEERCRED pid): the pane is found from its ancestry."""
+
+    __slots__ = ("peer_pid",)
+
+    def __init__(self, peer_pid: int) -> None:
+        self.peer_pid = peer_pid
+
+
+def parse_caller(request: Request) -> CallerParams:
+    return CallerParams(request.peer_pid)
 
 
 PANE = Arg(
