@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from mytty.core.record_fields import count, optional_text, text, texts
+
 
 @dataclass(frozen=True, slots=True)
 class JobLaunch:
@@ -57,37 +59,18 @@ def from_record(obj: object) -> JobLaunch:
     """The launch a record holds; raises TypeError/KeyError/ValueError when it is malformed."""
     if not isinstance(obj, dict):
         raise TypeError("launch is not an object")
-    resumed = obj["resumed"]
     resumed_at = obj["resumedAt"]
-    if isinstance(resumed, bool) or not isinstance(resumed, int) or resumed < 0:
-        raise TypeError("resumed is not a count")
     if resumed_at is not None and not isinstance(resumed_at, int | float):
         raise TypeError("resumedAt is not a time")
     return JobLaunch(
-        task=_text(obj["task"]),
-        cwd=_text(obj["cwd"]),
-        worktree_branch=_optional(obj["worktree"]),
-        access=_optional(obj["access"]),
-        model=_optional(obj["model"]),
-        mode_flags=_texts(obj["flags"]),
-        argv=_texts(obj["argv"]),
-        resumed=resumed,
+        task=text(obj["task"]),
+        cwd=text(obj["cwd"]),
+        worktree_branch=optional_text(obj["worktree"]),
+        access=optional_text(obj["access"]),
+        model=optional_text(obj["model"]),
+        mode_flags=texts(obj["flags"]),
+        argv=texts(obj["argv"]),
+        resumed=count(obj["resumed"]),
         resumed_at=None if resumed_at is None else float(resumed_at),
         closed=obj.get("closed") is True,
     )
-
-
-def _text(value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError("expected a string")
-    return value
-
-
-def _optional(value: object) -> str | None:
-    return None if value is None else _text(value)
-
-
-def _texts(value: object) -> tuple[str, ...]:
-    if not isinstance(value, list):
-        raise TypeError("expected a list")
-    return tuple(_text(v) for v in value)

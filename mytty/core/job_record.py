@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from mytty.core import job_launch
+from mytty.core import record_fields as field
 from mytty.core.events import WorkerProvider
 from mytty.core.ids import JobId, RunId, SurfaceId
 from mytty.core.jobs import AgentJob, AgentJobState
@@ -57,45 +58,33 @@ def decode_job(text: str) -> AgentJob | None:
         if not isinstance(baseline, list) or not isinstance(deadline, int | float):
             return None
         return AgentJob(
-            job_id=JobId(_text(obj["id"])),
-            surface_id=SurfaceId(_text(obj["surface"])),
+            job_id=JobId(field.text(obj["id"])),
+            surface_id=SurfaceId(field.text(obj["surface"])),
             provider=WorkerProvider(obj["provider"]),
-            label=_optional(obj["label"]),
+            label=field.optional_text(obj["label"]),
             state=AgentJobState(obj["state"]),
-            run_id=RunId(run) if (run := _optional(obj["run"])) is not None else None,
-            session_id=_optional(obj["session"]),
-            message=_optional(obj["message"]),
-            baseline=frozenset(RunId(_text(r)) for r in baseline),
+            run_id=RunId(run) if (run := field.optional_text(obj["run"])) is not None else None,
+            session_id=field.optional_text(obj["session"]),
+            message=field.optional_text(obj["message"]),
+            baseline=frozenset(RunId(field.text(r)) for r in baseline),
             deadline=float(deadline),
             bound_completed_by_idle=obj["idle"] is True,
             # Absent in records written before subagent tracking: none live.
-            live_subagents=_count(obj.get("live", 0)),
+            live_subagents=field.count(obj.get("live", 0)),
             # Absent in records written before keys and lead notices: none.
-            key=_optional(obj.get("key")),
-            spawn_digest=_optional(obj.get("digest")),
-            lead=SurfaceId(lead) if (lead := _optional(obj.get("lead"))) is not None else None,
+            key=field.optional_text(obj.get("key")),
+            spawn_digest=field.optional_text(obj.get("digest")),
+            lead=SurfaceId(lead)
+            if (lead := field.optional_text(obj.get("lead"))) is not None
+            else None,
             notify_lead=obj.get("notify") is True,
-            notified=_optional(obj.get("notified")),
+            notified=field.optional_text(obj.get("notified")),
             # Absent in records written before launches were recorded: nothing to resume from.
             launch=job_launch.from_record(raw) if (raw := obj.get("launch")) is not None else None,
             # Absent in records written before token budgets: no budget.
-            budget_tokens=_count(budget) if (budget := obj.get("budget")) is not None else None,
+            budget_tokens=field.count(budget)
+            if (budget := obj.get("budget")) is not None
+            else None,
         )
     except (ValueError, KeyError, TypeError):
         return None
-
-
-def _count(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise TypeError("not a count")
-    return value
-
-
-def _text(value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError("expected a string")
-    return value
-
-
-def _optional(value: object) -> str | None:
-    return None if value is None else _text(value)
