@@ -31,7 +31,7 @@ STATE_STYLES = {
     "idle": "dim",
     "unknown": "dim",
 }
-_COLUMNS = ("pane", "provider", "state", "job", "label", "note", "attention", "age")
+_COLUMNS = ("pane", "provider", "state", "job", "label", "note", "attention", "tokens", "age")
 _PRIVATE_SESSION = "_mytty"
 
 
@@ -44,6 +44,17 @@ def age(seconds: float) -> str:
     if seconds < 86400:
         return f"{seconds // 3600}h{(seconds % 3600) // 60:02d}m"
     return f"{seconds // 86400}d"
+
+
+def tokens(count: int | None) -> str:
+    """A token count short enough for a column: 950, 12.3k, 4.1M."""
+    if count is None:
+        return ""
+    if count < 1000:
+        return str(count)
+    if count < 1_000_000:
+        return f"{count / 1000:.1f}k"
+    return f"{count / 1_000_000:.1f}M"
 
 
 def entries(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
@@ -65,6 +76,7 @@ def entries(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
                 "label": row["@mytty_label"] or None,
                 "note": row["@mytty_note"] or None,
                 "attention": row["@mytty_attention"] or None,
+                "tokens": int(row["@mytty_tokens"]) if row["@mytty_tokens"].isdigit() else None,
                 "since": format_timestamp(float(since)) if since.isdigit() else None,
                 "sinceEpoch": int(since) if since.isdigit() else None,
             }
@@ -85,6 +97,7 @@ def table_rows(panes: list[dict[str, Any]], now: float) -> list[dict[str, str]]:
                 "label": pane["label"] or "",
                 "note": pane["note"] or "",
                 "attention": pane["attention"] or "",
+                "tokens": tokens(pane["tokens"]),
                 "age": age(now - pane["sinceEpoch"]) if pane["sinceEpoch"] is not None else "",
             }
         )
@@ -144,5 +157,5 @@ def command(
         None, "--tmux-socket", help="tmux server socket (default: the running controller's)."
     ),
 ) -> None:
-    """Every pane with its agent's provider, state, job, label, note, need and age."""
+    """Every pane with its agent's provider, state, job, label, note, need, tokens and age."""
     show(tmux_socket, as_json)

@@ -195,7 +195,12 @@ class Controller:
             panes=self.panes,
             jobs_by_pane=self.jobs.newest_by_pane,
             port=lambda: self.link.port,
+            tokens_of=self._job_tokens,
         )
+
+    def _job_tokens(self, job: AgentJob) -> int | None:
+        usage = self.jobs.usage_of(job)  # set once the usage book exists
+        return usage["totalTokens"] if usage is not None else None
 
     # ----------------------------------------------------------------------------------------
     # lifecycle

@@ -48,7 +48,9 @@ NOTE = "@mytty_note"
 ATTENTION = "@mytty_attention"
 #: Unix time (whole seconds) of the pane's last state change: what `mytty ls` shows as age.
 SINCE = "@mytty_since"
-PANE_OPTIONS = (PROVIDER, STATE, JOB, LABEL, NOTE, ATTENTION, SINCE)
+#: Tokens the pane's job has used so far (input + output + cache), read from its transcripts.
+TOKENS = "@mytty_tokens"
+PANE_OPTIONS = (PROVIDER, STATE, JOB, LABEL, NOTE, ATTENTION, SINCE, TOKENS)
 #: Session option: open attention items of the session's panes.
 SESSION_COUNT = "@mytty_attention_count"
 #: Global option: every open attention item (closed panes' included).
@@ -82,6 +84,7 @@ class PaneFacts:
     run: AgentRun | None
     job: AgentJob | None
     note: str | None
+    tokens: int | None = None  # the job's total tokens, when its transcripts said any
 
 
 Key = tuple[OptionScope, str, str]
@@ -116,6 +119,7 @@ def pane_values(facts: PaneFacts, open_items: list[AttentionItem]) -> dict[str, 
         NOTE: _clean(facts.note),
         ATTENTION: need,
         SINCE: str(int(since)) if since is not None else "",
+        TOKENS: str(facts.tokens) if facts.tokens is not None else "",
     }
 
 
@@ -177,9 +181,11 @@ class TmuxPublisher:
         panes: PaneRegistry,
         jobs_by_pane: Callable[[], Mapping[SurfaceId, AgentJob]],
         port: Callable[[], TmuxPort | None],
+        tokens_of: Callable[[AgentJob], int | None] = lambda _job: None,
         gap: float = MIN_FLUSH_GAP_S,
     ) -> None:
         self._hub = hub
+        self._tokens_of = tokens_of
         self._panes = panes
         self._jobs_by_pane = jobs_by_pane
         self._port = port
@@ -198,8 +204,9 @@ class TmuxPublisher:
                 tmux_id=pane.tmux_id,
                 session_name=pane.row.session_name,
                 run=hub.book.most_relevant(pane.surface_id),
-                job=jobs.get(pane.surface_id),
+                job=(job := jobs.get(pane.surface_id)),
                 note=hub.notes.get(pane.surface_id),
+                tokens=self._tokens_of(job) if job is not None else None,
             )
             for pane in self._panes.panes()
             if pane.row is not None and pane.row.session_name != PRIVATE_SESSION

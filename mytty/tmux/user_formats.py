@@ -267,6 +267,7 @@ PANE_FORMAT_FIELDS: Sequence[str] = (
     "@mytty_note",
     "@mytty_attention",
     "@mytty_since",
+    "@mytty_tokens",
     "pane_current_command",
 )
 

@@ -176,3 +176,11 @@ def test_labels_and_notes_become_one_printable_line() -> None:
 def test_every_attention_kind_has_a_rank() -> None:
     kinds = {kind.value for kind in AttentionKind}
     assert {kind.value for kind in tp._URGENCY} == kinds
+
+
+def test_a_jobs_tokens_are_published_and_empty_until_known() -> None:
+    facts = tp.PaneFacts(SurfaceId(surface()), "%1", "s", None, None, "a note", tokens=12_345)
+    values = tp.pane_values(facts, [])
+    assert values is not None and values[tp.TOKENS] == "12345"
+    unknown = tp.PaneFacts(SurfaceId(surface()), "%2", "s", None, None, "a note")
+    assert (tp.pane_values(unknown, []) or {})[tp.TOKENS] == ""

@@ -8,6 +8,7 @@ plain ``json``, not with mytty's parser.
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from tests.e2e.jobs_support import (
     spawn,
     team,
 )
-from tests.support.harness import Mytty, wait_until
+from tests.support.harness import MYTTY, Mytty, wait_until
 
 COUNTERS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens")
 
@@ -115,6 +116,17 @@ def test_usage_in_agent_result_equals_the_sums_in_the_transcript(
     listed = m.ctl("agent", "list", "--all", "--label", f"usage-{provider}").json
     assert [j["usage"] for j in listed["jobs"]] == [usage]
     assert listed["usage"] == dict(usage, model=None)
+
+    # And in tmux itself: @mytty_tokens, which `mytty ls` shows.
+    def ls_tokens() -> int | None:
+        out = subprocess.run(
+            [MYTTY, "ls", "--json"], env=m.env, capture_output=True, text=True, check=True
+        )
+        panes = json.loads(out.stdout)["panes"]
+        entry = next((p for p in panes if p["paneID"] == pane_of(job)), None)
+        return entry["tokens"] if entry and entry["tokens"] == usage["totalTokens"] else None
+
+    wait_until(ls_tokens, 10, message="mytty ls to show the job's tokens")
 
 
 def test_esc_in_a_hooked_claude_worker_ends_its_run_from_the_transcript(
