@@ -8,6 +8,10 @@ import ctypes.util
 import os
 import struct
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import asyncio
 
 IN_MODIFY = 0x00000002
 IN_CLOSE_WRITE = 0x00000008
@@ -69,7 +73,10 @@ class Inotify:
                 events.append(InotifyEvent(wd, mask, os.fsdecode(raw)))
                 pos = start + length
 
-    def close(self) -> None:
+    def close(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """Close the descriptor; first take it off ``loop``'s readers when one watches it."""
         if self.fd >= 0:
+            if loop is not None:
+                loop.remove_reader(self.fd)
             os.close(self.fd)
             self.fd = -1

@@ -81,9 +81,7 @@ class ShellEventWatcher:
 
     def close(self) -> None:
         if self._inotify is not None:
-            if self._loop is not None:
-                self._loop.remove_reader(self._inotify.fd)
-            self._inotify.close()
+            self._inotify.close(self._loop)
             self._inotify = None
 
     def _ensure_directory(self) -> None:

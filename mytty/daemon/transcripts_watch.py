@@ -76,9 +76,7 @@ class TranscriptWatcher:
 
     def close(self) -> None:
         if self._inotify is not None:
-            if self._loop is not None:
-                self._loop.remove_reader(self._inotify.fd)
-            self._inotify.close()
+            self._inotify.close(self._loop)
             self._inotify = None
 
     # -- triggers -------------------------------------------------------------------------------
