@@ -97,16 +97,22 @@ def team(m: Mytty, *, providers: tuple[str, ...] = PROVIDERS) -> Mytty:
     return m
 
 
-@pytest.fixture(scope="module")
-def shared_team() -> Iterator[Mytty]:
-    """One controller with all stand-ins and integrations, for tests that only need fresh panes."""
+def running_team(*, providers: tuple[str, ...] = PROVIDERS) -> Iterator[Mytty]:
+    """A started controller with these stand-ins and integrations, closed when the generator
+    is (a module fixture's body: ``yield from running_team(...)``)."""
     m = Mytty()
     try:
         m.start()
-        team(m)
+        team(m, providers=providers)
         yield m
     finally:
         m.close()
+
+
+@pytest.fixture(scope="module")
+def shared_team() -> Iterator[Mytty]:
+    """One controller with all stand-ins and integrations, for tests that only need fresh panes."""
+    yield from running_team()
 
 
 # -- anchors and panes -----------------------------------------------------------------------------

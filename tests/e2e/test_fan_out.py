@@ -17,9 +17,9 @@ from tests.e2e.jobs_support import (
     job_id,
     new_anchor,
     pane_of,
+    running_team,
     spawn_reply,
     standins_in,
-    team,
 )
 from tests.support.harness import Mytty, wait_until
 
@@ -28,13 +28,7 @@ pytestmark = pytest.mark.tmux
 
 @pytest.fixture(scope="module")
 def m() -> Iterator[Mytty]:
-    mytty = Mytty()
-    try:
-        mytty.start()
-        team(mytty, providers=("claude",))
-        yield mytty
-    finally:
-        mytty.close()
+    yield from running_team(providers=("claude",))
 
 
 def wait_many(m: Mytty, jobs: list[dict[str, Any]], match: str, timeout: float) -> dict[str, Any]:

@@ -19,8 +19,8 @@ from tests.e2e.jobs_support import (
     new_anchor,
     pane_of,
     run_id,
+    running_team,
     spawn,
-    team,
 )
 from tests.support.harness import BackgroundCtl, Mytty
 
@@ -29,13 +29,7 @@ pytestmark = pytest.mark.tmux
 
 @pytest.fixture(scope="module")
 def m() -> Iterator[Mytty]:
-    mytty = Mytty()
-    try:
-        mytty.start()
-        team(mytty, providers=("claude",))
-        yield mytty
-    finally:
-        mytty.close()
+    yield from running_team(providers=("claude",))
 
 
 def _stop_start(m: Mytty) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.jobs_support import completed, job_id, new_anchor, spawn, standin_in, team
+from tests.e2e.jobs_support import completed, job_id, new_anchor, running_team, spawn, standin_in
 from tests.e2e.test_hooks_e2e import hook_log, wait_hook
 from tests.support.harness import Mytty
 
@@ -26,13 +26,7 @@ HEADER = "mytty: news from workers you spawned with --notify-lead:"
 
 @pytest.fixture(scope="module")
 def m() -> Iterator[Mytty]:
-    mytty = Mytty()
-    try:
-        mytty.start()
-        team(mytty, providers=("claude",))
-        yield mytty
-    finally:
-        mytty.close()
+    yield from running_team(providers=("claude",))
 
 
 def contexts(entries: list[dict[str, Any]]) -> list[str]:
