@@ -13,7 +13,7 @@ to exactly :data:`DEFAULTS`, so the two cannot drift. docs/reference/config.md d
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from mytty.core.vocab import ACCESS_MODES
@@ -223,18 +223,6 @@ def spawn_access(requested: str | None, spawn: SpawnSettings) -> str | None:
     if requested is not None or spawn.access == AUTO_ACCESS:
         return requested
     return spawn.access
-
-
-def as_dict(settings: Settings) -> dict[str, dict[str, object]]:
-    """The settings as plain values (lists for tuples), e.g. for ``mytty doctor --json``."""
-    out: dict[str, dict[str, object]] = {}
-    for section in fields(settings):
-        value = getattr(settings, section.name)
-        out[section.name] = {
-            f.name: list(v) if isinstance(v := getattr(value, f.name), tuple) else v
-            for f in fields(value)
-        }
-    return out
 
 
 DEFAULT_TEXT = """\

@@ -90,10 +90,6 @@ class TmuxCli:
     def unset_global(self, name: str) -> None:
         self.run("set-option", "-gu", name, check=False)
 
-    def show_global(self) -> str:
-        """``show-options -g``, as a human would read it (the install/uninstall check)."""
-        return self.run("show-options", "-g").stdout
-
     def binding(self, key: str) -> str | None:
         """The prefix-table binding of ``key`` as ``list-keys`` prints it (None: unbound)."""
         out = self.run("list-keys", "-T", "prefix", key, check=False)

@@ -12,7 +12,6 @@ from mytty.core.config import (
     DEFAULT_TEXT,
     DEFAULTS,
     SCHEMA,
-    as_dict,
     settings_from,
 )
 
@@ -96,12 +95,6 @@ def test_negative_durations_are_refused() -> None:
     settings, warnings = settings_from({"notify": {"cooldown": -1, "timeout": 0}})
     assert settings.notify == DEFAULTS.notify
     assert len(warnings) == 2
-
-
-def test_as_dict_is_plain() -> None:
-    plain = as_dict(DEFAULTS)
-    assert plain["notify"]["channels"] == list(CHANNELS)
-    assert plain["resume"] == {"mode": "ask"}
 
 
 toml_values = st.recursive(
