@@ -76,16 +76,17 @@ class UsageReading:
         return UsageReading(self.tokens + other.tokens, other.model or self.model)
 
 
-#: Fraction of a budget at which an attention item is raised.
-BUDGET_WARN_FRACTION = 0.8
+#: Percentage of a budget at which an attention item is raised.
+BUDGET_WARN_PERCENT = 80
 
 
 def budget_stage(total: int, budget: int | None) -> int:
-    """0 below 80 % of ``budget``, 1 from 80 %, 2 at or above 100 % (0 without a budget)."""
+    """0 below :data:`BUDGET_WARN_PERCENT` % of ``budget``, 1 from there, 2 at or above 100 %
+    (0 without a budget)."""
     if budget is None or budget <= 0:
         return 0
     if total >= budget:
         return 2
-    if total * 10 >= budget * 8:  # integer form of total >= 0.8 * budget
+    if total * 100 >= budget * BUDGET_WARN_PERCENT:  # integers: no float rounding at the edge
         return 1
     return 0

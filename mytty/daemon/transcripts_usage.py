@@ -26,7 +26,14 @@ from mytty.core import jobs as core_jobs
 from mytty.core.events import AgentProvider
 from mytty.core.ids import SurfaceId, stable_uuid
 from mytty.core.jobs import AgentJob
-from mytty.core.usage import ZERO, TokenUsage, UsageReading, budget_stage, count
+from mytty.core.usage import (
+    BUDGET_WARN_PERCENT,
+    ZERO,
+    TokenUsage,
+    UsageReading,
+    budget_stage,
+    count,
+)
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.store import EventStore, StoreError
 from mytty.protocol import wire
@@ -151,8 +158,9 @@ class UsageBook:
         provider = job.provider.agent_provider
         now = self._hub.now()
         if stage == 1:  # a jump straight past 100 % raises only the item below
-            message = f"Token budget 80% used: {_fmt(total)} of {_fmt(budget)} tokens"
-            self._item(job, provider, "80", message, now)
+            percent = BUDGET_WARN_PERCENT
+            message = f"Token budget {percent}% used: {_fmt(total)} of {_fmt(budget)} tokens"
+            self._item(job, provider, str(percent), message, now)
         if stage >= 2:
             working = not core_jobs.is_terminal(job.state)
             message = f"Token budget used up: {_fmt(total)} of {_fmt(budget)} tokens" + (
