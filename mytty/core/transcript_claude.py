@@ -23,13 +23,13 @@ change, so a reader can tail a file of any length a piece at a time:
 
 from __future__ import annotations
 
-import json
 from collections import OrderedDict
 from dataclasses import dataclass
 
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider, parse_timestamp
 from mytty.core.ids import RunId, SurfaceId, stable_uuid
-from mytty.core.turn_observation import TurnObservation, TurnPhase
+from mytty.core.transcript_rows import MAX_ID_BYTES, TurnReader, valid_identifier
+from mytty.core.turn_observation import TurnPhase
 from mytty.core.usage import TokenUsage, UsageReading, count
 
 #: Text Claude puts in a ``user`` row itself (slash-command echoes, hook output, reminders,
@@ -54,24 +54,6 @@ _INJECTED_PREFIXES = (
 #: one message are adjacent; a few more cover interleaved subagent rows).
 _RECENT_MESSAGES = 64
 
-#: Identifiers longer than this (UTF-8 bytes) are not real (semantics §9.4).
-MAX_ID_BYTES = 256
-
-
-def valid_identifier(value: object) -> str | None:
-    """``value`` when it is a usable turn key: a non-empty string of at most 256 UTF-8 bytes
-    without control characters (taken as is, not trimmed); else None."""
-    if not isinstance(value, str) or not value:
-        return None
-    if any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 for ch in value):
-        return None
-    try:
-        if len(value.encode("utf-8")) > MAX_ID_BYTES:
-            return None
-    except UnicodeEncodeError:  # a lone surrogate from a \udXXX escape
-        return None
-    return value
-
 
 @dataclass(frozen=True, slots=True)
 class ClaudeInterrupt:
@@ -79,15 +61,6 @@ class ClaudeInterrupt:
 
     prompt_id: str
     message_id: str  # interruptedMessageId, else the interrupt row's own uuid
-
-
-def decode_line(line: bytes) -> dict[str, object] | None:
-    """One JSONL row as an object; None for anything else (a torn write, garbage, an array)."""
-    try:
-        row = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    return row if isinstance(row, dict) else None
 
 
 def _text_of(content: object) -> str | None:
@@ -133,12 +106,11 @@ def _usage_of(raw: object) -> TokenUsage | None:
     )
 
 
-class ClaudeTranscript:
+class ClaudeTranscript(TurnReader):
     """The state of one Claude transcript, advanced one line at a time (see the module doc)."""
 
     def __init__(self) -> None:
-        self.key: str | None = None
-        self.phase: TurnPhase | None = None
+        super().__init__()
         self.interrupt: ClaudeInterrupt | None = None
         self._committed = TokenUsage()
         self._recent: OrderedDict[str, TokenUsage] = OrderedDict()
@@ -149,19 +121,8 @@ class ClaudeTranscript:
         self.prompt_at: float | None = None
 
     @property
-    def observation(self) -> TurnObservation | None:
-        if self.key is None or self.phase is None:
-            return None
-        return TurnObservation(self.key, self.phase)
-
-    @property
     def usage(self) -> UsageReading:
         return UsageReading(self._committed + self._recent_sum, self.model)
-
-    def feed(self, line: bytes) -> None:
-        row = decode_line(line)
-        if row is not None:
-            self.apply(row)
 
     def apply(self, row: dict[str, object]) -> None:
         kind = row.get("type")

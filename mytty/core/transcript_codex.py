@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.core.ids import RunId, SurfaceId, stable_uuid
-from mytty.core.transcript_claude import MAX_ID_BYTES, decode_line, valid_identifier
-from mytty.core.turn_observation import TurnObservation, TurnPhase
+from mytty.core.transcript_rows import MAX_ID_BYTES, TurnReader, valid_identifier
+from mytty.core.turn_observation import TurnPhase
 from mytty.core.usage import TokenUsage, UsageReading, count
 
 #: An API error's message is clipped to this many characters.
@@ -71,12 +71,11 @@ def usage_of_total(raw: object) -> TokenUsage | None:
     )
 
 
-class CodexRollout:
+class CodexRollout(TurnReader):
     """The state of one rollout file, advanced one line at a time."""
 
     def __init__(self) -> None:
-        self.key: str | None = None
-        self.phase: TurnPhase | None = None
+        super().__init__()
         self.tokens = TokenUsage()
         self.model: str | None = None
         self.session_id: str | None = None
@@ -85,19 +84,8 @@ class CodexRollout:
         self.failure: tuple[str, str] | None = None
 
     @property
-    def observation(self) -> TurnObservation | None:
-        if self.key is None or self.phase is None:
-            return None
-        return TurnObservation(self.key, self.phase)
-
-    @property
     def usage(self) -> UsageReading:
         return UsageReading(self.tokens, self.model)
-
-    def feed(self, line: bytes) -> None:
-        row = decode_line(line)
-        if row is not None:
-            self.apply(row)
 
     def apply(self, row: dict[str, object]) -> None:
         payload = row.get("payload")

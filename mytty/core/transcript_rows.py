@@ -1,0 +1,61 @@
+"""What every JSONL transcript reader shares (Claude's project ``.jsonl``, Codex's rollout):
+decoding one row, checking a turn key, and the turn state a reader advances line by line.
+
+Pure: the readers are fed whole lines; where the lines come from is the daemon's business.
+"""
+
+from __future__ import annotations
+
+import json
+
+from mytty.core.turn_observation import TurnObservation, TurnPhase
+
+#: Identifiers longer than this (UTF-8 bytes) are not real (semantics §9.4).
+MAX_ID_BYTES = 256
+
+
+def valid_identifier(value: object) -> str | None:
+    """``value`` when it is a usable turn key: a non-empty string of at most 256 UTF-8 bytes
+    without control characters (taken as is, not trimmed); else None."""
+    if not isinstance(value, str) or not value:
+        return None
+    if any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 for ch in value):
+        return None
+    try:
+        if len(value.encode("utf-8")) > MAX_ID_BYTES:
+            return None
+    except UnicodeEncodeError:  # a lone surrogate from a \udXXX escape
+        return None
+    return value
+
+
+def decode_line(line: bytes) -> dict[str, object] | None:
+    """One JSONL row as an object; None for anything else (a torn write, garbage, an array)."""
+    try:
+        row = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return row if isinstance(row, dict) else None
+
+
+class TurnReader:
+    """One transcript's turn so far (``key``, ``phase``), advanced by :meth:`apply` per row."""
+
+    def __init__(self) -> None:
+        self.key: str | None = None
+        self.phase: TurnPhase | None = None
+
+    @property
+    def observation(self) -> TurnObservation | None:
+        if self.key is None or self.phase is None:
+            return None
+        return TurnObservation(self.key, self.phase)
+
+    def feed(self, line: bytes) -> None:
+        """One whole line of the file; one that is not a JSON object is skipped."""
+        row = decode_line(line)
+        if row is not None:
+            self.apply(row)
+
+    def apply(self, row: dict[str, object]) -> None:
+        raise NotImplementedError
