@@ -119,15 +119,13 @@ class CodexInstaller:
 
     def state(self, ctx: Context) -> ProviderState:
         problem = helper_problem(ctx.helper, ctx.env)
-        path = ctx.locations.codex_hooks
-        loaded, status, why = hookconfig.hooks_state(path, spec(ctx), problem, self.provider.value)
-        if status == NEEDS_REPAIR and problem is None:
-            # An install from before the guard: complete otherwise, so still usable.
-            legacy = hookconfig.hooks_state(
-                path, spec(ctx, guard=False), problem, self.provider.value
-            )
-            if legacy[1] == INSTALLED:
-                status, why = INSTALLED, None
+        loaded, status, why = hookconfig.hooks_state_or_legacy(
+            ctx.locations.codex_hooks,
+            spec(ctx),
+            spec(ctx, guard=False),  # an install from before the guard
+            problem,
+            self.provider.value,
+        )
         if status != INSTALLED:
             return ProviderState(status, why)
         if pointers.agents_status(ctx.locations.codex_agents_md, ctx.locations.guide) != INSTALLED:
