@@ -27,7 +27,9 @@ marked started without a start event), and from then on each turn is a run of it
 run id the provider's hooks would give it, so a hook arriving later lands on the same run.
 A turn first seen already ended is started and ended at once, unless it is what the epoch's
 first look found (a difference from the original, which ignores it: a fast answer came and went
-between two looks and no run ever showed it).
+between two looks and no run ever showed it). A ``failed`` turn (Codex's model API error, in
+its rollout) ends ``mytty.native.turnFailed`` → ``failed`` with the error's message (also a
+mytty addition: the original knows only active, completed and interrupted).
 
 Estimation never reports ``waiting-input`` or ``waiting-approval``: nothing here can see them.
 Every event has ``sessionID`` None and a deterministic id (§9.6), so a restarted controller that
@@ -57,6 +59,8 @@ TURN_SUPERSEDED = "mytty.native.turnSuperseded"
 TURN_STARTED = "mytty.native.turnStarted"
 TURN_COMPLETED = "mytty.native.turnCompleted"
 TURN_INTERRUPTED = "mytty.native.turnInterrupted"
+#: A turn the transcript records as failed (Codex's model API error): a mytty addition.
+TURN_FAILED = "mytty.native.turnFailed"
 
 #: Every hookName this module emits (all ``mytty.``-prefixed, so every event is synthesized).
 NATIVE_HOOK_NAMES: frozenset[str] = frozenset(
@@ -69,13 +73,18 @@ NATIVE_HOOK_NAMES: frozenset[str] = frozenset(
         TURN_STARTED,
         TURN_COMPLETED,
         TURN_INTERRUPTED,
+        TURN_FAILED,
     }
 )
 
 _K = AgentEventKind
 
 #: The turn event that ends a turn, by the phase the transcript reports.
-_ENDING = {TurnPhase.COMPLETED: "completed", TurnPhase.INTERRUPTED: "interrupted"}
+_ENDING = {
+    TurnPhase.COMPLETED: "completed",
+    TurnPhase.INTERRUPTED: "interrupted",
+    TurnPhase.FAILED: "failed",
+}
 
 
 class EpochPhase(StrEnum):
@@ -306,7 +315,7 @@ class NativeEpochs:
                     out += self._start_turn(surface_id, epoch, key, now)
                 epoch.active_turn = key
         elif key == epoch.active_turn:
-            out.append(self._turn_event(epoch, key, _ENDING[observation.phase], now))
+            out.append(self._ending(epoch, observation, now))
             epoch.active_turn = None
         elif looked_before and key not in epoch.started_turns:
             # A whole turn between two looks (a fast answer: the real Claude and Codex finish
@@ -317,7 +326,7 @@ class NativeEpochs:
             if epoch.active_turn is not None:
                 out.append(self._turn_event(epoch, epoch.active_turn, "superseded", now))
             out += self._start_turn(surface_id, epoch, key, now)
-            out.append(self._turn_event(epoch, key, _ENDING[observation.phase], now))
+            out.append(self._ending(epoch, observation, now))
             epoch.active_turn = None
         return out
 
@@ -377,20 +386,36 @@ class NativeEpochs:
             return None
         return turn_run_id(epoch.provider, epoch.active_turn), f"{epoch.key}\0{epoch.active_turn}"
 
+    def _ending(self, epoch: Epoch, observation: TurnObservation, now: float) -> AgentEvent:
+        what = _ENDING[observation.phase]
+        message = observation.message if observation.phase is TurnPhase.FAILED else None
+        return self._turn_event(epoch, observation.key, what, now, message=message)
+
     @staticmethod
-    def _turn_event(epoch: Epoch, turn_key: str, what: str, now: float) -> AgentEvent:
+    def _turn_event(
+        epoch: Epoch, turn_key: str, what: str, now: float, *, message: str | None = None
+    ) -> AgentEvent:
         kind, hook = {
             "superseded": (_K.IDLE, TURN_SUPERSEDED),
             "started": (_K.STARTED, TURN_STARTED),
             "completed": (_K.SUCCEEDED, TURN_COMPLETED),
             "interrupted": (_K.IDLE, TURN_INTERRUPTED),
+            "failed": (_K.FAILED, TURN_FAILED),
         }[what]
         event_id = stable_uuid("event", "native", f"turn-{what}", epoch.key, turn_key)
-        return _event(epoch, event_id, turn_run_id(epoch.provider, turn_key), kind, hook, now)
+        run_id = turn_run_id(epoch.provider, turn_key)
+        return _event(epoch, event_id, run_id, kind, hook, now, message=message)
 
 
 def _event(
-    epoch: Epoch, event_id: str, run_id: RunId, kind: AgentEventKind, hook: str, now: float
+    epoch: Epoch,
+    event_id: str,
+    run_id: RunId,
+    kind: AgentEventKind,
+    hook: str,
+    now: float,
+    *,
+    message: str | None = None,
 ) -> AgentEvent:
     return AgentEvent(
         id=event_id,
@@ -400,5 +425,6 @@ def _event(
         kind=kind,
         occurred_at=now,
         session_id=None,
+        message=message,
         hook_name=hook,
     )

@@ -2,7 +2,7 @@
 
 A transcript reader (Claude's project ``.jsonl``, Codex's rollout, Cursor's ``store.db``) turns
 what an agent wrote about its own turns into one :class:`TurnObservation` per pane: the key of
-the turn it is on and whether that turn is active, completed or interrupted. The estimator's
+the turn it is on and whether that turn is active, completed, interrupted or failed. The estimator's
 turn machine (semantics §9.4) acts only when an observation *changes* for a pane, so a reader may
 report the same observation on every pass.
 
@@ -23,6 +23,9 @@ class TurnPhase(StrEnum):
     ACTIVE = "active"
     COMPLETED = "completed"
     INTERRUPTED = "interrupted"
+    #: The turn ended in an error the transcript records (Codex: the model API failed); a
+    #: mytty addition, the original knows only the three above.
+    FAILED = "failed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +34,7 @@ class TurnObservation:
 
     key: str  # Claude promptId, Codex turn_id (else the record's timestamp), Cursor conv#rowid
     phase: TurnPhase
+    message: str | None = None  # why a FAILED turn failed (the error's message)
 
 
 @dataclass(frozen=True, slots=True)

@@ -163,7 +163,7 @@ class Controller:
         self.jobs.usage_of = self.usage.entry
         self.transcript_events = IngestSoon(self.hub.ingest, settle=self.jobs.settle_pane)
         self.transcripts = TranscriptReader(
-            emit=self.transcript_events,
+            emit=self._transcript_emit,
             on_usage=self.usage.pane_usage,
             clock=self.clock.now,
             session_hint=self.jobs.session_in_pane,
@@ -282,6 +282,11 @@ class Controller:
             pass
         finally:
             await self._shutdown()
+
+    def _transcript_emit(self, event: AgentEvent) -> None:
+        # The estimator sees the reader's events too (a Codex API error fails the turn it asks about).
+        self.estimator.source_emitted(event)
+        self.transcript_events(event)
 
     def _wire_estimator(self) -> None:
         self.estimator.attach()

@@ -35,16 +35,16 @@ import asyncio
 import logging
 import os
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from mytty.core import vocab
-from mytty.core.events import AgentEvent, AgentProvider
+from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.core.ids import SurfaceId
-from mytty.core.native_epochs import NativeEpochs, epoch_key, epoch_run_id
+from mytty.core.native_epochs import NativeEpochs, epoch_key, epoch_run_id, turn_run_id
 from mytty.core.runs import AgentRun
 from mytty.core.shell_events import ShellEvent
-from mytty.core.turn_observation import TurnObservation, TurnTarget
+from mytty.core.turn_observation import TurnObservation, TurnPhase, TurnTarget
 from mytty.daemon import procfs
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.clock import DEFAULT_TIMINGS, Clock, Timer, Timings
@@ -114,6 +114,9 @@ class NativeEstimator:
         self.passes = 0  # for tests and the bench
         self._consuming = False
         self._scanning = False
+        #: What the turn source emitted of its own while it was being asked (see
+        #: :meth:`source_emitted`); None when it is not being asked.
+        self._asking: list[AgentEvent] | None = None
 
     # -- wiring -------------------------------------------------------------------------------
     def attach(self) -> None:
@@ -122,6 +125,18 @@ class NativeEstimator:
     def _on_event(self, event: AgentEvent, inserted: bool) -> None:
         if not event.synthesized:
             self.machine.mark_hook_covered(event.surface_id, event.provider)
+
+    def source_emitted(self, event: AgentEvent) -> None:
+        """The turn source emitted an event of its own (wire its ``emit`` through this).
+
+        A Codex turn whose model API failed is a ``failed`` event of the reader on the turn's
+        run, while the observation says only "completed". Seen here while the estimator asks,
+        it makes the observation ``failed``: when a whole turn fell between two looks the
+        reader's event reaches the run before the turn machine starts it (and is ignored), so
+        the machine must end the turn ``failed`` itself rather than ``succeeded``.
+        """
+        if self._asking is not None:
+            self._asking.append(event)
 
     def on_shell_event(self, surface_id: str, event: ShellEvent) -> None:
         """A line of the pane's shell integration: a command finished with its exit status."""
@@ -267,11 +282,15 @@ class NativeEstimator:
             cwd=self._cwd.get(surface),
             session_id=latest.session_id if latest is not None else None,
         )
+        self._asking = []
         try:
             observation = self.turns.observe(target)
         except Exception:  # a reader's bug must not stop estimation
             log.exception("turn source failed for pane %s", surface)
             return
+        finally:
+            emitted, self._asking = self._asking, None
+        observation = _with_failure(observation, emitted, det.provider)
         events = self.machine.observe_turn(surface, observation, self._now())
         if events:
             log.debug("pane %s turn %s: %s", surface, observation, [e.hook_name for e in events])
@@ -405,3 +424,17 @@ class NativeEstimator:
         while not self._queue.empty():
             await self._ingest(self._queue.get_nowait())
             self._queue.task_done()
+
+
+def _with_failure(
+    observation: TurnObservation | None, emitted: list[AgentEvent], provider: AgentProvider
+) -> TurnObservation | None:
+    """``observation`` as ``failed`` (with the message) when the source also emitted a
+    ``failed`` event on that turn's run; otherwise unchanged."""
+    if observation is None or observation.phase is not TurnPhase.COMPLETED:
+        return observation
+    run = turn_run_id(provider, observation.key)
+    for event in emitted:
+        if event.kind is AgentEventKind.FAILED and event.run_id == run:
+            return replace(observation, phase=TurnPhase.FAILED, message=event.message)
+    return observation

@@ -412,3 +412,22 @@ def test_the_first_look_finding_a_finished_turn_starts_nothing() -> None:
     m.observe_turn(S, obs("p2", "active"), T0 + 4)
     m.observe_turn(S, obs("p2", "completed"), T0 + 5)
     assert m.observe_turn(S, obs("p1", "completed"), T0 + 6) == []
+
+
+@pytest.mark.parametrize("seen_active", [True, False])
+def test_a_failed_turn_fails_its_run_with_the_message(seen_active: bool) -> None:
+    """Codex's rollout records the model API error on task_complete (no hook fires): the turn
+    fails with the error's message, seen active first or only once it had ended."""
+    m = ne.NativeEpochs()
+    m.provider_changed(S, CODEX, 41, T0)
+    m.observe_turn(S, None, T0 + 0.5)
+    if seen_active:
+        m.observe_turn(S, obs("t1", "active"), T0 + 1)
+    failed = TurnObservation("t1", TurnPhase.FAILED, "stream disconnected: 400")
+    out = m.observe_turn(S, failed, T0 + 2)
+    assert brief(out)[-1] == ("failed", ne.TURN_FAILED)
+    assert len(out) == (1 if seen_active else 2)
+    end = out[-1]
+    assert end.run_id == ne.turn_run_id(CODEX, "t1") and end.message == "stream disconnected: 400"
+    assert end.id == stable_uuid("event", "native", "turn-failed", key(41, 0, CODEX), "t1")
+    assert m.provider_changed(S, None, None, T0 + 3) == []  # nothing active any more

@@ -317,3 +317,49 @@ def test_exits_elsewhere_never_postpone_the_full_pass(tmp_path: Path) -> None:
         assert w.est.detection(SURFACE) == Detection(CLAUDE, 4242, 4242)
 
     scenario(tmp_path, body)
+
+
+def test_a_failure_the_source_emits_while_asked_fails_the_turn_it_first_sees_ended(
+    tmp_path: Path,
+) -> None:
+    """Codex's API error: the reader emits its own ``failed`` event on the turn's run while it
+    is asked, and reports the turn "completed". A whole turn between two looks then ends
+    ``failed`` with the message (not ``succeeded``: the reader's event came before the start)."""
+    codex = AgentProvider.CODEX
+
+    class FailingTurns(Turns):
+        def observe(self, target: TurnTarget) -> TurnObservation | None:
+            seen = super().observe(target)
+            if seen is not None:
+                w.est.source_emitted(
+                    AgentEvent(
+                        id="F" * 8,
+                        run_id=turn_run_id(codex, seen.key),
+                        surface_id=SURFACE,
+                        provider=codex,
+                        kind=AgentEventKind.FAILED,
+                        occurred_at=0.0,
+                        message="unexpected status 400: boom",
+                        hook_name="mytty.codexTurnFailed",
+                    )
+                )
+            return seen
+
+    w: World
+
+    async def body(world: World) -> None:
+        nonlocal w
+        w = world
+        w.est.turns = turns = FailingTurns()
+        w.show(codex, 4242)
+        await w.advance(0.5)  # detected; no turn yet
+        turns.now = TurnObservation("t1", TurnPhase.COMPLETED)
+        await w.advance(0.5)
+        assert w.hook_names() == ["mytty.native.turnStarted", "mytty.native.turnFailed"]
+        run = w.hub.book.get(turn_run_id(codex, "t1"))
+        assert run is not None and run.state is AgentRunState.FAILED, run
+        assert run.message == "unexpected status 400: boom"
+        w.est.source_emitted(w.inserted[0])  # not being asked: nothing is kept
+        assert w.est._asking is None
+
+    scenario(tmp_path, body)

@@ -255,3 +255,17 @@ def test_a_turn_answered_between_two_looks_completes_the_job(native: Mytty, prov
         ("succeeded", NATIVE + "turnCompleted"),
     ]
     assert standin_in(m, pane, provider).pid > 0  # the agent is still there, at its prompt
+
+
+def test_a_fast_codex_turn_whose_model_api_failed_fails_the_job(native: Mytty) -> None:
+    """Codex 0.171 records a model API error on the turn's task_complete (``error.message``):
+    the turn, first seen already ended, fails with that message (it was `succeeded`: the
+    reader's failure event reached the run before the turn's start, so it was dropped)."""
+    m = native
+    task = "Ask the model.\n@standin: boot 1.5; apierror"
+    job = spawn(m, "--provider", "codex", "--task", task, "--anchor", new_anchor(m))
+    pane = pane_of(job)
+    done = completed(m, job, timeout=40)
+    assert done["state"] == "failed", (done, hook_names(m, pane))
+    assert "stand-in API error" in (done["message"] or ""), done
+    assert hook_names(m, pane)[-1] == ("failed", NATIVE + "turnFailed")

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from tests.e2e.events_support import stored_events
 from tests.e2e.jobs_support import (
     agent_result,
@@ -95,18 +93,19 @@ def test_codex_without_hooks_completes_through_native_estimation(user: RealUser)
     _native_answer(user, "codex")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Codex 0.171.0 ends a turn whose model API failed with task_complete carrying "
-    "last_agent_message null and error.message; the rollout parser (core/transcript_codex.py, "
-    "owner tx) reads every task_complete as completed, so the job ends succeeded",
-)
 def test_codex_api_error_without_hooks_fails_the_job_with_the_message(user: RealUser) -> None:
+    """Codex 0.171.0 writes the turn's ``task_complete`` with ``last_agent_message: null`` and
+    ``error.message`` when the model API fails, and fires no hook: the job is ``failed`` with
+    that message (the original's turn machine knows only active/completed/interrupted)."""
     message = "mock failure: the scripted API error"
     user.openai.script(Turn.error(400, message))
     _no_integration(user)
     job = _spawn(user, "codex", "Say hello.")
     done = completed(user.m, job, 120)
-    assert done["state"] == "failed", done
+    pane = pane_of(job)
+    names = [
+        (e["kind"], e["hookName"], e["runID"]["rawValue"][:8]) for e in _pane_events(user, pane)
+    ]
+    assert done["state"] == "failed", names
     assert message in (done["message"] or ""), done
     user.assert_no_leaks("codex")
