@@ -97,11 +97,17 @@ def team(m: Mytty, *, providers: tuple[str, ...] = PROVIDERS) -> Mytty:
     return m
 
 
-def running_team(*, providers: tuple[str, ...] = PROVIDERS) -> Iterator[Mytty]:
+def running_team(
+    *, providers: tuple[str, ...] = PROVIDERS, config: str | None = None
+) -> Iterator[Mytty]:
     """A started controller with these stand-ins and integrations, closed when the generator
-    is (a module fixture's body: ``yield from running_team(...)``)."""
+    is (a fixture's body: ``yield from running_team(...)``); ``config``: the text of the
+    config.toml it starts with."""
     m = Mytty()
     try:
+        if config is not None:
+            m.mytty_home.mkdir(mode=0o700, parents=True)
+            (m.mytty_home / "config.toml").write_text(config)
         m.start()
         team(m, providers=providers)
         yield m

@@ -11,9 +11,9 @@ from tests.e2e.jobs_support import (
     expected_argv,
     new_anchor,
     pane_of,
+    running_team,
     spawn,
     standin_in,
-    team,
 )
 from tests.support.harness import Mytty
 
@@ -22,15 +22,7 @@ pytestmark = pytest.mark.tmux
 
 @pytest.fixture
 def reviewing_team() -> Iterator[Mytty]:
-    m = Mytty()
-    try:
-        m.mytty_home.mkdir(parents=True)
-        (m.mytty_home / "config.toml").write_text('[spawn]\naccess = "review"\n')
-        m.start()
-        team(m, providers=("codex",))
-        yield m
-    finally:
-        m.close()
+    yield from running_team(providers=("codex",), config='[spawn]\naccess = "review"\n')
 
 
 def test_a_configured_access_applies_when_none_is_given(reviewing_team: Mytty) -> None:

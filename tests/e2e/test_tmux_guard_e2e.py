@@ -19,9 +19,9 @@ from tests.e2e.jobs_support import (
     job_id,
     new_anchor,
     pane_of,
+    running_team,
     spawn,
     standin_in,
-    team,
 )
 from tests.e2e.test_hooks_e2e import hook_log
 from tests.support.harness import Mytty
@@ -29,27 +29,14 @@ from tests.support.harness import Mytty
 pytestmark = pytest.mark.tmux
 
 
-def _mytty(config: str | None = None) -> Iterator[Mytty]:
-    m = Mytty()
-    try:
-        if config is not None:
-            m.mytty_home.mkdir(mode=0o700)
-            (m.mytty_home / "config.toml").write_text(config)
-        m.start()
-        team(m, providers=("claude",))
-        yield m
-    finally:
-        m.close()
-
-
 @pytest.fixture
 def guarded() -> Iterator[Mytty]:
-    yield from _mytty()
+    yield from running_team(providers=("claude",))
 
 
 @pytest.fixture
 def unguarded() -> Iterator[Mytty]:
-    yield from _mytty("[spawn]\nguard_tmux_server = false\n")
+    yield from running_team(providers=("claude",), config="[spawn]\nguard_tmux_server = false\n")
 
 
 def _run_in_worker(m: Mytty, command: str) -> tuple[dict[str, Any], dict[str, Any]]:
