@@ -258,6 +258,11 @@ def kill9_and_settle(m: Mytty) -> None:
     loses its tmux connection a moment later (reported to the lead; app/bootstrap territory).
     """
     m.kill9()
+    settle_after_kill(m)
+
+
+def settle_after_kill(m: Mytty) -> None:
+    """Wait until tmux has noticed a killed controller: its private session has ended."""
 
     def private_session_gone() -> bool:
         done = subprocess.run(

@@ -38,6 +38,7 @@ from tests.e2e.events_support import (
     make_event,
     new_id,
     send_bytes,
+    settle_after_kill,
     stored_events,
 )
 from tests.support.harness import MYTTY, Mytty, wait_until
@@ -173,22 +174,7 @@ def kill_while_starting(m: Mytty, point: str | None) -> None:
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-    settle(m)  # as after any kill -9: let tmux notice before the next start
-
-
-def settle(m: Mytty) -> None:
-    """Wait until tmux has noticed a killed controller (see kill9_and_settle)."""
-
-    def private_session_gone() -> bool:
-        done = subprocess.run(
-            ["tmux", "-S", m.socket, "has-session", "-t", "=_mytty"],
-            env=m.env,
-            capture_output=True,
-            check=False,
-        )
-        return done.returncode != 0
-
-    wait_until(private_session_gone, timeout=10, message="the private tmux session to end")
+    settle_after_kill(m)  # as after any kill -9: let tmux notice before the next start
 
 
 def crash_rounds(
