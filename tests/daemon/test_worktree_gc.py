@@ -21,25 +21,9 @@ from mytty.core.worktree_safety import Merged
 from mytty.daemon.worktree import resolve_worktree, worktree_path
 from mytty.daemon.worktree_gc import gc, list_worktrees, orphaned_worktrees, worktree_of_job
 from mytty.daemon.worktree_record import WorktreeRecord
+from tests.support.git_repo import git, git_identity  # noqa: F401 - autouse fixture
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-
-
-@pytest.fixture(autouse=True)
-def _git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
-    for var in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"):
-        monkeypatch.setenv(var, "mytty test")
-    for var in ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"):
-        monkeypatch.setenv(var, "test@example.invalid")
-
-
-def git(cwd: Path | str, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(cwd), *args], check=True, capture_output=True, text=True
-    ).stdout.strip()
 
 
 def commit(cwd: Path, name: str, text: str) -> str:
