@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import LIST, Command, Option, Values
 from mytty.core import codes
+from mytty.core.vocab import JOB_STATES  # plain strings: --state is checked without the tracker
 
 if TYPE_CHECKING:
     from mytty.control.base import Request
@@ -20,21 +21,6 @@ if TYPE_CHECKING:
 
     class AgentListContext(JobStore, PaneFacts, Protocol):
         """What ``agent_list`` uses of the controller."""
-
-
-#: The job states ``--state`` accepts (the values of ``core.jobs.AgentJobState``; a test pins
-#: them), as plain strings so ``mytty-ctl`` checks them without importing the tracker.
-JOB_STATES: tuple[str, ...] = (
-    "launching",
-    "running",
-    "waiting-input",
-    "waiting-approval",
-    "succeeded",
-    "failed",
-    "disconnected",
-    "launch-failed",
-    "lost",
-)
 
 
 def _client(request: dict[str, object], values: Values) -> None:

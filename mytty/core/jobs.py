@@ -51,6 +51,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from mytty.core import vocab
 from mytty.core.events import AgentRunState, WorkerProvider
 from mytty.core.ids import JobId, RunId, SurfaceId, stable_uuid
 from mytty.core.job_launch import JobLaunch
@@ -64,15 +65,15 @@ INTERRUPTED_MESSAGE = "The run was interrupted or superseded before it finished.
 
 
 class AgentJobState(StrEnum):
-    LAUNCHING = "launching"
-    RUNNING = "running"
-    WAITING_INPUT = "waiting-input"
-    WAITING_APPROVAL = "waiting-approval"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
-    DISCONNECTED = "disconnected"
-    LAUNCH_FAILED = "launch-failed"
-    LOST = "lost"
+    LAUNCHING = vocab.LAUNCHING
+    RUNNING = vocab.RUNNING
+    WAITING_INPUT = vocab.WAITING_INPUT
+    WAITING_APPROVAL = vocab.WAITING_APPROVAL
+    SUCCEEDED = vocab.SUCCEEDED
+    FAILED = vocab.FAILED
+    DISCONNECTED = vocab.DISCONNECTED
+    LAUNCH_FAILED = vocab.LAUNCH_FAILED
+    LOST = vocab.LOST
 
 
 _J = AgentJobState

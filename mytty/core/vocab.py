@@ -53,6 +53,28 @@ JOB_WAIT_CONDITIONS: tuple[str, ...] = (RUNNING, ATTENTION, COMPLETED)
 #: How long ``wait`` and ``agent wait`` wait when no ``--timeout-seconds`` is given.
 DEFAULT_WAIT_TIMEOUT_S = 120.0
 
+#: A job's states (``AgentJobState`` in mytty.core.jobs), in its order: what ``agent list
+#: --state`` accepts and a job's ``state`` says. ``running`` is the word above.
+LAUNCHING = "launching"
+WAITING_INPUT = "waiting-input"
+WAITING_APPROVAL = "waiting-approval"
+SUCCEEDED = "succeeded"
+FAILED = "failed"
+DISCONNECTED = "disconnected"
+LAUNCH_FAILED = "launch-failed"
+LOST = "lost"
+JOB_STATES: tuple[str, ...] = (
+    LAUNCHING,
+    RUNNING,
+    WAITING_INPUT,
+    WAITING_APPROVAL,
+    SUCCEEDED,
+    FAILED,
+    DISCONNECTED,
+    LAUNCH_FAILED,
+    LOST,
+)
+
 #: The hook integration states ``integration list`` reports.
 # Final so that the type checker reads each as its Literal (returned where a status is due).
 INSTALLED: Final = "installed"

@@ -238,8 +238,8 @@ def test_agent_list_shows_the_callers_jobs_and_filters() -> None:
 
 
 def test_the_state_names_of_agent_list_are_the_job_states() -> None:
-    from mytty.control.agent_list import JOB_STATES
     from mytty.core.jobs import AgentJobState
+    from mytty.core.vocab import JOB_STATES
 
     assert tuple(s.value for s in AgentJobState) == JOB_STATES
 
