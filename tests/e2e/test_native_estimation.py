@@ -246,11 +246,14 @@ def test_a_turn_answered_between_two_looks_completes_the_job(native: Mytty, prov
     done = completed(m, job, timeout=40)
     assert done["state"] == "succeeded", done
     # The epoch's run (started once the 1 s grace passed) hands off to the turn, which the
-    # job follows: before, the hand-off's idle ended the job `disconnected` (and with the
-    # 3 s grace, no run at all: `launch-failed`).
-    assert hook_names(m, pane) == [
-        ("started", NATIVE + "launchObserved"),
-        ("idle", NATIVE + "turnHandoff"),
+    # job follows: before, the hand-off's idle ended the job `disconnected` (and within the
+    # grace, as with the 3 s default, no run at all: `launch-failed`).
+    names = hook_names(m, pane)
+    assert names[:-2] in (
+        [],
+        [("started", NATIVE + "launchObserved"), ("idle", NATIVE + "turnHandoff")],
+    )
+    assert names[-2:] == [
         ("started", NATIVE + "turnStarted"),
         ("succeeded", NATIVE + "turnCompleted"),
     ]
@@ -268,4 +271,5 @@ def test_a_fast_codex_turn_whose_model_api_failed_fails_the_job(native: Mytty) -
     done = completed(m, job, timeout=40)
     assert done["state"] == "failed", (done, hook_names(m, pane))
     assert "stand-in API error" in (done["message"] or ""), done
-    assert hook_names(m, pane)[-1] == ("failed", NATIVE + "turnFailed")
+    # The reader's own mytty.codexTurnFailed is stored too (ignored or redundant on the run).
+    assert ("failed", NATIVE + "turnFailed") in hook_names(m, pane)
