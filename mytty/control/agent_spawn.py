@@ -272,7 +272,8 @@ zoomed, and stays so"` (a mytty addition; the original always split the anchor's
 | `inherit` | the lead's flags (see below) | the lead's flags, plus `-a never` unless it chose an approval policy | the lead's flags |
 
 Leaving `--access` out means `inherit` when the anchor pane's foreground agent is the same
-provider as the worker, else `workspace-write`. `inherit` copies the permission flags from the
+provider as the worker, else `workspace-write` (unless `access` under `[spawn]` in config.toml
+names a mode: [config.md](config.md#spawn)). `inherit` copies the permission flags from the
 lead agent's command line (`--permission-mode`, `--dangerously-skip-permissions`; codex
 `-s/--sandbox`, `-a/--ask-for-approval`, `--full-auto`, `--yolo`,
 `--dangerously-bypass-approvals-and-sandbox`; cursor `--mode`, `--force`, `--sandbox`), stopping
