@@ -30,17 +30,12 @@ BINARY = {"claude": "claude", "codex": "codex", "cursor": "cursor-agent"}
 #: The integration (AgentProvider) name of each worker provider.
 INTEGRATION = {"claude": "claude-code", "codex": "codex", "cursor": "cursor"}
 PROVIDERS = ("claude", "codex", "cursor")
-ALL_STANDINS = tuple(BINARY.values())
 
 UUID_RE = re.compile(r"[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}")
 TERMINAL_STATES = {"succeeded", "failed", "disconnected", "launch-failed", "lost"}
 
 
 # -- the test user's environment -------------------------------------------------------------------
-
-
-def standins_present() -> bool:
-    return all((TESTS_DIR / "standins" / name).exists() for name in ALL_STANDINS)
 
 
 def configure_shell(m: Mytty, bashrc: str) -> None:
