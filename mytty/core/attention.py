@@ -206,18 +206,8 @@ class AttentionBook:
 
         Like a failure, it is resolved when a run starts on the pane (the human retried there).
         """
-        if job_id in self._items:
-            return None
-        return self._add(
-            AttentionItem(
-                id=job_id,
-                surface_id=surface_id,
-                run_id=RunId(job_id),  # no run exists: the job's id stands in
-                provider=provider,
-                kind=AttentionKind.LAUNCH_FAILURE,
-                message=message,
-                created_at=at,
-            )
+        return self._add_job_item(
+            job_id, job_id, surface_id, provider, AttentionKind.LAUNCH_FAILURE, message, at
         )
 
     def add_budget_item(
@@ -230,6 +220,22 @@ class AttentionBook:
         at: float,
     ) -> AttentionItem | None:
         """A job's token-budget item (see the module docstring); None if ``item_id`` is known."""
+        return self._add_job_item(
+            item_id, job_id, surface_id, provider, AttentionKind.BUDGET, message, at
+        )
+
+    def _add_job_item(
+        self,
+        item_id: str,
+        job_id: JobId,
+        surface_id: SurfaceId,
+        provider: AgentProvider,
+        kind: AttentionKind,
+        message: str,
+        at: float,
+    ) -> AttentionItem | None:
+        """An item about a job rather than a run (None if ``item_id`` is known): the job's id
+        stands in for the run, which may not exist."""
         if item_id in self._items:
             return None
         return self._add(
@@ -238,7 +244,7 @@ class AttentionBook:
                 surface_id=surface_id,
                 run_id=RunId(job_id),
                 provider=provider,
-                kind=AttentionKind.BUDGET,
+                kind=kind,
                 message=message,
                 created_at=at,
             )
