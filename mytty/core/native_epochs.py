@@ -389,11 +389,19 @@ class NativeEpochs:
     def _ending(self, epoch: Epoch, observation: TurnObservation, now: float) -> AgentEvent:
         what = _ENDING[observation.phase]
         message = observation.message if observation.phase is TurnPhase.FAILED else None
-        return self._turn_event(epoch, observation.key, what, now, message=message)
+        return self._turn_event(
+            epoch, observation.key, what, now, message=message, answer=observation.answer
+        )
 
     @staticmethod
     def _turn_event(
-        epoch: Epoch, turn_key: str, what: str, now: float, *, message: str | None = None
+        epoch: Epoch,
+        turn_key: str,
+        what: str,
+        now: float,
+        *,
+        message: str | None = None,
+        answer: str | None = None,
     ) -> AgentEvent:
         kind, hook = {
             "superseded": (_K.IDLE, TURN_SUPERSEDED),
@@ -404,7 +412,7 @@ class NativeEpochs:
         }[what]
         event_id = stable_uuid("event", "native", f"turn-{what}", epoch.key, turn_key)
         run_id = turn_run_id(epoch.provider, turn_key)
-        return _event(epoch, event_id, run_id, kind, hook, now, message=message)
+        return _event(epoch, event_id, run_id, kind, hook, now, message=message, answer=answer)
 
 
 def _event(
@@ -416,6 +424,7 @@ def _event(
     now: float,
     *,
     message: str | None = None,
+    answer: str | None = None,
 ) -> AgentEvent:
     return AgentEvent(
         id=event_id,
@@ -427,4 +436,5 @@ def _event(
         session_id=None,
         message=message,
         hook_name=hook,
+        last_assistant_message=answer,
     )

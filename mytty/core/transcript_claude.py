@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from mytty.core.answers import clip_answer
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider, parse_timestamp
 from mytty.core.ids import RunId, SurfaceId, stable_uuid
 from mytty.core.transcript_rows import MAX_ID_BYTES, TurnReader, valid_identifier
@@ -73,6 +74,20 @@ def _text_of(content: object) -> str | None:
                 text = block.get("text")
                 return text if isinstance(text, str) else None
     return None
+
+
+def _all_text(content: object) -> str | None:
+    """Every text block of an assistant message, in order (what the turn said last)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    texts = [
+        b["text"]
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    ]
+    return "\n".join(texts) if texts else None
 
 
 def _has_block(content: object, kind: str) -> bool:
@@ -145,6 +160,7 @@ class ClaudeTranscript(TurnReader):
             stop = message.get("stop_reason")
             if stop == "end_turn":
                 self._set(TurnPhase.COMPLETED)
+                self.answer = clip_answer(_all_text(message.get("content")))
             elif stop == "tool_use":
                 self._set(TurnPhase.ACTIVE)
         elif kind == "system" and row.get("subtype") == "turn_duration":
@@ -162,7 +178,7 @@ class ClaudeTranscript(TurnReader):
         text = _text_of(content)
         if text is None or not text.strip() or text.lstrip().startswith(_INJECTED_PREFIXES):
             return
-        self.key, self.phase = prompt_id, TurnPhase.ACTIVE
+        self.key, self.phase, self.answer = prompt_id, TurnPhase.ACTIVE, None
         try:
             self.prompt_at = parse_timestamp(row.get("timestamp"))
         except ValueError:

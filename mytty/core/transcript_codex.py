@@ -16,6 +16,7 @@ The model comes from ``turn_context.payload.model``, the session id from ``sessi
 
 from __future__ import annotations
 
+from mytty.core.answers import clip_answer
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.core.ids import RunId, SurfaceId, stable_uuid
 from mytty.core.transcript_rows import MAX_ID_BYTES, TurnReader, valid_identifier
@@ -107,8 +108,11 @@ class CodexRollout(TurnReader):
             key = valid_identifier(payload.get("turn_id")) or valid_identifier(row.get("timestamp"))
             if key is not None:
                 self.key, self.phase, self.failure = key, TurnPhase.ACTIVE, None
+                self.answer = None
         elif event == "task_complete":
             self._end(payload, TurnPhase.COMPLETED)
+            if self.phase is TurnPhase.COMPLETED:
+                self.answer = clip_answer(payload.get("last_agent_message"))
             error = payload.get("error")
             if self.key is not None and self.phase is TurnPhase.COMPLETED and error is not None:
                 self.failure = (self.key, _error_message(error))

@@ -44,12 +44,15 @@ class TurnReader:
     def __init__(self) -> None:
         self.key: str | None = None
         self.phase: TurnPhase | None = None
+        #: The current turn's final answer, once the transcript gave it.
+        self.answer: str | None = None
 
     @property
     def observation(self) -> TurnObservation | None:
         if self.key is None or self.phase is None:
             return None
-        return TurnObservation(self.key, self.phase)
+        answer = self.answer if self.phase is TurnPhase.COMPLETED else None
+        return TurnObservation(self.key, self.phase, answer=answer)
 
     def feed(self, line: bytes) -> None:
         """One whole line of the file; one that is not a JSON object is skipped."""

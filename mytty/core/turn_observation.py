@@ -35,6 +35,8 @@ class TurnObservation:
     key: str  # Claude promptId, Codex turn_id (else the record's timestamp), Cursor conv#rowid
     phase: TurnPhase
     message: str | None = None  # why a FAILED turn failed (the error's message)
+    #: A COMPLETED turn's final answer (its last assistant text), clipped like a hook's.
+    answer: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

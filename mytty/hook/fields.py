@@ -5,8 +5,9 @@ controller can store it as-is. This module sits on the hook's hot path, so it im
 and ``json`` (both already loaded by the helper).
 """
 
-import json
 import re
+
+from mytty.core.answers import clamp_utf8
 
 #: Session ids (and other identifiers) longer than this are dropped, not cut.
 MAX_IDENTIFIER_BYTES = 256
@@ -16,11 +17,6 @@ MAX_TOOL_USE_ID_BYTES = 256
 MAX_TOOL_NAME_BYTES = 128
 #: The server does not bound messages, so the helper does; long enough for any prompt title.
 MAX_MESSAGE_BYTES = 4096
-#: The final answer's budget as encoded JSON (escapes included): half of the 64 KiB envelope,
-#: so the envelope always fits whatever the other fields hold.
-MAX_ANSWER_JSON_BYTES = 32 * 1024
-#: Put where the middle of a long answer was cut; ``{}`` is the number of characters left out.
-ANSWER_CUT_MARKER = "\n\n[… mytty cut {} characters from the middle of this answer …]\n\n"
 
 # Unicode general category Cc: C0, DEL and C1.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
@@ -36,22 +32,6 @@ def object_field(obj: dict[str, object], key: str) -> dict[str, object] | None:
     """``obj[key]`` when it is a JSON object, else None."""
     value = obj.get(key)
     return value if isinstance(value, dict) else None
-
-
-def clamp_utf8(text: str, limit: int) -> str:
-    """Cut ``text`` to at most ``limit`` UTF-8 bytes without splitting a character.
-
-    Lone surrogates (possible after a ``\\udXXX`` JSON escape) cannot be encoded; they become
-    ``?`` so the event always serialises.
-    """
-    try:
-        raw = text.encode("utf-8")
-    except UnicodeEncodeError:
-        raw = text.encode("utf-8", "replace")
-        text = raw.decode("utf-8")
-    if len(raw) <= limit:
-        return text
-    return raw[:limit].decode("utf-8", "ignore")
 
 
 def sanitize_session_id(value: object) -> str | None:
@@ -107,28 +87,3 @@ def first_message(obj: dict[str, object], keys: tuple[str, ...]) -> str | None:
 def approval_message(tool_name: str | None) -> str | None:
     """The fallback text of an approval request that carries no message of its own."""
     return f"{tool_name} requires approval" if tool_name else None
-
-
-def _json_size(text: str) -> int:
-    return len(json.dumps(text, ensure_ascii=False).encode("utf-8"))
-
-
-def clip_answer(value: object, limit: int = MAX_ANSWER_JSON_BYTES) -> str | None:
-    """The agent's final answer, fitted into ``limit`` bytes of encoded JSON; None when empty.
-
-    A long answer keeps its beginning and its end (where a worker's summary and conclusions
-    are) and says how many characters were cut from the middle. Lone surrogates become ``?``.
-    """
-    if not isinstance(value, str) or not value:
-        return None
-    text = clamp_utf8(value, len(value) * 4)  # only repairs lone surrogates
-    if _json_size(text) <= limit:
-        return text
-    keep = limit // 2
-    while keep > 0:
-        head, tail = text[: keep // 2], text[len(text) - keep // 2 :]
-        clipped = head + ANSWER_CUT_MARKER.format(len(text) - len(head) - len(tail)) + tail
-        if _json_size(clipped) <= limit:
-            return clipped
-        keep = keep * 3 // 4
-    return None

@@ -8,12 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mytty.core.answers import MAX_ANSWER_JSON_BYTES, clamp_utf8, clip_answer
 from mytty.hook.fields import (
-    MAX_ANSWER_JSON_BYTES,
     MAX_MESSAGE_BYTES,
     approval_message,
-    clamp_utf8,
-    clip_answer,
     sanitize_message,
     sanitize_session_id,
     sanitize_tool_name,

@@ -1,9 +1,9 @@
 """What the Claude Code and Codex adapters share: turn-keyed runs from session hooks."""
 
+from mytty.core.answers import clip_answer
 from mytty.hook import mapping as k
 from mytty.hook.fields import (
     approval_message,
-    clip_answer,
     first_message,
     sanitize_session_id,
     sanitize_tool_use_id,
