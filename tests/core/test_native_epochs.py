@@ -189,6 +189,21 @@ def test_turns_split_a_started_epoch() -> None:
     assert m.provider_changed(S, None, None, T0 + 10) == []
 
 
+def test_a_completed_turn_carries_its_answer_to_the_run() -> None:
+    m = ne.NativeEpochs()
+    started(m)
+    begun = m.observe_turn(S, obs("p1", "active"), T0 + 4)
+    answer = TurnObservation("p1", TurnPhase.COMPLETED, answer="All three tests pass.")
+    [done] = m.observe_turn(S, answer, T0 + 5)
+    assert done.kind is AgentEventKind.SUCCEEDED and done.id == turn_id("completed", "p1")
+    assert done.last_assistant_message == "All three tests pass."
+    book = RunBook()
+    for event in [*begun, done]:
+        book.apply(event)
+    run = book.get(done.run_id)
+    assert run is not None and run.last_assistant_message == "All three tests pass."
+
+
 def test_a_pending_epoch_switches_to_turns_without_an_epoch_start() -> None:
     m = ne.NativeEpochs()
     m.provider_changed(S, CODEX, 41, T0)

@@ -63,6 +63,24 @@ def prompt_ids(name: str) -> list[str]:
     return seen
 
 
+def end_turn_text(name: str) -> str:
+    """The text of the fixture's first end_turn assistant row, read with plain json."""
+    for line in lines(name):
+        row = json.loads(line)
+        message = row.get("message") or {}
+        if row.get("type") == "assistant" and message.get("stop_reason") == "end_turn":
+            return "\n".join(b["text"] for b in message["content"] if b.get("type") == "text")
+    raise AssertionError(f"no end_turn in {name}")
+
+
+def last_agent_message(name: str) -> str:
+    for line in lines(name):
+        row = json.loads(line)
+        if row.get("type") == "event_msg" and row["payload"].get("type") == "task_complete":
+            return str(row["payload"]["last_agent_message"])
+    raise AssertionError(f"no task_complete in {name}")
+
+
 # -- Claude: turns ---------------------------------------------------------------------------
 
 
@@ -78,7 +96,12 @@ def test_claude_turn_with_a_tool_completes_then_the_next_prompt_starts_a_new_tur
     assert phases == [
         None,
         TurnObservation(first, TurnPhase.ACTIVE),  # the typed prompt, then tool_use/tool_result
-        TurnObservation(first, TurnPhase.COMPLETED),  # end_turn (then turn_duration)
+        # end_turn (then turn_duration), with the turn's answer
+        TurnObservation(
+            first,
+            TurnPhase.COMPLETED,
+            answer=end_turn_text("claude_tool_turn_then_prompt.jsonl"),
+        ),
         TurnObservation(second, TurnPhase.ACTIVE),  # the next prompt, still streaming
     ]
     assert t.interrupt is None
@@ -268,9 +291,9 @@ def test_codex_rollout_splits_turns_and_esc_aborts_the_second() -> None:
     assert seen == [
         None,
         TurnObservation(first, TurnPhase.ACTIVE),
-        TurnObservation(first, TurnPhase.COMPLETED),
+        TurnObservation(first, TurnPhase.COMPLETED, answer=last_agent_message(name)),
         TurnObservation(second, TurnPhase.ACTIVE),
-        TurnObservation(second, TurnPhase.INTERRUPTED),
+        TurnObservation(second, TurnPhase.INTERRUPTED),  # an interrupted turn has no answer
     ]
     assert r.session_id == "01a2318b-7b16-7122-928b-44fbd98f7aa0"
 

@@ -102,7 +102,9 @@ def test_claude_by_session_reads_only_what_was_appended(
     append(path, rest[:10])  # a torn write: half a line
     assert world.observe(session="sess-1") == TurnObservation(prompt, TurnPhase.ACTIVE)
     append(path, rest[10:])
-    assert world.observe(session="sess-1") == TurnObservation(prompt, TurnPhase.COMPLETED)
+    done = world.observe(session="sess-1")
+    assert done is not None and (done.key, done.phase) == (prompt, TurnPhase.COMPLETED)
+    assert done.answer  # the end_turn row's text came with it
     assert reads == [10, len(rest) - 10]  # each byte read once
     usage = world.reader.usage(SURFACE)
     assert usage is not None and usage.tokens == TokenUsage(input=20, output=10)

@@ -95,13 +95,6 @@ def test_codex_without_hooks_completes_through_native_estimation(user: RealUser)
     _native_answer(user, "codex")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="without hooks nothing carries the answer into the run: the transcript readers "
-    "(core/transcript_claude.py, transcript_codex.py, owner tx) report no last message with a "
-    "completed turn (Claude's end_turn text, Codex's task_complete last_agent_message), so "
-    "agent result's lastAssistantMessage is null; the answer is only in the pane text",
-)
 @pytest.mark.parametrize("provider", ["claude", "codex"])
 def test_without_hooks_the_result_has_the_last_assistant_message(
     user: RealUser, provider: str
