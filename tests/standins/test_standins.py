@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.harness import kill_processes_naming
+
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "hook" / "fixtures"
 
@@ -117,7 +119,12 @@ def box(tmp_path: Path) -> Iterator[Sandbox]:
         REC_FILE=str(tmp_path / "rec.jsonl"),
         MYTTY_SURFACE_ID="11111111-2222-4333-8444-555555555555",
     )
-    yield Sandbox(tmp_path, home, bin_dir, records, tmp_path / "rec.jsonl", recorder, env)
+    try:
+        yield Sandbox(tmp_path, home, bin_dir, records, tmp_path / "rec.jsonl", recorder, env)
+    finally:
+        # A stand-in codex started without --no-daemon leaves its shared background server
+        # running, as the real one does: tests must not leak it.
+        kill_processes_naming(tmp_path)
 
 
 def write_json(path: Path, obj: Any) -> None:

@@ -112,6 +112,24 @@ class BackgroundCtl:
             self.proc.communicate()
 
 
+def kill_processes_naming(path: Path) -> None:
+    """SIGKILL every process (but this one) whose command line names ``path``."""
+    marker = str(path).encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read()
+        except OSError:
+            continue
+        if marker in cmdline:
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+            except OSError:
+                pass
+
+
 class Mytty:
     """A tmux server plus a controller, both private to one test."""
 
@@ -258,20 +276,7 @@ class Mytty:
     def _kill_leftovers(self) -> None:
         """Kill any process still naming this test's directory (a server a test replaced,
         a control client or controller orphaned by kill -9): tests must not leak processes."""
-        marker = str(self.root).encode()
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit() or int(entry) == os.getpid():
-                continue
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    cmdline = f.read()
-            except OSError:
-                continue
-            if marker in cmdline:
-                try:
-                    os.kill(int(entry), signal.SIGKILL)
-                except OSError:
-                    pass
+        kill_processes_naming(self.root)
 
     # -- clients --------------------------------------------------------------------------------
     @property
