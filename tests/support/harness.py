@@ -161,6 +161,9 @@ class Mytty:
             TERM="xterm-256color",
             MYTTY_STANDIN_DIR=str(self.standin_dir),
             CODEX_HOME=str(self.home / ".codex"),
+            # `tmux -L NAME` in a test (the guard's allowed case) makes its socket here, never
+            # in the machine's /tmp/tmux-UID.
+            TMUX_TMPDIR=str(self.root),
             # A handler answering a code its declaration does not list fails loudly.
             MYTTY_STRICT_ERRORS="1",
         )
