@@ -264,8 +264,10 @@ class Driver:
         anchor = box.ctl("new-tab", "--cwd", str(box.work))["paneID"]
         self.anchor = str(anchor)
 
-    def spawn(self, task: str) -> tuple[str, str]:
-        """Start a worker; returns (job id, pane id)."""
+    def spawn(self, task: str, *, inherit_from: str | None = None) -> tuple[str, str]:
+        """Start a worker (inheriting the mode of the lead in ``inherit_from``, when given);
+        returns (job id, pane id)."""
+        access = ["--access", "inherit"] if inherit_from is not None else []
         job = self.box.ctl(
             "agent",
             "spawn",
@@ -274,9 +276,10 @@ class Driver:
             "--task",
             task,
             "--anchor",
-            self.anchor,
+            inherit_from or self.anchor,
             "--cwd",
             str(self.box.work),
+            *access,
         )["job"]
         return str(job["jobID"]["rawValue"]), str(job["paneID"]["rawValue"]).upper()
 
@@ -312,6 +315,13 @@ class Driver:
     def close(self, job: str) -> None:
         with contextlib.suppress(VerifyError):
             self.box.ctl("agent", "close", job)
+
+
+def _screen(box: Sandbox, pane: str) -> str:
+    try:
+        return str(box.ctl("read", pane)["content"]["text"])
+    except VerifyError:
+        return ""
 
 
 def _wait_for(condition: Callable[[], bool], timeout: float) -> bool:
@@ -360,19 +370,26 @@ def drive(box: Sandbox, provider: AgentProvider) -> list[Coverage]:
             escalate=provider is AgentProvider.CODEX,
         )
     )
-    job, pane = d.spawn("Write the file.")
+    lead = None
+    if provider is AgentProvider.CODEX:
+        # mytty starts Codex workers with -a never unless they inherit a lead's policy: a
+        # lead started with -a on-request makes its worker ask before an escalated command.
+        lead = str(
+            box.ctl("new-tab", "--cwd", str(box.work), "--command", "codex -a on-request")["paneID"]
+        )
+        _wait_for(lambda: "OpenAI Codex" in _screen(box, lead), 60)
+    job, pane = d.spawn("Write the file.", inherit_from=lead)
     seen = Observed()
     d.follow(pane, seen, lambda o: o.first({"approval-requested"} | TERMINAL) is not None, 60)
     asked = seen.first({"approval-requested"})
-    if asked is not None:
-        rows["approval"] = Coverage("approval", _outcome(asked))
-    elif provider is AgentProvider.CODEX:
-        rows["approval"] = Coverage(
-            "approval", "not-driven", "mytty starts Codex workers with -a never: it never asks"
-        )
-    else:
-        rows["approval"] = Coverage("approval", "missing", "no approval event arrived")
+    detail = "a worker inheriting its lead's -a on-request" if lead is not None else ""
+    rows["approval"] = Coverage(
+        "approval", _outcome(asked), detail if asked else "no approval event arrived"
+    )
     d.close(job)
+    if lead is not None:
+        with contextlib.suppress(VerifyError):
+            box.ctl("close-pane", lead)
 
     # 3. Input: the model asks the user a question (Claude's AskUserQuestion tool).
     if provider is AgentProvider.CLAUDE_CODE:

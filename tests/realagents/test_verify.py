@@ -87,6 +87,7 @@ def test_verify_prints_the_table_and_touches_nothing_in_home(
         # No hook reports Esc on 2.1.332; the transcript/session file does, and the table says so.
         assert coverage["interrupt"]["outcome"] == "native", coverage
     else:
+        assert coverage["approval"]["outcome"] == "hook", coverage
         # No hook reports a model API error on 0.171.0; the rollout does.
         assert coverage["failed"]["outcome"] == "native", coverage
     assert report["nonLoopbackAttempts"] == [], report
