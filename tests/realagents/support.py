@@ -9,10 +9,11 @@ from __future__ import annotations
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mytty.verify.mock_api import DenyProxy, MockAPI
 from mytty.verify.sandbox import NO_SWITCH, agent_env, write_claude_state, write_codex_config
-from tests.e2e.jobs_support import INTEGRATION, new_anchor, new_repo
+from tests.e2e.jobs_support import INTEGRATION, new_anchor, new_repo, spawn
 from tests.realagents.install import CLAUDE_VERSION, AgentCLIs
 from tests.support.harness import MYTTY, Mytty
 
@@ -47,6 +48,13 @@ class RealUser:
 
     def anchor(self) -> str:
         return new_anchor(self.m, self.work)
+
+    def spawn(self, provider: str, task: str, *extra: str) -> dict[str, Any]:
+        """``agent spawn`` of a worker in the test's repository, from a fresh anchor tab."""
+        args = ["--provider", provider, "--task", task, "--cwd", str(self.work), *extra]
+        if "--anchor" not in extra:
+            args += ["--anchor", self.anchor()]
+        return spawn(self.m, *args)
 
     def assert_no_leaks(self, provider: str) -> None:
         """Every connection went to 127.0.0.1: the proxy saw nothing a switch should stop."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.jobs_support import agent_wait, completed, pane_of, spawn
+from tests.e2e.jobs_support import agent_wait, completed, pane_of
 from tests.realagents.mocks.servers import Turn
 from tests.realagents.support import RealUser
 from tests.support.harness import wait_until
@@ -25,19 +25,7 @@ def _inheriting_worker(user: RealUser, target_name: str) -> tuple[dict[str, Any]
         "paneID"
     ]
     user.m.wait_for_text(lead, "OpenAI Codex", 60)
-    job = spawn(
-        user.m,
-        "--provider",
-        "codex",
-        "--access",
-        "inherit",
-        "--anchor",
-        lead,
-        "--cwd",
-        str(user.work),
-        "--task",
-        "Touch the file.",
-    )
+    job = user.spawn("codex", "Touch the file.", "--access", "inherit", "--anchor", lead)
     attention = agent_wait(user.m, job, "attention", 90)
     assert attention["timedOut"] is False, attention
     assert attention["job"]["state"] == "waiting-approval", attention

@@ -27,20 +27,6 @@ from tests.support.harness import wait_until
 ANSWER = "Hello from the mock model: the scripted answer."
 
 
-def _spawn(user: RealUser, provider: str, task: str) -> dict[str, Any]:
-    return spawn(
-        user.m,
-        "--provider",
-        provider,
-        "--task",
-        task,
-        "--anchor",
-        user.anchor(),
-        "--cwd",
-        str(user.work),
-    )
-
-
 def _started(user: RealUser, job: dict[str, Any]) -> dict[str, Any]:
     reply = agent_wait(user.m, job, "running", 60)
     assert reply["timedOut"] is False, reply
@@ -49,7 +35,7 @@ def _started(user: RealUser, job: dict[str, Any]) -> dict[str, Any]:
 
 def _plain_answer(user: RealUser, provider: str) -> None:
     """Scenarios 1 and 3a: spawn → running → succeeded, and the result holds the answer."""
-    job = _spawn(user, provider, "Say hello.")
+    job = user.spawn(provider, "Say hello.")
     running = _started(user, job)
     assert running["state"] in {"running", "succeeded"}, running
     done = completed(user.m, job, 90)
@@ -81,7 +67,7 @@ def test_claude_api_error_fails_the_job_with_the_message(user: RealUser) -> None
     message = "mock failure: the scripted API error"
     user.anthropic.script(Turn.error(400, message))
     user.enable("claude")
-    job = _spawn(user, "claude", "Say hello.")
+    job = user.spawn("claude", "Say hello.")
     done = completed(user.m, job, 90)
     assert done["state"] == "failed", done
     assert message in (done["message"] or ""), done
@@ -93,7 +79,7 @@ def test_claude_approval_answered_with_send_key(user: RealUser) -> None:
     # Not a read-only command and not one acceptEdits allows by itself: it needs approval.
     user.anthropic.script(Turn.shell(f"python3 -c \"open('{target}', 'w').write('ok')\""))
     user.enable("claude")
-    job = _spawn(user, "claude", "Write the file.")
+    job = user.spawn("claude", "Write the file.")
     attention = agent_wait(user.m, job, "attention", 90)
     assert attention["timedOut"] is False, attention
     assert attention["job"]["state"] == "waiting-approval", attention
@@ -113,8 +99,8 @@ def test_claude_approval_answered_with_send_key(user: RealUser) -> None:
 def test_two_codex_workers_at_once_each_see_only_their_own_events(user: RealUser) -> None:
     user.openai.script(Turn.echo("Answer to: "))
     user.enable("codex")
-    first = _spawn(user, "codex", "Task one for the first worker.")
-    second = _spawn(user, "codex", "Task two for the second worker.")
+    first = user.spawn("codex", "Task one for the first worker.")
+    second = user.spawn("codex", "Task two for the second worker.")
     done = [completed(user.m, job, 90) for job in (first, second)]
     assert [d["state"] for d in done] == ["succeeded", "succeeded"], done
     assert done[0]["runID"] != done[1]["runID"] and done[0]["sessionID"] != done[1]["sessionID"]
@@ -129,7 +115,7 @@ def test_two_codex_workers_at_once_each_see_only_their_own_events(user: RealUser
 def test_claude_busy_turn_is_running_until_the_answer_arrives(user: RealUser) -> None:
     user.anthropic.script(Turn.answer(ANSWER, delay=8))  # the model "thinks" for 8 s
     user.enable("claude")
-    job = _spawn(user, "claude", "Take your time.")
+    job = user.spawn("claude", "Take your time.")
     assert _started(user, job)["state"] == "running"
     busy = agent_wait(user.m, job, "completed", 1)
     assert busy["timedOut"] is True and busy["job"]["state"] == "running", busy
@@ -149,7 +135,7 @@ def test_claude_background_subagent_keeps_the_job_running_until_the_final_stop(
     one job, one run, ``running`` until that final Stop."""
     user.anthropic.script(Turn.subagent(ANSWER, delay=6))  # the subagent works for 6 s
     user.enable("claude")
-    job = _spawn(user, "claude", "Ask a subagent to look around.")
+    job = user.spawn("claude", "Ask a subagent to look around.")
     bound = run_id(_started(user, job))
 
     def live() -> bool:
@@ -180,7 +166,7 @@ def test_claude_quick_subagent_ends_the_job_on_the_final_stop_with_its_answer(
     # The subagent answers at once; the parent's reply to the Agent tool result waits 3 s.
     user.anthropic.script(Turn.subagent(ANSWER, delay=0, parent_delay=3))
     user.enable("claude")
-    job = _spawn(user, "claude", "Ask a quick subagent to look around.")
+    job = user.spawn("claude", "Ask a quick subagent to look around.")
     bound = run_id(_started(user, job))
     done = completed(user.m, job, 90)
     assert done["state"] == "succeeded" and run_id(done) == bound, done
@@ -244,7 +230,7 @@ def test_claude_esc_at_the_permission_dialog_ends_the_job_from_the_transcript(
     target = user.work / "denied_file"
     user.anthropic.script(Turn.shell(f"python3 -c \"open('{target}', 'w').write('no')\""))
     user.enable("claude")
-    job = _spawn(user, "claude", "Write the file.")
+    job = user.spawn("claude", "Write the file.")
     attention = agent_wait(user.m, job, "attention", 90)
     assert attention["job"]["state"] == "waiting-approval", attention
     pane = pane_of(job)
@@ -264,7 +250,7 @@ def test_claude_esc_while_the_model_thinks_ends_the_job_from_its_registry(
     transcript row; Claude's live registry turning ``idle`` ends the run."""
     user.anthropic.script(Turn.answer(ANSWER, delay=30))  # the model "thinks" for 30 s
     user.enable("claude")
-    job = _spawn(user, "claude", "Take your time.")
+    job = user.spawn("claude", "Take your time.")
     running = _started(user, job)
     assert running["state"] == "running", running
     pane = pane_of(job)

@@ -21,7 +21,6 @@ from tests.e2e.jobs_support import (
     listed,
     pane_of,
     run_id,
-    spawn,
 )
 from tests.realagents.mocks.servers import Turn
 from tests.realagents.support import RealUser
@@ -29,20 +28,6 @@ from tests.realagents.support import RealUser
 ANSWER = "Hello from the mock model: the scripted answer."
 NATIVE = "mytty.native."
 PROVIDER = {"claude": "claude-code", "codex": "codex"}
-
-
-def _spawn(user: RealUser, provider: str, task: str) -> dict[str, Any]:
-    return spawn(
-        user.m,
-        "--provider",
-        provider,
-        "--task",
-        task,
-        "--anchor",
-        user.anchor(),
-        "--cwd",
-        str(user.work),
-    )
 
 
 def _pane_events(user: RealUser, pane: str) -> list[dict[str, Any]]:
@@ -58,7 +43,7 @@ def _no_integration(user: RealUser) -> None:
 
 def _native_answer(user: RealUser, provider: str) -> None:
     _no_integration(user)
-    job = _spawn(user, provider, "Say hello.")
+    job = user.spawn(provider, "Say hello.")
     pane = pane_of(job)
     running = agent_wait(user.m, job, "running", 60)
     assert running["timedOut"] is False, running
@@ -100,7 +85,7 @@ def test_without_hooks_the_result_has_the_last_assistant_message(
     user: RealUser, provider: str
 ) -> None:
     (user.anthropic if provider == "claude" else user.openai).script(Turn.answer(ANSWER))
-    job = _spawn(user, provider, "Say hello.")
+    job = user.spawn(provider, "Say hello.")
     assert completed(user.m, job, 90)["state"] == "succeeded"
     assert agent_result(user.m, job)["lastAssistantMessage"] == ANSWER
 
@@ -112,7 +97,7 @@ def test_codex_api_error_without_hooks_fails_the_job_with_the_message(user: Real
     message = "mock failure: the scripted API error"
     user.openai.script(Turn.error(400, message))
     _no_integration(user)
-    job = _spawn(user, "codex", "Say hello.")
+    job = user.spawn("codex", "Say hello.")
     done = completed(user.m, job, 120)
     pane = pane_of(job)
     names = [

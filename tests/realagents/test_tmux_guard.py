@@ -4,19 +4,10 @@ is told why); ``tmux -L <own>`` goes through."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from tests.e2e.jobs_support import agent_result, agent_wait, completed, pane_of, spawn
+from tests.e2e.jobs_support import agent_result, agent_wait, completed, pane_of
 from tests.realagents.mocks.servers import Turn
 from tests.realagents.support import RealUser
 from tests.support.harness import wait_until
-
-
-def _spawn(user: RealUser, task: str) -> dict[str, Any]:
-    return spawn(
-        user.m, "--provider", "claude", "--task", task, "--anchor", user.anchor(),
-        "--cwd", str(user.work),
-    )  # fmt: skip
 
 
 def _alive(user: RealUser) -> bool:
@@ -28,7 +19,7 @@ def test_claude_honours_the_deny_of_tmux_kill_server(user: RealUser) -> None:
     # Were the deny ignored, the marker would appear (and the test's own tmux server would go).
     user.anthropic.script(Turn.shell(f"touch {marker}; tmux kill-server"))
     user.enable("claude")
-    job = _spawn(user, "Clean up tmux.")
+    job = user.spawn("claude", "Clean up tmux.")
     done = completed(user.m, job, 90)
     assert done["state"] == "succeeded", done
     said = agent_result(user.m, job)["lastAssistantMessage"]
@@ -46,7 +37,7 @@ def test_claude_may_kill_a_tmux_server_of_its_own(user: RealUser) -> None:
         Turn.shell(f"{own} new-session -d && {own} kill-server && echo killed-own > {marker}")
     )
     user.enable("claude")
-    job = _spawn(user, "Use your own tmux server.")
+    job = user.spawn("claude", "Use your own tmux server.")
     # Claude may ask before running it (workspace-write): then approve, as a user would.
     reply = agent_wait(user.m, job, "attention", 90)
     if reply["job"]["state"] == "waiting-approval":
@@ -62,18 +53,11 @@ def test_claude_may_kill_a_tmux_server_of_its_own(user: RealUser) -> None:
     user.assert_no_leaks("claude")
 
 
-def _codex_spawn(user: RealUser, task: str) -> dict[str, Any]:
-    return spawn(
-        user.m, "--provider", "codex", "--task", task, "--anchor", user.anchor(),
-        "--cwd", str(user.work),
-    )  # fmt: skip
-
-
 def test_codex_honours_the_deny_of_tmux_kill_server(user: RealUser) -> None:
     marker = user.work / "guard_marker"
     user.openai.script(Turn.shell(f"touch {marker}; tmux kill-server"))
     user.enable("codex")  # records the PreToolUse hook's trust too
-    job = _codex_spawn(user, "Clean up tmux.")
+    job = user.spawn("codex", "Clean up tmux.")
     done = completed(user.m, job, 90)
     assert done["state"] == "succeeded", done
     said = agent_result(user.m, job)["lastAssistantMessage"]
