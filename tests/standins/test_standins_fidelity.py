@@ -27,6 +27,7 @@ from tests.standins.test_standins import (
     grouped,
     write_json,
 )
+from tests.support.harness import wait_until
 
 CODEX_EVENTS = [
     "SessionStart",
@@ -93,16 +94,6 @@ def terminals() -> Iterator[Callable[..., Terminal]]:
         terminal.close()
 
 
-def wait_for(probe: Callable[[], Any], timeout: float = 20, what: str = "") -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = probe()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
 def claude_hooks(box: Sandbox) -> None:
     handler = {"type": "command", "command": str(box.recorder), "args": ["claude-code"]}
     write_json(box.home / ".claude" / "settings.json", grouped(CLAUDE_EVENTS, handler))
@@ -145,7 +136,7 @@ def test_claude_permission_notification_comes_late_with_the_generic_message(
     )
     try:
         assert proc.stdin is not None
-        wait_for(lambda: "Notification" in names(box), what="the late Notification")
+        wait_until(lambda: "Notification" in names(box), 20, message="the late Notification")
         assert names(box)[-2:] == ["PermissionRequest", "Notification"]
         proc.stdin.write("1\n/exit\n")
         proc.stdin.flush()
@@ -185,7 +176,7 @@ def test_claude_esc_at_the_permission_dialog_fires_no_hook(
     term = terminals(box, "claude", "--", "write it\n@standin: approve")
     term.expect("STANDIN waiting for approval")
     pid = box.single_pid("claude")
-    assert wait_for(lambda: (registry(box, pid) or {}).get("status") == "waiting")
+    wait_until(lambda: (registry(box, pid) or {}).get("status") == "waiting", 20)
     assert registry(box, pid)["waitingFor"] == "permission prompt"  # type: ignore[index]
     term.type("\x1b")
     term.expect("STANDIN tool rejected by Esc")
