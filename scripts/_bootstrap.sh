@@ -41,14 +41,8 @@ if [ -z "$python" ]; then
   exit 1
 fi
 venv=${MYTTY_VENV:-$repo/.venv}
-if [ ! -x "$venv/bin/python" ]; then
-  echo "mytty: creating a Python virtual environment in $venv" >&2
-  "$python" -m venv "$venv" 2>/dev/null || {
-    echo "mytty: '$python -m venv' failed; installing python3-venv" >&2
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
-    "$python" -m venv "$venv"
-  }
-fi
+. "$repo/scripts/_venv.sh"
+make_venv "$python" "$venv"
 # The install is editable, so only a changed pyproject.toml (dependencies, entry points) or
 # other extras need pip again; a re-run of scripts/up starts at once.
 extras=${MYTTY_EXTRAS:-}
