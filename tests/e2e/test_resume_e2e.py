@@ -1,10 +1,10 @@
 """``mytty resume`` after ``tmux kill-server``: every worker back on its own conversation.
 
-Three stand-in workers (two Claude, one Codex) run long turns in their own directories; the tmux
+Four stand-in workers (two Claude, one Codex, one Cursor) run long turns in their own directories; the tmux
 server is killed under them, so their jobs read ``lost``. ``mytty resume --dry-run`` plans and
 changes nothing; ``mytty resume`` replaces the dead server (restarting the controller onto a new
 one, as ``mytty up`` does) and restarts each worker with ``--resume <its own session id>``
-(Codex: ``resume <id>``) in its own directory. The stand-ins record the argv and cwd they were
+(Codex: ``resume <id>``; Cursor: ``--resume <chat id>``) in its own directory. The stand-ins record the argv and cwd they were
 started with, so the check is on the real processes.
 """
 
@@ -47,17 +47,23 @@ def resume(m: Mytty, *args: str) -> dict[str, Any]:
     return reply
 
 
-def hook_sessions(m: Mytty, name: str, pid: int) -> set[str]:
-    path = m.standin_dir / f"{name}.{pid}.hooks.jsonl"
+PROVIDER = {"c": "claude", "x": "codex", "u": "cursor"}
+STANDIN = {"claude": "claude", "codex": "codex", "cursor": "cursor-agent"}
+
+
+def hook_sessions(m: Mytty, provider: str, pid: int) -> set[str]:
+    """The conversations a stand-in's hooks reported (Cursor calls it ``conversation_id``)."""
+    path = m.standin_dir / f"{STANDIN[provider]}.{pid}.hooks.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return {row["payload"]["session_id"] for row in rows}
+    key = "conversation_id" if provider == "cursor" else "session_id"
+    return {row["payload"][key] for row in rows}
 
 
 def test_kill_server_then_resume_restarts_each_worker_on_its_own_conversation(
     mytty: Mytty,
 ) -> None:
-    m = team(mytty, providers=("claude", "codex"))
-    dirs = {name: m.root / f"work-{name}" for name in ("c1", "c2", "x1")}
+    m = team(mytty, providers=("claude", "codex", "cursor"))
+    dirs = {name: m.root / f"work-{name}" for name in ("c1", "c2", "x1", "u1")}
     for path in dirs.values():
         path.mkdir()
     anchor = new_anchor(m)
@@ -65,7 +71,7 @@ def test_kill_server_then_resume_restarts_each_worker_on_its_own_conversation(
         name: spawn(
             m,
             "--provider",
-            "claude" if name.startswith("c") else "codex",
+            PROVIDER[name[0]],
             "--label",
             name,
             "--cwd",
@@ -84,14 +90,15 @@ def test_kill_server_then_resume_restarts_each_worker_on_its_own_conversation(
         running = agent_wait(m, job, "running", 30)["job"]
         assert running["state"] == "running", running
         first[name] = standin_in(m, pane_of(job))
-    # Claude workers run on the session mytty chose; the Codex worker's was learned from its
-    # hooks. Three different conversations.
+    # Claude workers run on the session mytty chose; the Codex and Cursor workers' were learned
+    # from their hooks. Four different conversations.
     sessions = {name: jobs_of(m)[job_id(job)]["sessionID"] for name, job in jobs.items()}
     for name in ("c1", "c2"):
         argv = first[name].argv
         assert argv[argv.index("--session-id") + 1] == sessions[name] == jobs[name]["sessionID"]
     assert sessions["x1"] in hook_sessions(m, "codex", first["x1"].pid)
-    assert len(set(sessions.values())) == 3
+    assert sessions["u1"] in hook_sessions(m, "cursor", first["u1"].pid)
+    assert len(set(sessions.values())) == 4
 
     kill_tmux_server(m)
     for job in jobs.values():
@@ -143,8 +150,7 @@ def test_kill_server_then_resume_restarts_each_worker_on_its_own_conversation(
         # The resumed worker continues its conversation (the stand-in's hooks say which) and
         # its job follows the new turn to its end.
         assert completed(m, now, 60)["state"] == "succeeded"
-        name_of = "codex" if name == "x1" else "claude"
-        assert hook_sessions(m, name_of, run.pid) == {sessions[name]}
+        assert hook_sessions(m, PROVIDER[name[0]], run.pid) == {sessions[name]}
 
     # The events ledger records each resumption on the new pane.
     records = m.ctl("events", "--after", "0", "--timeout", "0").json["records"]

@@ -6,12 +6,13 @@ verify`` builds the same world); the refusing proxy's log is checked at the end 
 
 from __future__ import annotations
 
+import json
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mytty.verify.mock_api import DenyProxy, MockAPI
+from mytty.verify.mock_api import DenyProxy, Logged, MockAPI
 from mytty.verify.sandbox import NO_SWITCH, agent_env, write_claude_state, write_codex_config
 from tests.e2e.jobs_support import INTEGRATION, new_anchor, new_repo, spawn
 from tests.realagents.install import CLAUDE_VERSION, AgentCLIs
@@ -55,6 +56,28 @@ class RealUser:
         if "--anchor" not in extra:
             args += ["--anchor", self.anchor()]
         return spawn(self.m, *args)
+
+    def requests_with(self, api: str, needle: str) -> list[Logged]:
+        """The model requests (``api``: ``anthropic`` or ``openai``) whose body holds ``needle``."""
+        mock = self.anthropic if api == "anthropic" else self.openai
+        return [
+            r
+            for r in mock.requests
+            if r.method == "POST" and "count_tokens" not in r.path and needle in json.dumps(r.body)
+        ]
+
+    def wait_screen(self, pane: str, needle: str, timeout: float = 60) -> None:
+        """Wait for ``needle`` on the pane's screen; a timeout shows the screen."""
+        try:
+            self.m.wait_for_text(pane, needle, timeout)
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}; the screen:\n{self.m.read(pane)}") from None
+
+    def type_prompt(self, pane: str, text: str) -> None:
+        """Type ``text`` into the agent's prompt as its user would, then Enter."""
+        self.m.ctl("send", pane, text).ok()
+        self.wait_screen(pane, text, 20)
+        self.m.ctl("send-key", pane, "Enter").ok()
 
     def assert_no_leaks(self, provider: str) -> None:
         """Every connection went to 127.0.0.1: the proxy saw nothing a switch should stop."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mytty.verify.mock_api import Logged
 from tests.e2e.jobs_support import completed, job_id, spawn
 from tests.realagents.mocks.servers import Turn
 from tests.realagents.support import RealUser
@@ -22,34 +21,12 @@ ANSWER = "Hello from the mock model: the scripted answer."
 HEADER = "mytty: news from workers you spawned with --notify-lead:"
 
 
-def _requests_with(user: RealUser, api: str, needle: str) -> list[Logged]:
-    mock = user.anthropic if api == "anthropic" else user.openai
-    return [
-        r
-        for r in mock.requests
-        if r.method == "POST" and "count_tokens" not in r.path and needle in json.dumps(r.body)
-    ]
-
-
-def _wait_screen(user: RealUser, pane: str, needle: str, timeout: float = 60) -> None:
-    try:
-        user.m.wait_for_text(pane, needle, timeout)
-    except AssertionError as exc:
-        raise AssertionError(f"{exc}; the screen:\n{user.m.read(pane)}") from None
-
-
-def _type_prompt(user: RealUser, pane: str, text: str) -> None:
-    user.m.ctl("send", pane, text).ok()
-    _wait_screen(user, pane, text, 20)
-    user.m.ctl("send-key", pane, "Enter").ok()
-
-
 def _lead_hears_its_worker_once(user: RealUser, provider: str, api: str, ready: str) -> None:
     mock = user.anthropic if api == "anthropic" else user.openai
     mock.script(Turn.answer(ANSWER))
     user.enable(provider)
     lead = user.m.ctl("new-tab", "--cwd", str(user.work), "--command", provider).json["paneID"]
-    _wait_screen(user, lead, ready)
+    user.wait_screen(lead, ready)
     worker: dict[str, Any] = spawn(
         user.m,
         "--provider",
@@ -67,9 +44,9 @@ def _lead_hears_its_worker_once(user: RealUser, provider: str, api: str, ready: 
     assert completed(user.m, worker, 90)["state"] == "succeeded"
     assert HEADER not in user.m.read(lead)  # nothing was typed into the lead
 
-    _type_prompt(user, lead, "What is new with my workers?")
+    user.type_prompt(lead, "What is new with my workers?")
     asked = wait_until(
-        lambda: _requests_with(user, api, "What is new with my workers?"),
+        lambda: user.requests_with(api, "What is new with my workers?"),
         60,
         message="the lead's prompt at the mock model",
     )
@@ -77,9 +54,9 @@ def _lead_hears_its_worker_once(user: RealUser, provider: str, api: str, ready: 
     assert told, [r.body for r in asked]
     assert job_id(worker) in json.dumps(told[0].body)
 
-    _type_prompt(user, lead, "Anything else?")
+    user.type_prompt(lead, "Anything else?")
     again = wait_until(
-        lambda: _requests_with(user, api, "Anything else?"),
+        lambda: user.requests_with(api, "Anything else?"),
         60,
         message="the lead's second prompt at the mock model",
     )
@@ -120,10 +97,10 @@ def test_claude_lead_started_after_its_worker_ended_hears_at_session_start(
     )
     assert completed(user.m, worker, 90)["state"] == "succeeded"
     user.m.ctl("send", lead, "claude", "--enter").ok()
-    _wait_screen(user, lead, "shift+tab to cycle")
-    _type_prompt(user, lead, "First prompt of the new lead.")
+    user.wait_screen(lead, "shift+tab to cycle")
+    user.type_prompt(lead, "First prompt of the new lead.")
     asked = wait_until(
-        lambda: _requests_with(user, "anthropic", "First prompt of the new lead."),
+        lambda: user.requests_with("anthropic", "First prompt of the new lead."),
         60,
         message="the new lead's first prompt at the mock model",
     )
@@ -138,11 +115,11 @@ def test_claude_lead_is_not_told_mid_turn(user: RealUser) -> None:
     user.anthropic.script(Turn.answer(ANSWER))
     user.enable("claude")
     lead = user.m.ctl("new-tab", "--cwd", str(user.work), "--command", "claude").json["paneID"]
-    _wait_screen(user, lead, "shift+tab to cycle")
+    user.wait_screen(lead, "shift+tab to cycle")
     user.anthropic.script(Turn.answer(ANSWER, delay=15))  # the lead's turn stays busy
-    _type_prompt(user, lead, "A long first turn.")
+    user.type_prompt(lead, "A long first turn.")
     wait_until(
-        lambda: _requests_with(user, "anthropic", "A long first turn."),
+        lambda: user.requests_with("anthropic", "A long first turn."),
         60,
         message="the lead's busy turn at the mock model",
     )
@@ -164,13 +141,13 @@ def test_claude_lead_is_not_told_mid_turn(user: RealUser) -> None:
     assert busy == {"type": "waitResult", "state": "running", "timedOut": True}  # mid-turn
     done = user.m.ctl("wait", lead, "--until", "idle", "--timeout-seconds", "60").json
     assert done["timedOut"] is False, done  # the lead's turn ended (its Stop hook ran)
-    _type_prompt(user, lead, "The next prompt.")
+    user.type_prompt(lead, "The next prompt.")
     wait_until(
-        lambda: _requests_with(user, "anthropic", "The next prompt."),
+        lambda: user.requests_with("anthropic", "The next prompt."),
         60,
         message="the lead's next prompt at the mock model",
     )
-    told = _requests_with(user, "anthropic", HEADER)
+    told = user.requests_with("anthropic", HEADER)
     assert told, "the notice never reached the model"
     # Every request that carries the notice is of the next prompt: none mid-turn or at Stop.
     assert all("The next prompt." in json.dumps(r.body) for r in told), [r.body for r in told]
