@@ -230,7 +230,9 @@ DEFAULT_TEXT = """\
 # rewrites it: edit freely. Unknown keys and bad values are warned about (in the controller
 # log and by `mytty doctor`) and fall back to the default; a file that is not valid TOML is
 # reported with its line and column and the controller keeps every default.
-# Changes take effect when the controller restarts (`mytty stop`, then `mytty up`).
+# A running controller reads the file again when it is saved: [notify] applies to the next
+# notification and [spawn] to the next spawn; a save that is not valid TOML keeps the
+# settings in use. [tmux] and [resume] are read by the commands that use them.
 # Reference: docs/reference/config.md
 
 [notify]

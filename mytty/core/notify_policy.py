@@ -154,6 +154,12 @@ class NotifyGate:
         self._claimed: OrderedDict[str, None] = OrderedDict()
         self._last_sent: dict[tuple[SurfaceId, str], float] = {}
 
+    def retune(self, *, kinds: tuple[str, ...], cooldown: float) -> None:
+        """Other kinds or cooldown from now on; the memory of what was sent is kept, so a
+        reload neither repeats a notification nor cuts a running cooldown short."""
+        self._kinds = frozenset(kinds)
+        self._cooldown = cooldown
+
     def claim(self, n: Notification) -> Verdict:
         if n.kind not in self._kinds:
             return Verdict.KIND_OFF

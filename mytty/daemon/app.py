@@ -29,6 +29,7 @@ from mytty.daemon.agents import AgentHub, settle_heap
 from mytty.daemon.clock import DEFAULT_TIMINGS, Clock, SystemClock, Timings
 from mytty.daemon.codex_routing import CodexRouter
 from mytty.daemon.config import Settings, load_settings
+from mytty.daemon.config_watch import ConfigWatcher
 from mytty.daemon.cursor_approval import CursorApprovalEstimator
 from mytty.daemon.estimator import NativeEstimator
 from mytty.daemon.estimator_detect import AgentDetector
@@ -74,8 +75,9 @@ class Controller:
         timings: Timings = DEFAULT_TIMINGS,
         settings: Settings | None = None,
     ) -> None:
-        #: config.toml, read once at start (defaults written on first start; tests may pass
-        #: their own). Its warnings go to the log when the controller runs.
+        #: config.toml, read at start (defaults written on first start; tests may pass their
+        #: own) and again whenever it is saved (:class:`ConfigWatcher`). Its warnings go to
+        #: the log when the controller runs.
         self.config_warnings: list[str] = []
         if settings is None:
             settings, self.config_warnings = load_settings(home.root)
@@ -153,6 +155,7 @@ class Controller:
             now=self.clock.now,
         )
         self.jobs.on_attention_item = self.notifier.observe_item
+        self.config_watch = ConfigWatcher(home.root, lambda: self.settings, self.apply_settings)
         # Transcripts: turns for the estimator, Claude's Esc, usage and budgets per job.
         self.usage = UsageBook(
             hub=self.hub,
@@ -240,6 +243,10 @@ class Controller:
                 self.shell_events.start(loop)  # every pane has its identity by now
             except OSError as exc:  # no inotify, an unusable directory: run without it
                 log.warning("shell integration events are off: %s", exc)
+            try:
+                self.config_watch.start(loop)
+            except OSError as exc:
+                log.warning("config.toml is read at start only: %s", exc)
             await self.hub.prune()
             await self._save_snapshot()  # the next start reads this, not the replayed tail
             write_guide(self.home)
@@ -296,6 +303,15 @@ class Controller:
         self.pane_service.pane_gone_listeners.append(self.transcripts.forget)
         self.shell_events.add_listener(self.estimator.on_shell_event)
 
+    def apply_settings(self, settings: Settings) -> None:
+        """config.toml changed: notifications follow it from now on, spawns from the next one.
+
+        ``[tmux]`` and ``[resume]`` are read by the commands that use them (``mytty tmux
+        install``, ``mytty up``/``start``/``resume``), so they need nothing here.
+        """
+        self.settings = settings
+        self.notifier.update(settings.notify)
+
     def request_stop(self) -> None:
         self._stop.set()
 
@@ -307,6 +323,7 @@ class Controller:
         for server in self._servers:
             await server.close()
         self.cursor_approval.cancel_all()
+        self.config_watch.close()
         await self.notifier.close()
         self.estimator.close()
         self.shell_events.close()

@@ -7,6 +7,8 @@ for anything in the file: a malformed file gives the defaults and one warning na
 and column; unknown keys and bad values give a warning each and keep their defaults.
 
 ``read_settings(home)`` does the same without writing anything (``mytty doctor`` uses it).
+``reread_settings(home)`` is the running controller's reload when the file is saved
+(:mod:`mytty.daemon.config_watch`): a file it can't use at all keeps the settings in use.
 
 Usage::
 
@@ -29,7 +31,14 @@ from tomlkit.exceptions import ParseError, TOMLKitError
 from mytty.core import paths
 from mytty.core.config import DEFAULT_TEXT, DEFAULTS, Settings, settings_from
 
-__all__ = ["Settings", "config_path", "load_settings", "read_settings", "write_defaults"]
+__all__ = [
+    "Settings",
+    "config_path",
+    "load_settings",
+    "read_settings",
+    "reread_settings",
+    "write_defaults",
+]
 
 
 def config_path(home: Path) -> Path:
@@ -60,17 +69,26 @@ def write_defaults(home: Path) -> bool:
         os.unlink(tmp)
 
 
+#: What a file that can't be used as a whole means at start, and on a reload.
+USING_DEFAULTS = "; using every default"
+KEEPING_SETTINGS = "; keeping the settings in use"
+
+
 def parse_text(text: str) -> tuple[Settings, list[str]]:
     """Settings from the text of a ``config.toml`` (defaults and a located warning if malformed)."""
+    settings, warnings = _parse(text, USING_DEFAULTS)
+    return (settings if settings is not None else DEFAULTS), warnings
+
+
+def _parse(text: str, keep: str) -> tuple[Settings | None, list[str]]:
     try:
         data = tomlkit.parse(text).unwrap()
     except TOMLKitError as exc:
-        return DEFAULTS, [_malformed(exc, text)]
+        return None, [_malformed(exc, text, keep)]
     return settings_from(data)
 
 
-def _malformed(exc: TOMLKitError, text: str) -> str:
-    keep = "; using every default"
+def _malformed(exc: TOMLKitError, text: str, keep: str) -> str:
     if isinstance(exc, ParseError):
         reason = str(exc).rsplit(" at line ", 1)[0]
         return f"not valid TOML at line {exc.line}, column {exc.col}: {reason}{keep}"
@@ -85,19 +103,36 @@ def _malformed(exc: TOMLKitError, text: str) -> str:
 
 def read_settings(home: Path) -> tuple[Settings, list[str]]:
     """The settings in ``home``'s ``config.toml`` (defaults when there is none); writes nothing."""
+    settings, warnings = _read(home, USING_DEFAULTS)
+    return (settings if settings is not None else DEFAULTS), warnings
+
+
+def reread_settings(home: Path) -> tuple[Settings | None, list[str]]:
+    """A running controller's second look at ``config.toml`` (the file changed).
+
+    None when the file can't be used as a whole (gone, unreadable, not UTF-8, not TOML): the
+    caller keeps the settings it has, and the warning says so. Unknown keys and bad values are
+    warned about and keep their defaults, as at start.
+    """
+    return _read(home, KEEPING_SETTINGS, missing=None)
+
+
+def _read(
+    home: Path, keep: str, *, missing: Settings | None = DEFAULTS
+) -> tuple[Settings | None, list[str]]:
     path = config_path(home)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        return DEFAULTS, []
+        return missing, [] if missing is not None else [f"{path} is gone{keep}"]
     except OSError as exc:
-        return DEFAULTS, [f"cannot read {path}: {exc.strerror or exc}; using every default"]
+        return None, [f"cannot read {path}: {exc.strerror or exc}{keep}"]
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        return DEFAULTS, [f"not UTF-8 at line {line} (byte {exc.start}); using every default"]
-    return parse_text(text)
+        return None, [f"not UTF-8 at line {line} (byte {exc.start}){keep}"]
+    return _parse(text, keep)
 
 
 def load_settings(home: Path) -> tuple[Settings, list[str]]:

@@ -126,6 +126,12 @@ class Notifier:
         self._gate = NotifyGate(started_at=self._now(), kinds=s.on, cooldown=s.cooldown)
         self._hub.add_observer(self.observe)
 
+    def update(self, settings: NotifySettings) -> None:
+        """New settings (config.toml was saved): what was sent and when stays remembered."""
+        self.settings = settings
+        if self._gate is not None:
+            self._gate.retune(kinds=settings.on, cooldown=settings.cooldown)
+
     def observe(self, event: AgentEvent, inserted: bool) -> None:
         if not inserted or self._gate is None:
             return

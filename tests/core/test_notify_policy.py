@@ -137,6 +137,21 @@ def test_a_focused_pane_does_not_start_its_cooldown() -> None:
     assert gate.admit(note("B"), focused=False, now=101.0) is Verdict.SEND
 
 
+def test_retuning_keeps_what_was_sent_and_when() -> None:
+    """A reloaded config.toml: new kinds and cooldown, but no repeat and no cut-short cooldown."""
+    gate = NotifyGate(started_at=0.0, kinds=("failure",), cooldown=30.0)
+    assert gate.claim(note("A", kind="approval")) is Verdict.KIND_OFF
+    assert gate.claim(note("F", kind="failure")) is Verdict.SEND
+    assert gate.admit(note("F", kind="failure"), focused=False, now=100.0) is Verdict.SEND
+    gate.retune(kinds=("failure", "approval"), cooldown=60.0)
+    assert gate.claim(note("F", kind="failure")) is Verdict.DUPLICATE
+    assert gate.claim(note("A2", kind="approval")) is Verdict.SEND
+    assert gate.admit(note("G", kind="failure"), focused=False, now=159.0) is Verdict.COOLDOWN
+    assert gate.admit(note("H", kind="failure"), focused=False, now=160.0) is Verdict.SEND
+    gate.retune(kinds=("approval",), cooldown=0.0)
+    assert gate.claim(note("I", kind="failure")) is Verdict.KIND_OFF
+
+
 def test_the_text_names_the_pane_and_what_it_needs() -> None:
     n = Notification("E", "approval", PANE, RunId("R"), "codex", "apply patch", 1.0)
     assert describe(n, "reviewer") == ("mytty: reviewer", "codex needs approval: apply patch")
