@@ -26,8 +26,9 @@ turn mode (a started epoch hands off: ``mytty.native.turnHandoff`` → ``idle``;
 marked started without a start event), and from then on each turn is a run of its own with the
 run id the provider's hooks would give it, so a hook arriving later lands on the same run.
 A turn first seen already ended is started and ended at once, unless it is what the epoch's
-first look found (a difference from the original, which ignores it: a fast answer came and went
-between two looks and no run ever showed it). A ``failed`` turn (Codex's model API error, in
+first look found and began before the process started, or gives no time (a difference from the
+original, which ignores it: a fast answer came and went between two looks and no run ever
+showed it). A ``failed`` turn (Codex's model API error, in
 its rollout) ends ``mytty.native.turnFailed`` → ``failed`` with the error's message (also a
 mytty addition: the original knows only active, completed and interrupted).
 
@@ -98,6 +99,12 @@ def epoch_key(surface_id: str, provider: AgentProvider, pid: int, n: int) -> str
     return "\0".join((surface_id.upper(), provider.value, str(pid), str(n)))
 
 
+def _began_in(epoch: Epoch, observation: TurnObservation) -> bool:
+    """The turn began while this epoch's process ran (both times known)."""
+    began, started = observation.started_at, epoch.process_started_at
+    return began is not None and started is not None and began >= started
+
+
 def epoch_run_id(key: str) -> RunId:
     return RunId(stable_uuid("run", "native", key))
 
@@ -128,6 +135,9 @@ class Epoch:
     #: seen already finished began after that look, so it is this process's (see
     #: :meth:`NativeEpochs.observe_turn`); on the first look it may be an old session's.
     looked: bool = False
+    #: When the agent process started (Unix seconds; None: unknown). A turn the transcript
+    #: says began after it is this process's, even on the first look.
+    process_started_at: float | None = None
 
     @property
     def run_id(self) -> RunId:
@@ -174,8 +184,10 @@ class NativeEpochs:
         now: float,
         *,
         suppressed: bool = False,
+        process_started_at: float | None = None,
     ) -> list[AgentEvent]:
-        """The pane's foreground agent is now ``provider`` (process ``pid``), or none."""
+        """The pane's foreground agent is now ``provider`` (process ``pid``, started at
+        ``process_started_at`` when known), or none."""
         if provider is None:
             pid = None
         if self._reported.get(surface_id, (None, None)) == (provider, pid):
@@ -195,6 +207,7 @@ class NativeEpochs:
                 key=epoch_key(surface_id, provider, pid, n),
                 phase=EpochPhase.PENDING_START,
                 deadline=now + self.grace,
+                process_started_at=process_started_at,
             )
         return out
 
@@ -317,12 +330,13 @@ class NativeEpochs:
         elif key == epoch.active_turn:
             out.append(self._ending(epoch, observation, now))
             epoch.active_turn = None
-        elif looked_before and key not in epoch.started_turns:
+        elif key not in epoch.started_turns and (looked_before or _began_in(epoch, observation)):
             # A whole turn between two looks (a fast answer: the real Claude and Codex finish
             # a short one well within a 0.5 s pass): the first look at it already shows it
             # ended. The original ignores it (§9.4), so a job waiting for it never saw a
-            # run; here it is started and ended at once. Not on the epoch's first look: a
-            # resumed session's transcript already ends with an old, finished turn.
+            # run; here it is started and ended at once. On the epoch's first look only when
+            # the transcript says the turn began after the process started: a resumed
+            # session's transcript already ends with an old, finished turn.
             if epoch.active_turn is not None:
                 out.append(self._turn_event(epoch, epoch.active_turn, "superseded", now))
             out += self._start_turn(surface_id, epoch, key, now)

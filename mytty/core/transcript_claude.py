@@ -27,7 +27,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from mytty.core.answers import clip_answer
-from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider, parse_timestamp
+from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.core.ids import RunId, SurfaceId, stable_uuid
 from mytty.core.transcript_rows import MAX_ID_BYTES, TurnReader, valid_identifier
 from mytty.core.turn_observation import TurnPhase
@@ -132,8 +132,6 @@ class ClaudeTranscript(TurnReader):
         self._recent_sum = TokenUsage()
         self.model: str | None = None
         self.session_id: str | None = None
-        #: When the current turn's prompt was written (its row's timestamp), if it says.
-        self.prompt_at: float | None = None
 
     @property
     def usage(self) -> UsageReading:
@@ -178,11 +176,7 @@ class ClaudeTranscript(TurnReader):
         text = _text_of(content)
         if text is None or not text.strip() or text.lstrip().startswith(_INJECTED_PREFIXES):
             return
-        self.key, self.phase, self.answer = prompt_id, TurnPhase.ACTIVE, None
-        try:
-            self.prompt_at = parse_timestamp(row.get("timestamp"))
-        except ValueError:
-            self.prompt_at = None
+        self.begin(prompt_id, row)
 
     def _set(self, phase: TurnPhase) -> None:
         if self.key is not None:
@@ -279,6 +273,6 @@ def registry_idle_since(transcript: ClaudeTranscript, registry: object) -> float
     if isinstance(updated, bool) or not isinstance(updated, int | float):
         return None
     at = updated / 1000.0
-    if transcript.prompt_at is None or at <= transcript.prompt_at:
+    if transcript.started_at is None or at <= transcript.started_at:
         return None  # the registry has not caught up with this prompt yet
     return at

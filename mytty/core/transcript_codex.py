@@ -107,8 +107,8 @@ class CodexRollout(TurnReader):
         if event == "task_started":
             key = valid_identifier(payload.get("turn_id")) or valid_identifier(row.get("timestamp"))
             if key is not None:
-                self.key, self.phase, self.failure = key, TurnPhase.ACTIVE, None
-                self.answer = None
+                self.begin(key, row)
+                self.failure = None
         elif event == "task_complete":
             self._end(payload, TurnPhase.COMPLETED)
             if self.phase is TurnPhase.COMPLETED:

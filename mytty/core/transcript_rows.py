@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+from mytty.core.events import parse_timestamp
 from mytty.core.turn_observation import TurnObservation, TurnPhase
 
 #: Identifiers longer than this (UTF-8 bytes) are not real (semantics §9.4).
@@ -38,6 +39,14 @@ def decode_line(line: bytes) -> dict[str, object] | None:
     return row if isinstance(row, dict) else None
 
 
+def row_time(row: dict[str, object]) -> float | None:
+    """A row's ``timestamp`` (ISO 8601) as Unix seconds; None when it has none or a bad one."""
+    try:
+        return parse_timestamp(row.get("timestamp"))
+    except (ValueError, OverflowError):
+        return None
+
+
 class TurnReader:
     """One transcript's turn so far (``key``, ``phase``), advanced by :meth:`apply` per row."""
 
@@ -46,13 +55,20 @@ class TurnReader:
         self.phase: TurnPhase | None = None
         #: The current turn's final answer, once the transcript gave it.
         self.answer: str | None = None
+        #: When the current turn began, by the row that began it (None: it gave no time).
+        self.started_at: float | None = None
 
     @property
     def observation(self) -> TurnObservation | None:
         if self.key is None or self.phase is None:
             return None
         answer = self.answer if self.phase is TurnPhase.COMPLETED else None
-        return TurnObservation(self.key, self.phase, answer=answer)
+        return TurnObservation(self.key, self.phase, answer=answer, started_at=self.started_at)
+
+    def begin(self, key: str, row: dict[str, object]) -> None:
+        """Turn ``key`` begins at ``row`` (active, no answer yet, the row's timestamp)."""
+        self.key, self.phase, self.answer = key, TurnPhase.ACTIVE, None
+        self.started_at = row_time(row)
 
     def feed(self, line: bytes) -> None:
         """One whole line of the file; one that is not a JSON object is skipped."""

@@ -13,7 +13,7 @@ its process holds open).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from mytty.core.events import AgentProvider
@@ -37,6 +37,10 @@ class TurnObservation:
     message: str | None = None  # why a FAILED turn failed (the error's message)
     #: A COMPLETED turn's final answer (its last assistant text), clipped like a hook's.
     answer: str | None = None
+    #: When the turn began (Unix seconds), as the transcript's own timestamp says (Claude: the
+    #: prompt row; Codex: ``task_started``); None when it does not say. Not compared: it is
+    #: the same for every report of a turn, and what changed is the key or the phase.
+    started_at: float | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

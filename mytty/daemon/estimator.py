@@ -194,7 +194,12 @@ class NativeEstimator:
             else:
                 self._emit(
                     self.machine.provider_changed(
-                        surface, det.provider, det.pid, now, suppressed=suppressed
+                        surface,
+                        det.provider,
+                        det.pid,
+                        now,
+                        suppressed=suppressed,
+                        process_started_at=procfs.started_at(det.pid),
                     )
                 )
         self._arm_fire()
@@ -258,9 +263,15 @@ class NativeEstimator:
             suppressed = det.provider is not None and await self._suppressed(det.provider)
             if self._seen.get(surface) is not det:
                 continue  # something newer was seen meanwhile; the next pass reports it
+            started = procfs.started_at(det.pid) if det.pid is not None else None
             self._emit(
                 self.machine.provider_changed(
-                    surface, det.provider, det.pid, self._now(), suppressed=suppressed
+                    surface,
+                    det.provider,
+                    det.pid,
+                    self._now(),
+                    suppressed=suppressed,
+                    process_started_at=started,
                 )
             )
             if observe and det.provider is not None and det.pid is not None:

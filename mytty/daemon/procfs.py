@@ -27,6 +27,7 @@ microseconds, so they run on the event loop.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping
 from typing import TypeVar
 
@@ -77,6 +78,22 @@ def start_time(pid: int, *, proc_root: str = PROC) -> int | None:
     """When the process started (clock ticks since boot): with the pid, it names one process."""
     fields = _stat_fields(pid, proc_root)
     return int(fields[19]) if fields and len(fields) > 19 else None
+
+
+_TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
+
+
+def started_at(pid: int, *, proc_root: str = PROC) -> float | None:
+    """When the process started, in Unix seconds (to a clock tick, 10 ms); None if unknown.
+
+    ``stat``'s start time counts ticks since boot on the boot-time clock, so now minus the
+    boot-time clock's reading plus it is the wall-clock time it started, suspends included.
+    """
+    ticks = start_time(pid, proc_root=proc_root)
+    if ticks is None:
+        return None
+    since_boot = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / _TICKS_PER_SECOND
+    return time.time() - since_boot
 
 
 def stat_brief(pid: int, *, proc_root: str = PROC) -> tuple[bytes, int, int] | None:

@@ -429,6 +429,44 @@ def test_the_first_look_finding_a_finished_turn_starts_nothing() -> None:
     assert m.observe_turn(S, obs("p1", "completed"), T0 + 6) == []
 
 
+@pytest.mark.parametrize(
+    ("began", "process_started", "is_a_run"),
+    [
+        (T0 - 0.2, T0 - 0.5, True),  # the prompt came after the process started: its own turn
+        (T0 - 0.5, T0 - 0.5, True),  # the same tick
+        (T0 - 60, T0 - 0.5, False),  # a resumed session's old turn
+        (None, T0 - 0.5, False),  # the transcript gives no time: as the original
+        (T0 - 0.2, None, False),  # the process start is unknown: as the original
+    ],
+)
+def test_the_first_look_counts_a_finished_turn_that_began_in_this_process(
+    began: float | None, process_started: float | None, is_a_run: bool
+) -> None:
+    """An agent so quick that the very first look already finds its first turn over: the turn
+    is a run when its transcript says it began after the agent's process started."""
+    m = ne.NativeEpochs()
+    m.provider_changed(S, CLAUDE, 41, T0, process_started_at=process_started)
+    finished = TurnObservation("p1", TurnPhase.COMPLETED, started_at=began)
+    out = m.observe_turn(S, finished, T0 + 0.5)
+    if is_a_run:
+        assert brief(out) == [("started", ne.TURN_STARTED), ("succeeded", ne.TURN_COMPLETED)]
+        assert {e.run_id for e in out} == {ne.turn_run_id(CLAUDE, "p1")}
+    else:
+        assert out == []
+    assert m.observe_turn(S, finished, T0 + 1) == []  # once
+
+
+def test_a_new_process_brings_its_own_start_time() -> None:
+    """The epoch of the next process in the pane compares with that process's start."""
+    m = ne.NativeEpochs()
+    m.provider_changed(S, CLAUDE, 41, T0, process_started_at=T0 - 1)
+    m.provider_changed(S, None, None, T0 + 1)
+    m.provider_changed(S, CLAUDE, 42, T0 + 2, process_started_at=T0 + 1.5)
+    # Began under pid 41, after its start but before pid 42's: an old turn for pid 42.
+    old = TurnObservation("p1", TurnPhase.COMPLETED, started_at=T0 - 0.5)
+    assert m.observe_turn(S, old, T0 + 2.5) == []
+
+
 @pytest.mark.parametrize("seen_active", [True, False])
 def test_a_failed_turn_fails_its_run_with_the_message(seen_active: bool) -> None:
     """Codex's rollout records the model API error on task_complete (no hook fires): the turn

@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mytty.core.events import AgentEventKind, AgentProvider
+from mytty.core.events import AgentEventKind, AgentProvider, parse_timestamp
 from mytty.core.ids import SurfaceId, stable_uuid
 from mytty.core.transcript_claude import (
     INTERRUPT_HOOK_NAME,
@@ -481,3 +481,54 @@ def test_codex_api_error_is_a_failure_of_that_turn_until_the_next_starts() -> No
     assert r.failure is None
     r.apply({"type": "event_msg", "payload": {"type": "task_complete", "turn_id": "t2"}})
     assert r.failure is None and r.observation == TurnObservation("t2", TurnPhase.COMPLETED)
+
+
+def _started_times(feed: Any, name: str) -> list[tuple[str, float | None]]:
+    """(turn key, started_at) of each new turn while ``feed`` reads the fixture ``name``."""
+    seen: list[tuple[str, float | None]] = []
+    for line in lines(name):
+        feed.feed(line)
+        obs = feed.observation
+        if obs is not None and (not seen or seen[-1][0] != obs.key):
+            seen.append((obs.key, obs.started_at))
+    return seen
+
+
+def test_each_turn_says_when_it_began_by_the_row_that_began_it() -> None:
+    """Claude: the prompt row's timestamp; Codex: task_started's. The estimator compares it
+    with the agent process's start (a turn over before the first look is still a run)."""
+    for name, reader, begins in (
+        ("claude_tool_turn_then_prompt.jsonl", ClaudeTranscript(), "user"),
+        ("codex_turn_then_esc.jsonl", CodexRollout(), "task_started"),
+    ):
+        seen = _started_times(reader, name)
+        if begins == "user":
+            expected = [
+                (r["promptId"], parse_timestamp(r["timestamp"]))
+                for r in rows(name)
+                if r.get("type") == "user"
+                and r["promptId"] in prompt_ids(name)[:2]
+                and isinstance(r["message"]["content"], str)
+            ]
+        else:
+            expected = [
+                (r["payload"]["turn_id"], parse_timestamp(r["timestamp"]))
+                for r in rows(name)
+                if r["type"] == "event_msg" and r["payload"]["type"] == "task_started"
+            ]
+        assert seen == expected and len(seen) == 2, (name, seen, expected)
+        # The time rides along with the observation, never changing it: ended turns keep it.
+        assert reader.observation is not None and reader.observation.started_at == seen[-1][1]
+
+
+def test_a_turn_without_a_usable_timestamp_has_no_start_time() -> None:
+    for stamp in (None, "yesterday", "9" * 80, "+999999-01-01T00:00:00"):
+        r = CodexRollout()
+        row: dict[str, Any] = {
+            "type": "event_msg",
+            "payload": {"type": "task_started", "turn_id": "t"},
+        }
+        if stamp is not None:
+            row["timestamp"] = stamp
+        r.apply(row)
+        assert r.observation is not None and r.observation.started_at is None, stamp

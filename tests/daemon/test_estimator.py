@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -361,5 +362,43 @@ def test_a_failure_the_source_emits_while_asked_fails_the_turn_it_first_sees_end
         assert run.message == "unexpected status 400: boom"
         w.est.source_emitted(w.inserted[0])  # not being asked: nothing is kept
         assert w.est._asking is None
+
+    scenario(tmp_path, body)
+
+
+def test_the_first_look_counts_a_turn_over_before_it_by_the_process_start(
+    tmp_path: Path,
+) -> None:
+    """An agent so quick its first turn is over before the pass that detects it: the turn's
+    start (from its transcript) is compared with the real process's start from /proc. One
+    that began after it is a run; a resumed session's older turn is not."""
+
+    async def body(w: World) -> None:
+        proc = sleeper()
+        try:
+            w.turns.now = TurnObservation("old", TurnPhase.COMPLETED, started_at=time.time() - 3600)
+            w.show(CLAUDE, proc.pid)
+            await w.advance(0.5)
+            assert w.hook_names() == []  # an old session's turn
+        finally:
+            proc.kill()
+            proc.wait()
+        w.show(None, None)
+        await w.advance(0.5)
+        proc = sleeper()
+        try:
+            # Wait for the child to be running (its /proc entry), then its turn is over.
+            w.turns.now = TurnObservation("p1", TurnPhase.COMPLETED, started_at=time.time())
+            w.show(CLAUDE, proc.pid)
+            await w.advance(0.5)
+            assert w.hook_names()[-2:] == [
+                "mytty.native.turnStarted",
+                "mytty.native.turnCompleted",
+            ]
+            run = w.hub.book.get(turn_run_id(CLAUDE, "p1"))
+            assert run is not None and run.state is AgentRunState.SUCCEEDED, run
+        finally:
+            proc.kill()
+            proc.wait()
 
     scenario(tmp_path, body)
