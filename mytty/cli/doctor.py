@@ -245,7 +245,9 @@ class Doctor:
             name = status.provider.value
             area = "codex (hooks, trust)" if name == "codex" else name
             on_path = any(shutil.which(p, path=self.env.get("PATH")) for p in _PROGRAMS[name])
-            if status.status == "installed":
+            if status.status == "installed" and status.upgrade:
+                self.add(area, "warn", status.upgrade, f"mytty integrations repair {name}")
+            elif status.status == "installed":
                 self.add(area, "ok", "hooks installed")
             elif status.status == "needs-repair":
                 self.add(

@@ -52,6 +52,8 @@ def _print_status(
     line = f"{status.provider.value}: {status.status}"
     if status.error:
         line += f" — {status.error}"
+    if status.upgrade:
+        line += f" — {status.upgrade}; run `mytty integrations repair {status.provider.value}`"
     if verified:
         line += f" (hooks last verified with {verified})"
     console.print(line, markup=False)
@@ -106,10 +108,12 @@ def disable_command(provider: str = typer.Argument(..., help=f"One of: {_PROVIDE
 @app.command("repair")
 def repair_command(
     provider: str | None = typer.Argument(
-        None, help=f"One of: {_PROVIDERS}. Omit to repair every integration that needs it."
+        None,
+        help=f"One of: {_PROVIDERS}. Omit to repair every integration that needs it "
+        "(needs-repair, or installed by an older mytty).",
     ),
 ) -> None:
-    """Reinstall one provider's integration, or every one whose status is needs-repair."""
+    """Reinstall one provider's integration, or every one that needs repair or is from an older mytty."""
     warnings: list[str] = []
     chosen = _run(lambda: api.parse_provider(provider)) if provider is not None else None
     changed = _run(lambda: api.repair(chosen, warnings=warnings))

@@ -42,6 +42,8 @@ class IntegrationStatus:
     provider: AgentProvider
     status: Status
     error: str | None = None
+    #: Installed, but ``repair`` would add something newer (not on the wire: humans' output).
+    upgrade: str | None = None
 
     def to_wire(self) -> IntegrationEntry:
         return wire.integration_entry(self.provider, self.status, self.error)
@@ -66,7 +68,7 @@ def _status(provider: AgentProvider, ctx: Context) -> IntegrationStatus:
             raise
         # We cannot tell what is installed in a file we refuse to read; it needs the human.
         return IntegrationStatus(provider, NEEDS_REPAIR, exc.message)
-    return IntegrationStatus(provider, state.status, state.error)
+    return IntegrationStatus(provider, state.status, state.error, state.upgrade)
 
 
 def status_of(
@@ -149,7 +151,8 @@ def repair(
 ) -> list[str]:
     """Reinstall one provider (any status), or every provider that needs repair.
 
-    Without a provider, each ``needs-repair`` integration is repaired in turn; if one of them
+    Without a provider, each ``needs-repair`` integration, and each installed one from an older
+    mytty (``upgrade``: e.g. without the kill-server guard), is repaired in turn; if one of them
     fails, the others are still repaired and the first error is raised at the end.
     """
     ctx = Context.create(env, codex_hooks)
@@ -158,7 +161,8 @@ def repair(
     changed: list[str] = []
     first_error: MyttyError | None = None
     for candidate in PROVIDER_ORDER:
-        if _status(candidate, ctx).status != NEEDS_REPAIR:
+        status = _status(candidate, ctx)
+        if status.status != NEEDS_REPAIR and status.upgrade is None:
             continue
         try:
             changed += _install(candidate, ctx, warnings)

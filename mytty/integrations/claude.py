@@ -23,6 +23,11 @@ from mytty.integrations.common import FileChange
 from mytty.integrations.helper import helper_problem, invokes_helper
 from mytty.integrations.installer import Context, ProviderState
 
+#: What ``repair`` adds to an install from before the guard (``doctor`` and ``list`` say it).
+GUARD_UPGRADE = (
+    "installed without the kill-server guard (an install from an older mytty): spawned "
+    "workers may run `tmux kill-server` on mytty's server"
+)
 #: The kill-server guard's event (Bash tool calls only).
 GUARD_EVENT = "PreToolUse"
 GUARD_MATCHER = "Bash"
@@ -74,7 +79,7 @@ class ClaudeInstaller:
 
     def state(self, ctx: Context) -> ProviderState:
         problem = helper_problem(ctx.helper, ctx.env)
-        _loaded, status, why = hookconfig.hooks_state_or_legacy(
+        _loaded, status, why, legacy = hookconfig.hooks_state_or_legacy(
             ctx.locations.claude_settings,
             spec(ctx),
             spec(ctx, guard=False),  # an install from before the guard
@@ -90,7 +95,7 @@ class ClaudeInstaller:
                 f"another guide than {ctx.locations.guide} (a different MYTTY_HOME?); run "
                 "`mytty integrations repair claude-code`",
             )
-        return ProviderState(INSTALLED)
+        return ProviderState(INSTALLED, upgrade=GUARD_UPGRADE if legacy else None)
 
     def plan_install(self, ctx: Context) -> list[FileChange]:
         loaded = hookconfig.load(ctx.locations.claude_settings, spec(ctx))

@@ -34,6 +34,11 @@ from mytty.integrations.common import (
 from mytty.integrations.helper import helper_problem, invokes_helper, shell_command
 from mytty.integrations.installer import Context, ProviderState
 
+#: What ``repair`` adds to an install from before the guard (``doctor`` and ``list`` say it).
+GUARD_UPGRADE = (
+    "installed without the kill-server guard (an install from an older mytty): spawned "
+    "workers may run `tmux kill-server` on mytty's server"
+)
 #: The kill-server guard's event (shell tool calls, which Codex names Bash in hooks).
 GUARD_EVENT = "PreToolUse"
 GUARD_MATCHER = "Bash"
@@ -119,7 +124,7 @@ class CodexInstaller:
 
     def state(self, ctx: Context) -> ProviderState:
         problem = helper_problem(ctx.helper, ctx.env)
-        loaded, status, why = hookconfig.hooks_state_or_legacy(
+        loaded, status, why, legacy = hookconfig.hooks_state_or_legacy(
             ctx.locations.codex_hooks,
             spec(ctx),
             spec(ctx, guard=False),  # an install from before the guard
@@ -142,7 +147,7 @@ class CodexInstaller:
             _matching_key(k, hooks_path, recorded) is None for k in trust_keys(ctx, loaded.data)
         ):
             return ProviderState(NEEDS_REPAIR, trust_hint(ctx))
-        return ProviderState(INSTALLED)
+        return ProviderState(INSTALLED, upgrade=GUARD_UPGRADE if legacy else None)
 
     def plan_install(self, ctx: Context) -> list[FileChange]:
         loaded = hookconfig.load(ctx.locations.codex_hooks, spec(ctx))

@@ -327,14 +327,15 @@ def hooks_state_or_legacy(
     legacy: HookFileSpec,
     helper_problem: str | None,
     provider: str,
-) -> tuple[LoadedFile, Status, str | None]:
+) -> tuple[LoadedFile, Status, str | None, bool]:
     """:func:`hooks_state`, except that a file complete as ``legacy`` (an install from before
-    a handler was added, e.g. the kill-server guard) counts as installed: it is still usable."""
+    a handler was added, e.g. the kill-server guard) counts as installed: it is still usable.
+    The last value says it was (so ``repair`` has something to add)."""
     loaded, status, why = hooks_state(path, spec, helper_problem, provider)
     if (
         status == NEEDS_REPAIR
         and helper_problem is None
         and hooks_state(path, legacy, None, provider)[1] == INSTALLED
     ):
-        return loaded, INSTALLED, None
-    return loaded, status, why
+        return loaded, INSTALLED, None, True
+    return loaded, status, why, False

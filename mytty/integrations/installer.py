@@ -41,6 +41,8 @@ class Context:
 class ProviderState:
     status: Status
     error: str | None = None
+    #: Installed and usable, but from an older mytty: what ``repair`` would add (None: current).
+    upgrade: str | None = None
 
 
 class ProviderInstaller(Protocol):

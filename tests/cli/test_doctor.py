@@ -105,3 +105,40 @@ def test_the_table_shows_config_sections_literally(mytty: Mytty) -> None:
     )
     assert done.returncode == 0  # a warning, nothing broken
     assert "[notify] unknown key 'cooldwn' ignored" in done.stdout
+
+
+def test_an_install_from_before_the_guard_is_a_warning_with_repair(mytty: Mytty) -> None:
+    """Hooks enabled by an older mytty (no PreToolUse guard) still work, so nothing is broken,
+    but doctor and ``integrations list`` say the workers are unguarded and name ``repair``."""
+    m = mytty
+    m.install_standins("claude")
+    enable = subprocess.run(
+        [MYTTY, "integrations", "enable", "claude-code"], env=m.env, capture_output=True, text=True
+    )
+    assert enable.returncode == 0, enable.stderr
+    settings = m.home / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    del data["hooks"]["PreToolUse"]
+    settings.write_text(json.dumps(data, indent=2) + "\n")
+
+    code, findings = doctor(m)
+    found = problems(findings)
+    assert code == 0  # a warning: spawning still works
+    assert found["claude-code"]["status"] == "warn"
+    assert "without the kill-server guard" in found["claude-code"]["detail"]
+    assert found["claude-code"]["fix"] == "mytty integrations repair claude-code"
+    listed = subprocess.run(
+        [MYTTY, "integrations", "list"],
+        env={**m.env, "COLUMNS": "300"},
+        capture_output=True,
+        text=True,
+    )
+    line = next(x for x in listed.stdout.splitlines() if x.startswith("claude-code:"))
+    assert line.startswith("claude-code: installed — installed without the kill-server guard")
+    assert line.endswith("run `mytty integrations repair claude-code`")
+
+    repair = subprocess.run(
+        [MYTTY, "integrations", "repair", "claude-code"], env=m.env, capture_output=True, text=True
+    )
+    assert repair.returncode == 0, repair.stderr
+    assert "claude-code" not in problems(doctor(m)[1])

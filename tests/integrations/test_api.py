@@ -254,11 +254,17 @@ def test_an_install_from_before_the_guard_stays_installed_and_repair_adds_it(
     guard = data["hooks"].pop("PreToolUse")
     assert guard[0]["matcher"] == "Bash"
     settings.write_text(json.dumps(data, indent=2) + "\n")
-    # Spawning must keep working for such an install: installed, not needs-repair.
-    assert api.status_of(provider, env).status == "installed"
-    assert str(settings) in api.repair(provider, env, codex_hooks=fake_codex)
+    # Spawning must keep working for such an install: installed, not needs-repair; what
+    # repair would add is said (doctor warns with it), not on the wire.
+    old = api.status_of(provider, env)
+    assert old.status == "installed" and old.error is None
+    assert old.upgrade is not None and "without the kill-server guard" in old.upgrade
+    assert old.to_wire() == api.IntegrationStatus(provider, "installed").to_wire()
+    # `repair` with no provider named takes it too (it is not needs-repair).
+    assert str(settings) in api.repair(None, env, codex_hooks=fake_codex)
     assert json.loads(settings.read_text())["hooks"]["PreToolUse"] == guard
-    assert api.status_of(provider, env).status == "installed"  # (Codex: its trust recorded too)
+    now = api.status_of(provider, env)  # (Codex: its trust recorded too)
+    assert now.status == "installed" and now.upgrade is None
     # A broken guard entry (edited) still needs repair, like any other edited handler.
     data = json.loads(settings.read_text())
     data["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] = 99
