@@ -303,6 +303,7 @@ class Doctor:
 
     def passthrough(self) -> None:
         from mytty.daemon.config import read_settings
+        from mytty.tmux.port import PRIVATE_SESSION
         from mytty.tmux.probe import passthrough_fix, server_facts
 
         if self.socket is None:
@@ -311,7 +312,10 @@ class Doctor:
         if not facts.alive:
             self.add("tmux server", "warn", f"no tmux server answers at {self.socket}", "mytty up")
             return
-        self.add("tmux server", "ok", f"{self.socket} ({len(facts.sessions)} sessions)")
+        # The controller's own control-mode session is not one of the user's.
+        mine = [s for s in facts.sessions if s != PRIVATE_SESSION]
+        count = f"{len(mine)} session" + ("" if len(mine) == 1 else "s")
+        self.add("tmux server", "ok", f"{self.socket} ({count})")
         if self.running and facts.ctl_bin and not os.access(facts.ctl_bin, os.X_OK):
             self.add(
                 "mytty-ctl",

@@ -16,6 +16,7 @@ import typer
 
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import format_timestamp
+from mytty.tmux.port import PRIVATE_SESSION
 
 #: Colour of each state in the table (rich style names).
 STATE_STYLES = {
@@ -32,7 +33,6 @@ STATE_STYLES = {
     "unknown": "dim",
 }
 _COLUMNS = ("pane", "provider", "state", "job", "label", "note", "attention", "tokens", "age")
-_PRIVATE_SESSION = "_mytty"
 
 
 def age(seconds: float) -> str:
@@ -61,7 +61,7 @@ def entries(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
     """The panes as JSON objects (empty values become null), the controller's own left out."""
     out: list[dict[str, Any]] = []
     for row in rows:
-        if row["session_name"] == _PRIVATE_SESSION:
+        if row["session_name"] == PRIVATE_SESSION:
             continue
         since = row["@mytty_since"]
         out.append(

@@ -22,9 +22,7 @@ from dataclasses import dataclass, field
 
 from mytty.core.ids import SurfaceId, TmuxPaneId, format_uuid_bytes, parse_surface_id
 from mytty.daemon import procfs
-from mytty.tmux.port import PaneRow
-
-PRIVATE_SESSION = "_mytty"
+from mytty.tmux.port import PRIVATE_SESSION, PaneRow
 
 
 @dataclass

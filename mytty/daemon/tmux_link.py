@@ -17,11 +17,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Protocol
 
 from mytty.core.errors import ErrorCode, MyttyError
-from mytty.daemon.panes import PRIVATE_SESSION
 from mytty.tmux import bootstrap, hooks
 from mytty.tmux.control_client import TmuxConnectionLost
 from mytty.tmux.control_port import ControlModePort, connect
-from mytty.tmux.port import TmuxPort
+from mytty.tmux.port import PRIVATE_SESSION, TmuxPort
 
 log = logging.getLogger(__name__)
 

@@ -34,9 +34,9 @@ from mytty.core.ids import SurfaceId
 from mytty.core.jobs import AgentJob
 from mytty.core.runs import AgentRun
 from mytty.daemon.agents import AgentHub
-from mytty.daemon.panes import PRIVATE_SESSION, PaneRegistry
+from mytty.daemon.panes import PaneRegistry
 from mytty.protocol.limits import MAX_WAIT_S
-from mytty.tmux.port import OptionScope, OptionUpdate, TmuxPort
+from mytty.tmux.port import PRIVATE_SESSION, OptionScope, OptionUpdate, TmuxPort
 
 log = logging.getLogger(__name__)
 

@@ -23,6 +23,8 @@ from typing import NamedTuple, Protocol
 from mytty.core.ids import TmuxPaneId
 
 SURFACE_OPTION = "@mytty_surface"
+#: The session the controller's control-mode client sits in: not the user's, never listed.
+PRIVATE_SESSION = "_mytty"
 SEP = "\x1f"
 
 _FIELDS = (

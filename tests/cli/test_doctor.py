@@ -44,6 +44,12 @@ def test_green_on_a_fresh_setup(mytty: Mytty) -> None:
     assert problems(findings) == {}
     areas = {f["area"] for f in findings if f["status"] == "ok"}
     assert {"tmux", "controller", "home", "sockets", "config", "tmux server"} <= areas
+    # The user's sessions only: the controller's own control-mode session is not counted.
+    sessions = mytty.tmux("list-sessions", "-F", "#{session_name}").split()
+    assert "_mytty" in sessions
+    server = next(f for f in findings if f["area"] == "tmux server")
+    mine = len(sessions) - 1
+    assert server["detail"].endswith(f"({mine} session{'' if mine == 1 else 's'})"), server
 
 
 def test_each_broken_thing_is_named_with_its_fix(mytty: Mytty) -> None:
