@@ -19,15 +19,10 @@ from typing import Any
 from mytty.core.events import AgentProvider
 from mytty.core.vocab import INSTALLED, NEEDS_REPAIR
 from mytty.integrations import hookconfig, pointers
-from mytty.integrations.common import FileChange
+from mytty.integrations.common import GUARD_UPGRADE, FileChange
 from mytty.integrations.helper import helper_problem, invokes_helper
 from mytty.integrations.installer import Context, ProviderState
 
-#: What ``repair`` adds to an install from before the guard (``doctor`` and ``list`` say it).
-GUARD_UPGRADE = (
-    "installed without the kill-server guard (an install from an older mytty): spawned "
-    "workers may run `tmux kill-server` on mytty's server"
-)
 #: The kill-server guard's event (Bash tool calls only).
 GUARD_EVENT = "PreToolUse"
 GUARD_MATCHER = "Bash"

@@ -24,6 +24,7 @@ from mytty.core.vocab import INSTALLED, NEEDS_REPAIR
 from mytty.integrations import codex_toml, hookconfig, pointers
 from mytty.integrations.codex_trust import CodexUnavailable, find_codex
 from mytty.integrations.common import (
+    GUARD_UPGRADE,
     PRIVATE_MODE,
     FileChange,
     apply_changes,
@@ -34,11 +35,6 @@ from mytty.integrations.common import (
 from mytty.integrations.helper import helper_problem, invokes_helper, shell_command
 from mytty.integrations.installer import Context, ProviderState
 
-#: What ``repair`` adds to an install from before the guard (``doctor`` and ``list`` say it).
-GUARD_UPGRADE = (
-    "installed without the kill-server guard (an install from an older mytty): spawned "
-    "workers may run `tmux kill-server` on mytty's server"
-)
 #: The kill-server guard's event (shell tool calls, which Codex names Bash in hooks).
 GUARD_EVENT = "PreToolUse"
 GUARD_MATCHER = "Bash"

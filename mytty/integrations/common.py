@@ -223,3 +223,11 @@ def planned_emptying(
     if os.path.islink(path):
         return planned_write(path, empty, default_mode)
     return planned_delete(path)
+
+
+#: What ``repair`` adds to a Claude Code or Codex install from before the kill-server guard
+#: (``doctor`` and ``integrations list`` say it; the status stays ``installed``).
+GUARD_UPGRADE = (
+    "installed without the kill-server guard (an install from an older mytty): nothing stops "
+    "a spawned worker from killing the tmux server mytty runs on"
+)
