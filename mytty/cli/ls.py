@@ -126,25 +126,69 @@ def show(tmux_socket: str | None, as_json: bool) -> None:
     _print(panes, running)
 
 
+#: Always shown; the others only when some pane has a value for them.
+_ALWAYS = ("pane", "provider", "state")
+
+
+def layout(rows: list[dict[str, str]], width: int) -> list[str] | None:
+    """The table's columns for a terminal ``width`` columns wide: the ones with a value in some
+    row (``pane``, ``provider`` and ``state`` always), or None when even those don't fit
+    unclipped (one block per pane then). ``note`` wraps, so it counts with at most 20."""
+    columns = [c for c in _COLUMNS if c in _ALWAYS or any(r[c] for r in rows)]
+    needed = 0
+    for column in columns:
+        widest = max([len(column), *(len(r[column]) for r in rows)])
+        needed += (min(widest, 20) if column == "note" else widest) + 2  # the gap and padding
+    return columns if needed <= width else None
+
+
 def _print(panes: list[dict[str, Any]], running: bool) -> None:
     from rich import box
     from rich.console import Console
+    from rich.padding import Padding
     from rich.table import Table
     from rich.text import Text
 
     console = Console(highlight=False)
     rows = table_rows(panes, time.time())
-    table = Table(title="mytty panes", box=box.SIMPLE_HEAD, pad_edge=False)
-    for column in _COLUMNS:
-        wrap = column == "note"
-        table.add_column(column, no_wrap=not wrap, overflow="fold" if wrap else "ellipsis")
-    for row in rows:
-        style = STATE_STYLES.get(row["state"], "")
-        cells = [Text(row[c], style=style if c in ("state", "attention") else "") for c in _COLUMNS]
-        if row["attention"]:
-            cells[_COLUMNS.index("attention")].stylize("reverse")
-        table.add_row(*cells)
-    console.print(table)
+    columns = layout(rows, console.width)
+    if columns is not None:
+        table = Table(title="mytty panes", box=box.SIMPLE_HEAD, pad_edge=False)
+        for column in columns:
+            wrap = column == "note"
+            table.add_column(column, no_wrap=not wrap, overflow="fold" if wrap else "ellipsis")
+        for row in rows:
+            style = STATE_STYLES.get(row["state"], "")
+            cells = [
+                Text(row[c], style=style if c in ("state", "attention") else "") for c in columns
+            ]
+            if row["attention"]:
+                cells[columns.index("attention")].stylize("reverse")
+            table.add_row(*cells)
+        console.print(table)
+    else:
+        # A narrow pane: one block per pane, nothing cut off.
+        console.print(Text("mytty panes", style="bold"))
+        for row in rows:
+            style = STATE_STYLES.get(row["state"], "")
+            head = Text(f"{row['pane']}  {row['provider']}  ")
+            head.append(row["state"], style=style)
+            console.print(head)
+            if row["attention"]:
+                need = Text("  needs ")
+                need.append(row["attention"], style=f"{style} reverse")
+                console.print(need)
+            facts = [
+                f"{name} {row[key]}"
+                for name, key in (("job", "job"), ("label", "label"), ("tokens", "tokens"))
+                if row[key]
+            ]
+            if row["age"]:
+                facts.append(f"for {row['age']}")
+            if facts:
+                console.print(Text("  " + ", ".join(facts)))
+            if row["note"]:
+                console.print(Padding(Text(row["note"], style="dim"), (0, 0, 0, 2), expand=False))
     if not running:
         console.print(
             Text("The controller is not running: no agent state is published (`mytty start`).")

@@ -197,6 +197,15 @@ def test_a_spawned_job_is_published_and_listed_by_mytty_ls(mytty: Mytty) -> None
     assert table.returncode == 0, table.stderr
     line = next(row for row in table.stdout.splitlines() if "fix-login" in row)
     assert "waiting-approval" in line and "approval" in line and job_id(job)[:8] in line
+    # A narrow pane (a 50-column split): one block per pane, nothing cut off.
+    narrow = subprocess.run(
+        [MYTTY, "ls"], env=dict(m.env, COLUMNS="50"), capture_output=True, text=True
+    )
+    assert narrow.returncode == 0, narrow.stderr
+    assert "…" not in narrow.stdout and all(len(x) <= 50 for x in narrow.stdout.splitlines())
+    block = narrow.stdout.split(f"{entry['location']}  claude-code  ", 1)[1]
+    assert block.startswith("waiting-approval\n  needs approval\n"), narrow.stdout
+    assert f"job {job_id(job)[:8]}, label fix-login" in block, narrow.stdout
 
     m.stop()
     out = subprocess.run(
