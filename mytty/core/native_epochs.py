@@ -314,6 +314,8 @@ class NativeEpochs:
                 self._handed_off[surface_id] = epoch.run_id
         if epoch.phase is EpochPhase.ENDED:
             return out
+        for passed in observation.before:
+            out += self._passed_turn(surface_id, epoch, passed, now)
         key = observation.key
         if epoch.resumable:
             if epoch.active_turn is None and turn_run_id(epoch.provider, key) in epoch.resumable:
@@ -342,6 +344,30 @@ class NativeEpochs:
             out += self._start_turn(surface_id, epoch, key, now)
             out.append(self._ending(epoch, observation, now))
             epoch.active_turn = None
+        return out
+
+    def _passed_turn(
+        self, surface_id: str, epoch: Epoch, passed: TurnObservation, now: float
+    ) -> list[AgentEvent]:
+        """A turn that ended before the reported one began, both since the last look.
+
+        The turn this epoch was on ends as the transcript says (before, the next turn's start
+        superseded it: a queued prompt made a finished turn read ``idle``). A turn never seen
+        is a run only when the transcript says it began while this process ran: a first read
+        of a file also passes every older turn in it, which must not become runs.
+        """
+        key = passed.key
+        if key == epoch.active_turn:
+            epoch.active_turn = None
+            return [self._ending(epoch, passed, now)]
+        if key in epoch.started_turns or not _began_in(epoch, passed):
+            return []
+        out: list[AgentEvent] = []
+        if epoch.active_turn is not None:
+            out.append(self._turn_event(epoch, epoch.active_turn, "superseded", now))
+            epoch.active_turn = None
+        out += self._start_turn(surface_id, epoch, key, now)
+        out.append(self._ending(epoch, passed, now))
         return out
 
     def _start_turn(self, surface_id: str, epoch: Epoch, key: str, now: float) -> list[AgentEvent]:

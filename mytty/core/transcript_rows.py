@@ -6,13 +6,16 @@ Pure: the readers are fed whole lines; where the lines come from is the daemon's
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from mytty.core.events import parse_timestamp
-from mytty.core.turn_observation import TurnObservation, TurnPhase
+from mytty.core.turn_observation import ENDED, TurnObservation, TurnPhase
 
 #: Identifiers longer than this (UTF-8 bytes) are not real (semantics §9.4).
 MAX_ID_BYTES = 256
+#: Ended turns kept for the next report (:meth:`TurnReader.report`); older ones are dropped.
+MAX_PASSED_TURNS = 32
 
 
 def valid_identifier(value: object) -> str | None:
@@ -57,6 +60,9 @@ class TurnReader:
         self.answer: str | None = None
         #: When the current turn began, by the row that began it (None: it gave no time).
         self.started_at: float | None = None
+        #: Turns that ended before the current one began, since the last :meth:`report`.
+        self._passed: list[TurnObservation] = []
+        self._last_report: TurnObservation | None = None
 
     @property
     def observation(self) -> TurnObservation | None:
@@ -65,8 +71,27 @@ class TurnReader:
         answer = self.answer if self.phase is TurnPhase.COMPLETED else None
         return TurnObservation(self.key, self.phase, answer=answer, started_at=self.started_at)
 
+    def report(self) -> TurnObservation | None:
+        """The current turn, carrying in ``before`` the turns that ended and were followed
+        since the last report (so a reader polled every 0.5 s misses no turn's end)."""
+        current = self._last_report = self.observation
+        passed, self._passed = tuple(self._passed), []
+        if current is None or not passed:
+            return current
+        return dataclasses.replace(current, before=passed)
+
     def begin(self, key: str, row: dict[str, object]) -> None:
         """Turn ``key`` begins at ``row`` (active, no answer yet, the row's timestamp)."""
+        ended = self.observation
+        # A turn whose end the last report already gave is not passed again.
+        if (
+            ended is not None
+            and ended.key != key
+            and ended.phase in ENDED
+            and ended != self._last_report
+        ):
+            self._passed.append(ended)
+            del self._passed[:-MAX_PASSED_TURNS]
         self.key, self.phase, self.answer = key, TurnPhase.ACTIVE, None
         self.started_at = row_time(row)
 

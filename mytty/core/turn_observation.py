@@ -28,6 +28,10 @@ class TurnPhase(StrEnum):
     FAILED = "failed"
 
 
+#: The phases of a turn that is over.
+ENDED = frozenset({TurnPhase.COMPLETED, TurnPhase.INTERRUPTED, TurnPhase.FAILED})
+
+
 @dataclass(frozen=True, slots=True)
 class TurnObservation:
     """The turn an agent is on, as its own transcript says."""
@@ -41,6 +45,10 @@ class TurnObservation:
     #: prompt row; Codex: ``task_started``); None when it does not say. Not compared: it is
     #: the same for every report of a turn, and what changed is the key or the phase.
     started_at: float | None = field(default=None, compare=False)
+    #: Turns that ended and were followed by this one since the reader last reported (oldest
+    #: first): a prompt queued while the agent was busy starts as the previous turn ends, both
+    #: within one look. Not compared, like ``started_at``.
+    before: tuple[TurnObservation, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,6 +75,8 @@ def claude_slug(path: str) -> str:
 class _Parser(Protocol):
     @property
     def observation(self) -> TurnObservation | None: ...
+
+    def report(self) -> TurnObservation | None: ...
     @property
     def usage(self) -> UsageReading: ...
     def feed(self, line: bytes) -> None: ...
@@ -215,7 +217,7 @@ class TranscriptReader:
             if usage != self._reported.get(surface):
                 self._reported[surface] = usage
                 self._on_usage(surface, usage)
-        return transcript.parser.observation
+        return transcript.parser.report()
 
     def usage(self, surface_id: str) -> UsageReading | None:
         """What the pane's agents spent so far, as their transcripts say (None: nothing read)."""

@@ -484,3 +484,62 @@ def test_a_failed_turn_fails_its_run_with_the_message(seen_active: bool) -> None
     assert end.run_id == ne.turn_run_id(CODEX, "t1") and end.message == "stream disconnected: 400"
     assert end.id == stable_uuid("event", "native", "turn-failed", key(41, 0, CODEX), "t1")
     assert m.provider_changed(S, None, None, T0 + 3) == []  # nothing active any more
+
+
+# -- turns that ended and were followed within one look ----------------------------------------
+
+
+def passed(k: str, phase: str = "completed", began: float | None = None) -> TurnObservation:
+    return TurnObservation(k, TurnPhase(phase), answer="done", started_at=began)
+
+
+def test_a_queued_prompt_does_not_turn_a_finished_turn_into_a_superseded_one() -> None:
+    """A prompt typed while the agent was busy starts as the turn ends: one look sees the new
+    turn, and the transcript reader says the old one completed before it."""
+    m = ne.NativeEpochs()
+    started(m)
+    m.observe_turn(S, obs("p1", "active"), T0 + 4)
+    now = TurnObservation("p2", TurnPhase.ACTIVE, before=(passed("p1"),))
+    out = m.observe_turn(S, now, T0 + 5)
+    assert brief(out) == [("succeeded", ne.TURN_COMPLETED), ("started", ne.TURN_STARTED)]
+    assert out[0].run_id == ne.turn_run_id(CLAUDE, "p1")
+    assert out[0].last_assistant_message == "done"  # the answer rides on the completion
+    assert out[1].run_id == ne.turn_run_id(CLAUDE, "p2")
+
+
+def test_whole_turns_between_two_looks_are_runs_when_they_began_in_this_process() -> None:
+    m = ne.NativeEpochs()
+    m.provider_changed(S, CLAUDE, 41, T0, process_started_at=T0 - 1)
+    m.observe_turn(S, None, T0 + 0.5)
+    now = TurnObservation(
+        "p3",
+        TurnPhase.ACTIVE,
+        before=(passed("p1", began=T0 + 0.6), passed("p2", "interrupted", began=T0 + 0.7)),
+    )
+    out = m.observe_turn(S, now, T0 + 1)
+    assert brief(out) == [
+        ("started", ne.TURN_STARTED),
+        ("succeeded", ne.TURN_COMPLETED),
+        ("started", ne.TURN_STARTED),
+        ("idle", ne.TURN_INTERRUPTED),
+        ("started", ne.TURN_STARTED),
+    ]
+    assert [e.run_id for e in out] == [
+        ne.turn_run_id(CLAUDE, k) for k in ("p1", "p1", "p2", "p2", "p3")
+    ]
+    assert not any(RunBook().apply(e).rejected for e in out[:2])
+
+
+def test_a_first_read_passing_a_files_old_turns_makes_no_runs() -> None:
+    """The first read of a transcript (a resumed session, or a reader that found the file
+    late) passes every older turn in it: none began in this process, none is a run; nor one
+    whose time is unknown, nor one already started and ended."""
+    m = ne.NativeEpochs()
+    m.provider_changed(S, CLAUDE, 41, T0, process_started_at=T0 - 1)
+    m.observe_turn(S, None, T0 + 0.5)
+    old = (passed("o1", began=T0 - 600), passed("o2", began=None))
+    out = m.observe_turn(S, TurnObservation("o3", TurnPhase.COMPLETED, before=old), T0 + 1)
+    # o3 is the reported turn itself: the rule for it is the one above (a look came before).
+    assert {e.run_id for e in out} == {ne.turn_run_id(CLAUDE, "o3")}
+    again = TurnObservation("p4", TurnPhase.ACTIVE, before=(passed("o3", began=T0),))
+    assert brief(m.observe_turn(S, again, T0 + 2)) == [("started", ne.TURN_STARTED)]

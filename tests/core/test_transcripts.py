@@ -532,3 +532,47 @@ def test_a_turn_without_a_usable_timestamp_has_no_start_time() -> None:
             row["timestamp"] = stamp
         r.apply(row)
         assert r.observation is not None and r.observation.started_at is None, stamp
+
+
+def test_a_report_carries_the_turns_that_ended_since_the_last_one() -> None:
+    """Both fixtures hold two turns. Read in one go (one look of the estimator), the report is
+    the second turn, and ``before`` is the first one as it ended, answer included; the next
+    report passes nothing again."""
+    name = "claude_tool_turn_then_prompt.jsonl"
+    first, second = prompt_ids(name)[:2]
+    t = claude(lines(name))
+    report = t.report()
+    assert report == TurnObservation(second, TurnPhase.ACTIVE)
+    assert report is not None and report.before == (
+        TurnObservation(
+            first, TurnPhase.COMPLETED, answer=end_turn_text("claude_tool_turn_then_prompt.jsonl")
+        ),
+    )
+    assert report.before[0].started_at is not None
+    again = t.report()
+    assert again == report and again is not None and again.before == ()
+
+    name = "codex_turn_then_esc.jsonl"
+    done, aborted = turn_ids(name)
+    r = codex(lines(name))
+    report = r.report()
+    assert report == TurnObservation(aborted, TurnPhase.INTERRUPTED)
+    assert report is not None
+    assert report.before == (
+        TurnObservation(done, TurnPhase.COMPLETED, answer=last_agent_message(name)),
+    )
+
+
+def test_turns_read_line_by_line_pass_nothing_and_a_turn_not_ended_is_not_passed() -> None:
+    name = "codex_turn_then_esc.jsonl"
+    r = CodexRollout()
+    for line in lines(name):
+        r.feed(line)
+        report = r.report()
+        assert report is None or report.before == ()
+    # A turn that never ended, followed by another: the new turn supersedes it (no "before").
+    r = CodexRollout()
+    for turn in ("t1", "t2"):
+        r.apply({"type": "event_msg", "payload": {"type": "task_started", "turn_id": turn}})
+    report = r.report()
+    assert report is not None and (report.key, report.before) == ("t2", ())

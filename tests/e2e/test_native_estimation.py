@@ -273,3 +273,22 @@ def test_a_fast_codex_turn_whose_model_api_failed_fails_the_job(native: Mytty) -
     assert "stand-in API error" in (done["message"] or ""), done
     # The reader's own mytty.codexTurnFailed is stored too (ignored or redundant on the run).
     assert ("failed", NATIVE + "turnFailed") in hook_names(m, pane)
+
+
+@pytest.mark.parametrize("provider", ["claude", "codex"])
+def test_a_prompt_queued_while_busy_lets_the_finished_turn_succeed(
+    native: Mytty, provider: str
+) -> None:
+    """A prompt typed while the agent works runs as soon as the turn ends: the transcript
+    shows the end and the next start within one 0.5 s look. The job of the first turn ends
+    ``succeeded`` (it read ``disconnected``: the next turn's start superseded it)."""
+    m = native
+    job = running_job(m, provider, "First.\n@standin: sleep 3")
+    pane = pane_of(job)
+    m.ctl("send", pane, "Queued while busy.", "--enter").ok()  # the tty holds it meanwhile
+    done = completed(m, job, timeout=40)
+    assert done["state"] == "succeeded", (done, hook_names(m, pane))
+    m.wait_for_text(pane, "STANDIN turn 2 done", 30)
+    names = hook_names(m, pane)
+    assert ("idle", NATIVE + "turnSuperseded") not in names, names
+    assert names.count(("succeeded", NATIVE + "turnCompleted")) == 2, names
