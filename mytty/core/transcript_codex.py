@@ -16,6 +16,8 @@ The model comes from ``turn_context.payload.model``, the session id from ``sessi
 
 from __future__ import annotations
 
+import dataclasses
+
 from mytty.core.answers import clip_answer
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.core.ids import RunId, SurfaceId, stable_uuid
@@ -107,8 +109,13 @@ class CodexRollout(TurnReader):
         if event == "task_started":
             key = valid_identifier(payload.get("turn_id")) or valid_identifier(row.get("timestamp"))
             if key is not None:
+                failed, self.failure = self.failure, None
                 self.begin(key, row)
-                self.failure = None
+                # A failed turn passed on to the next report says so (no hook tells of it).
+                if failed is not None and self._passed and self._passed[-1].key == failed[0]:
+                    self._passed[-1] = dataclasses.replace(
+                        self._passed[-1], phase=TurnPhase.FAILED, message=failed[1], answer=None
+                    )
         elif event == "task_complete":
             self._end(payload, TurnPhase.COMPLETED)
             if self.phase is TurnPhase.COMPLETED:

@@ -479,6 +479,11 @@ def test_codex_api_error_is_a_failure_of_that_turn_until_the_next_starts() -> No
     assert event.id == stable_uuid("event", "codex", "failed", "t1")
     r.apply({"type": "event_msg", "payload": {"type": "task_started", "turn_id": "t2"}})
     assert r.failure is None
+    # Both within one look: the next report passes t1 on as failed, with the API's message.
+    report = r.report()
+    assert report is not None and report.before == (
+        TurnObservation("t1", TurnPhase.FAILED, message=error["message"]),
+    )
     r.apply({"type": "event_msg", "payload": {"type": "task_complete", "turn_id": "t2"}})
     assert r.failure is None and r.observation == TurnObservation("t2", TurnPhase.COMPLETED)
 
