@@ -48,6 +48,11 @@ SUBAGENT_STOP_HOOK_NAME = "SubagentStop"
 #: ``<task-notification>`` prompt: it continues the turn that started the subagent whose
 #: ``agent_id`` its ``toolUseID`` names, instead of opening (and superseding) a run of its own.
 PROMPT_HOOK_NAME = "UserPromptSubmit"
+#: Codex: the ``toolUseID`` of every event a subagent's thread fires, and of the ``spawn_agent``
+#: call that started it, is this prefix plus the subagent's ``agent_id`` (mytty.hook.adapters.codex).
+CODEX_SUBAGENT_PREFIX = "agent:"
+CODEX_SPAWN_TOOL = "spawn_agent"
+_TOOL_HOOK_NAME = "PostToolUse"
 
 _S = AgentRunState
 _K = AgentEventKind
@@ -121,6 +126,9 @@ class AgentRun:
     live_subagents: frozenset[str] = frozenset()
     #: Run ids of the task-notification turns folded into this run; their later events land here.
     continuations: frozenset[RunId] = frozenset()
+    #: The turn's own end (a Stop) came while a subagent it started was live. Codex owes no
+    #: later turn, so the SubagentStop of the last one ends the run then.
+    root_ended: bool = False
 
     @property
     def live_subagent_count(self) -> int:
@@ -228,6 +236,11 @@ class RunBook:
         root = self._continued_run(event)
         if root is not None:
             event = replace(event, run_id=root)
+        elif _is_codex_subagent_event(event) and event.run_id not in self._runs:
+            # A subagent's event whose spawning turn is unknown (its spawn_agent result was
+            # not seen, or came later): never a run of its own.
+            self._event_ids_by_run.setdefault(event.run_id, {})[event.id] = None
+            return _REJECTED
         self._event_ids_by_run.setdefault(event.run_id, {})[event.id] = None
 
         existing = self._runs.get(event.run_id)
@@ -263,9 +276,21 @@ class RunBook:
         run = _track_subagents(run, event, own_run_id)
 
         kind = event.kind
+        message = event.message
         if kind == _K.SUCCEEDED and run.live_subagents:
             # The root turn ended but a subagent it started is still live: keep the run open.
             kind = _K.RUNNING
+            if event.provider == AgentProvider.CODEX:
+                # Kept though the state does not change: the answer is the turn's own, and
+                # the run ends with it at the last SubagentStop (no later Stop comes).
+                message = message or _waiting_for(len(run.live_subagents))
+                answer = event.last_assistant_message or run.last_assistant_message
+                run = replace(run, root_ended=True, message=message, last_assistant_message=answer)
+        elif _ends_codex_turn_at_last_subagent(run, event):
+            kind = _K.SUCCEEDED
+        elif run.root_ended and run.live_subagents and message is None:
+            message = _waiting_for(len(run.live_subagents))  # still waiting, maybe for fewer
+            run = replace(run, message=message)
         new_state = transition(run.state, kind)
         if new_state is None:
             return ApplyResult(
@@ -283,7 +308,7 @@ class RunBook:
             state=new_state,
             started_at=event.occurred_at if starts else run.started_at,
             updated_at=event.occurred_at,
-            message=event.message,
+            message=message,
             accepted_event_count=run.accepted_event_count + 1,
             last_assistant_message=(
                 event.last_assistant_message
@@ -306,6 +331,23 @@ class RunBook:
         alias = self._aliases.get(event.run_id)
         if alias is not None:
             return alias
+        if _is_codex_subagent_event(event) and event.run_id not in self._runs:
+            runs = [
+                r
+                for r in self.runs_for(event.surface_id, event.provider)
+                if not _conflicts(r, event)
+            ]
+            for run in runs:
+                if event.tool_use_id in run.subagents:
+                    return run.id
+            if event.hook_name == SUBAGENT_START_HOOK_NAME and event.session_id is not None:
+                # The subagent's thread can report its start before the parent's hook for the
+                # spawn_agent call does (seen under load): the parent is the session's turn
+                # that is running now (Codex runs one turn of a session at a time).
+                active = [r for r in runs if r.is_active and r.session_id == event.session_id]
+                if active:
+                    return max(active, key=_updated_or_past).id
+            return None
         if not _is_task_notification(event) or event.run_id in self._runs:
             return None
         for run in self.runs_for(event.surface_id, event.provider):
@@ -410,11 +452,58 @@ def _is_task_notification(event: AgentEvent) -> bool:
     )
 
 
+def _is_codex_subagent_event(event: AgentEvent) -> bool:
+    """An event of a Codex subagent's thread (or the spawn_agent call that started one)."""
+    return (
+        event.provider == AgentProvider.CODEX
+        and event.tool_use_id is not None
+        and event.tool_use_id.startswith(CODEX_SUBAGENT_PREFIX)
+    )
+
+
+def _waiting_for(count: int) -> str:
+    return f"Waiting for {count} subagent" + ("" if count == 1 else "s")
+
+
+def _ends_codex_turn_at_last_subagent(run: AgentRun, event: AgentEvent) -> bool:
+    """The SubagentStop of a Codex turn's last live subagent, after the turn's own Stop."""
+    return (
+        event.provider == AgentProvider.CODEX
+        and event.hook_name == SUBAGENT_STOP_HOOK_NAME
+        and run.root_ended
+        and not run.live_subagents
+        and run.is_active
+    )
+
+
+def _track_codex_subagents(run: AgentRun, event: AgentEvent) -> AgentRun:
+    """Codex: ``spawn_agent``'s result names a subagent of this turn; its SubagentStart makes
+    it live (only then: an install without the subagent hooks must not wait for a stop it
+    never reports; a start folded in before the spawn's result names it too), its
+    SubagentStop ends it."""
+    agent = event.tool_use_id
+    if agent is None or not _is_codex_subagent_event(event):
+        return run
+    if event.hook_name == _TOOL_HOOK_NAME and event.tool_name == CODEX_SPAWN_TOOL:
+        return run if agent in run.subagents else replace(run, subagents=run.subagents | {agent})
+    if event.hook_name == SUBAGENT_START_HOOK_NAME and run.is_active:
+        return replace(
+            run, subagents=run.subagents | {agent}, live_subagents=run.live_subagents | {agent}
+        )
+    if agent not in run.subagents:
+        return run
+    if event.hook_name == SUBAGENT_STOP_HOOK_NAME and agent in run.live_subagents:
+        return replace(run, live_subagents=run.live_subagents - {agent})
+    return run
+
+
 def _track_subagents(run: AgentRun, event: AgentEvent, own_run_id: RunId) -> AgentRun:
     """``run`` after the subagent bookkeeping of ``event`` (SubagentStart/Stop, notification)."""
     agent = event.tool_use_id
     if own_run_id != run.id and own_run_id not in run.continuations:
         run = replace(run, continuations=run.continuations | {own_run_id})
+    if event.provider == AgentProvider.CODEX:
+        return _track_codex_subagents(run, event)
     if agent is None or event.provider != AgentProvider.CLAUDE_CODE:
         return run
     if event.hook_name == SUBAGENT_START_HOOK_NAME and event.kind == _K.RUNNING:

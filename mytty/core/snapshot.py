@@ -20,7 +20,7 @@ from mytty.core.events import AgentProvider, AgentRunState
 from mytty.core.ids import RunId, SurfaceId
 from mytty.core.runs import AgentRun
 
-SNAPSHOT_VERSION = 2
+SNAPSHOT_VERSION = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +48,7 @@ def encode_snapshot(runs: Iterable[AgentRun], items: Iterable[AttentionItem]) ->
                     sorted(r.subagents),
                     sorted(r.live_subagents),
                     sorted(r.continuations),
+                    r.root_ended,
                 ]
                 for r in runs
             ],
@@ -93,6 +94,7 @@ def decode_snapshot(text: str) -> BooksSnapshot | None:
                 subagents=frozenset(_texts(subagents)),
                 live_subagents=frozenset(_texts(live)),
                 continuations=frozenset(RunId(t) for t in _texts(continuations)),
+                root_ended=root_ended is True,
             )
             for (
                 rid,
@@ -108,6 +110,7 @@ def decode_snapshot(text: str) -> BooksSnapshot | None:
                 subagents,
                 live,
                 continuations,
+                root_ended,
             ) in obj["runs"]
         ]
         items = [

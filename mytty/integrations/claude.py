@@ -74,10 +74,10 @@ class ClaudeInstaller:
 
     def state(self, ctx: Context) -> ProviderState:
         problem = helper_problem(ctx.helper, ctx.env)
-        _loaded, status, why, legacy = hookconfig.hooks_state_or_legacy(
+        _loaded, status, why, upgrade = hookconfig.hooks_state_or_legacy(
             ctx.locations.claude_settings,
             spec(ctx),
-            spec(ctx, guard=False),  # an install from before the guard
+            [(spec(ctx, guard=False), GUARD_UPGRADE)],  # an install from before the guard
             problem,
             self.provider.value,
         )
@@ -90,7 +90,7 @@ class ClaudeInstaller:
                 f"another guide than {ctx.locations.guide} (a different MYTTY_HOME?); run "
                 "`mytty integrations repair claude-code`",
             )
-        return ProviderState(INSTALLED, upgrade=GUARD_UPGRADE if legacy else None)
+        return ProviderState(INSTALLED, upgrade=upgrade)
 
     def plan_install(self, ctx: Context) -> list[FileChange]:
         loaded = hookconfig.load(ctx.locations.claude_settings, spec(ctx))

@@ -26,6 +26,7 @@ from mytty.integrations.codex_trust import CodexUnavailable, find_codex
 from mytty.integrations.common import (
     GUARD_UPGRADE,
     PRIVATE_MODE,
+    SUBAGENT_UPGRADE,
     FileChange,
     apply_changes,
     planned_emptying,
@@ -35,6 +36,9 @@ from mytty.integrations.common import (
 from mytty.integrations.helper import helper_problem, invokes_helper, shell_command
 from mytty.integrations.installer import Context, ProviderState
 
+#: A subagent's start and stop (codex-cli 0.171.0 fires them with the subagent's agent_id): a
+#: turn that spawned one stays open until it stops (mytty.hook.adapters.codex).
+SUBAGENT_EVENTS = ("SubagentStart", "SubagentStop")
 #: The kill-server guard's event (shell tool calls, which Codex names Bash in hooks).
 GUARD_EVENT = "PreToolUse"
 GUARD_MATCHER = "Bash"
@@ -46,12 +50,14 @@ EVENTS = (
     "Stop",
     "Interrupt",
     GUARD_EVENT,
+    *SUBAGENT_EVENTS,
 )
 TIMEOUT_SECONDS = 5
 
 
-def spec(ctx: Context, *, guard: bool = True) -> hookconfig.HookFileSpec:
-    """What hooks.json must hold; ``guard=False``: as installed before the guard existed."""
+def spec(ctx: Context, *, guard: bool = True, subagents: bool = True) -> hookconfig.HookFileSpec:
+    """What hooks.json must hold; ``guard=False`` / ``subagents=False``: as installed before
+    the guard / the subagent hooks existed."""
     provider = AgentProvider.CODEX.value
 
     def entry(event: str) -> dict[str, Any]:
@@ -64,7 +70,10 @@ def spec(ctx: Context, *, guard: bool = True) -> hookconfig.HookFileSpec:
     def owns(handler: Mapping[str, Any]) -> bool:
         return invokes_helper(handler, ctx.helper, provider)
 
-    events = EVENTS if guard else tuple(e for e in EVENTS if e != GUARD_EVENT)
+    left_out = ({GUARD_EVENT} if not guard else set()) | (
+        set(SUBAGENT_EVENTS) if not subagents else set()
+    )
+    events = tuple(e for e in EVENTS if e not in left_out)
     return hookconfig.HookFileSpec(events=events, grouped=True, entry=entry, owns=owns)
 
 
@@ -120,10 +129,13 @@ class CodexInstaller:
 
     def state(self, ctx: Context) -> ProviderState:
         problem = helper_problem(ctx.helper, ctx.env)
-        loaded, status, why, legacy = hookconfig.hooks_state_or_legacy(
+        loaded, status, why, upgrade = hookconfig.hooks_state_or_legacy(
             ctx.locations.codex_hooks,
             spec(ctx),
-            spec(ctx, guard=False),  # an install from before the guard
+            [  # installs from before the subagent hooks, and from before the guard too
+                (spec(ctx, subagents=False), SUBAGENT_UPGRADE),
+                (spec(ctx, guard=False, subagents=False), GUARD_UPGRADE),
+            ],
             problem,
             self.provider.value,
         )
@@ -143,7 +155,7 @@ class CodexInstaller:
             _matching_key(k, hooks_path, recorded) is None for k in trust_keys(ctx, loaded.data)
         ):
             return ProviderState(NEEDS_REPAIR, trust_hint(ctx))
-        return ProviderState(INSTALLED, upgrade=GUARD_UPGRADE if legacy else None)
+        return ProviderState(INSTALLED, upgrade=upgrade)
 
     def plan_install(self, ctx: Context) -> list[FileChange]:
         loaded = hookconfig.load(ctx.locations.codex_hooks, spec(ctx))

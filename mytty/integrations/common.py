@@ -231,3 +231,9 @@ GUARD_UPGRADE = (
     "installed without the kill-server guard (an install from an older mytty): nothing stops "
     "a spawned worker from killing the tmux server mytty runs on"
 )
+#: What ``repair`` adds to a Codex install from before mytty installed SubagentStart and
+#: SubagentStop (with the guard: an install from before both says GUARD_UPGRADE).
+SUBAGENT_UPGRADE = (
+    "installed without the subagent hooks (an install from an older mytty): a turn that "
+    "starts a subagent reads finished while the subagent still works"
+)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -324,18 +324,17 @@ def hooks_state(
 def hooks_state_or_legacy(
     path: Path,
     spec: HookFileSpec,
-    legacy: HookFileSpec,
+    legacies: Sequence[tuple[HookFileSpec, str]],
     helper_problem: str | None,
     provider: str,
-) -> tuple[LoadedFile, Status, str | None, bool]:
-    """:func:`hooks_state`, except that a file complete as ``legacy`` (an install from before
-    a handler was added, e.g. the kill-server guard) counts as installed: it is still usable.
-    The last value says it was (so ``repair`` has something to add)."""
+) -> tuple[LoadedFile, Status, str | None, str | None]:
+    """:func:`hooks_state`, except that a file complete as one of ``legacies`` (installs from
+    before a handler was added, e.g. the kill-server guard) counts as installed: it is still
+    usable. Each legacy shape comes with what ``repair`` would add to it, which the last value
+    gives for the shape found (None: the file is current, or not installed as any shape)."""
     loaded, status, why = hooks_state(path, spec, helper_problem, provider)
-    if (
-        status == NEEDS_REPAIR
-        and helper_problem is None
-        and hooks_state(path, legacy, None, provider)[1] == INSTALLED
-    ):
-        return loaded, INSTALLED, None, True
-    return loaded, status, why, False
+    if status == NEEDS_REPAIR and helper_problem is None:
+        for legacy, upgrade in legacies:
+            if hooks_state(path, legacy, None, provider)[1] == INSTALLED:
+                return loaded, INSTALLED, None, upgrade
+    return loaded, status, why, None

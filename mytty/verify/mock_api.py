@@ -38,9 +38,10 @@ class Turn:
     ``kind`` is ``answer`` (say ``text``; ``echo`` says ``text`` followed by the first line of the
     newest prompt, so concurrent workers get different answers), ``shell`` (run ``command`` with the shell tool, then
     say ``Tool finished: …``) or ``error`` (answer HTTP ``status`` with ``text`` as the error).
-    ``subagent`` (Claude) starts the ``Agent`` tool with a task holding :data:`SUBAGENT_TASK`; the
-    subagent's own prompt is answered ``Subagent report.`` after ``delay`` seconds, and the
-    synthetic ``<task-notification>`` prompt that follows is answered with ``text``; with
+    ``subagent`` starts a subagent with a task holding :data:`SUBAGENT_TASK` (Claude: the
+    ``Agent`` tool; Codex: ``spawn_agent`` of its ``multi_agent_v1`` tools, once per script);
+    the subagent's own prompt is answered ``Subagent report.`` after ``delay`` seconds, and
+    Claude's synthetic ``<task-notification>`` prompt that follows is answered with ``text``; with
     ``parent_delay`` the parent's own reply to the Agent tool's result is held that long, so a
     quick subagent reports before its parent's turn ends (the ordering 2.1.332 showed then).
     ``escalate`` asks Codex to run the command outside its sandbox (its approval path).
@@ -94,6 +95,8 @@ class _State:
     requests: list[Logged] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    #: Codex: the scripted subagent was spawned (later prompts of the parent get turn.text).
+    spawned: bool = False
 
 
 class _Server(ThreadingHTTPServer):
@@ -350,6 +353,8 @@ class _OpenAIHandler(_MockHandler):
                 {"error": {"message": turn.text, "type": "invalid_request_error", "code": None}},
             )
             return
+        elif turn.kind == "subagent":
+            items = self._subagent(turn, n, body)
         elif turn.kind == "shell":
             args: dict[str, Any] = {"cmd": turn.command, "yield_time_ms": 1000}
             if turn.escalate:
@@ -370,6 +375,32 @@ class _OpenAIHandler(_MockHandler):
         else:
             items = [_openai_message(n, _said(turn, _openai_prompt(body)))]
         self._sse(_openai_events(n, str(body.get("model", "mock")), items))
+
+    def _subagent(self, turn: Turn, n: int, body: dict[str, Any]) -> list[dict[str, Any]]:
+        """Codex: ``spawn_agent`` of its ``multi_agent_v1`` namespace; the subagent's own
+        prompt gets the report, any later prompt of the parent ``turn.text``. Only a request
+        that offers those tools spawns (not a side request, e.g. the task-title one)."""
+        prompt = _openai_prompt(body)
+        if SUBAGENT_TASK in prompt:
+            time.sleep(turn.delay)
+            return [_openai_message(n, SUBAGENT_REPORT)]
+        offered = any(
+            isinstance(t, dict) and t.get("name") == "multi_agent_v1" for t in body["tools"]
+        )
+        if self.server.state.spawned or not offered:
+            return [_openai_message(n, turn.text)]
+        self.server.state.spawned = True
+        return [
+            {
+                "id": f"fc_mock_{n:04d}",
+                "type": "function_call",
+                "status": "completed",
+                "call_id": f"call_mock_{n:04d}",
+                "namespace": "multi_agent_v1",
+                "name": "spawn_agent",
+                "arguments": json.dumps({"message": SUBAGENT_TASK}),
+            }
+        ]
 
 
 def _openai_tool_result(body: dict[str, Any]) -> Any:
@@ -548,6 +579,7 @@ class MockAPI(_Running):
 
     def script(self, turn: Turn) -> None:
         self._server.state.turn = turn
+        self._server.state.spawned = False
 
     @property
     def requests(self) -> list[Logged]:

@@ -284,24 +284,32 @@ class Driver:
         return str(job["jobID"]["rawValue"]), str(job["paneID"]["rawValue"]).upper()
 
     def follow(
-        self, pane: str, observed: Observed, until: Callable[[Observed], bool], timeout: float
+        self,
+        pane: str,
+        observed: Observed,
+        until: Callable[[Observed], bool],
+        timeout: float,
+        *,
+        poll: int = 10,
     ) -> bool:
-        """Read the ledger (long-polling, no sleeps) until ``until`` holds or time runs out."""
+        """Read the ledger (long-polling, no sleeps) until ``until`` holds or time runs out.
+
+        ``poll``: the longest a long poll waits; each return also samples the pane's live
+        subagents (a subagent's start changes no run state, so no record says it)."""
         for left in _deadline_loop(timeout):
             page = self.box.ctl(
                 "events",
                 "--after",
                 str(self.after),
                 "--timeout",
-                str(max(1, min(10, int(left)))),
+                str(max(1, min(poll, int(left)))),
                 timeout=left + 15,
             )
             self.after = int(page["latestSequence"])
             for record in page["records"]:
                 if str(record.get("paneID", "")).upper() == pane:
                     observed.records.append((str(record["kind"]), bool(record["synthesized"])))
-            if self.provider is AgentProvider.CLAUDE_CODE and page["records"]:
-                observed.max_subagents = max(observed.max_subagents, self._live_subagents(pane))
+            observed.max_subagents = max(observed.max_subagents, self._live_subagents(pane))
             if until(observed):
                 return True
         return until(observed)
@@ -441,20 +449,21 @@ def drive(box: Sandbox, provider: AgentProvider) -> list[Coverage]:
     rows["interrupt"] = Coverage("interrupt", _outcome(after), f"ended {after[0]}" if after else "")
     d.close(job)
 
-    # 6. A subagent (Claude's Agent tool): the job stays running while it works.
-    if provider is AgentProvider.CLAUDE_CODE:
-        mock.script(Turn.subagent(ANSWER, delay=4))
-        job, pane = d.spawn("Use a subagent.")
-        seen = Observed()
-        d.follow(pane, seen, lambda o: o.first(TERMINAL) is not None, TURN_TIMEOUT_S)
-        rows["subagent"] = Coverage(
-            "subagent",
-            "hook" if seen.max_subagents >= 1 else "missing",
-            f"live subagents seen: {seen.max_subagents}",
-        )
-        d.close(job)
-    else:
-        rows["subagent"] = Coverage("subagent", "not-driven", "the provider has no subagents")
+    # 6. A subagent (Claude's Agent tool, Codex's spawn_agent): the job stays running while
+    # it works.
+    mock.script(Turn.subagent(ANSWER, delay=4))
+    job, pane = d.spawn("Use a subagent.")
+    seen = Observed()
+    d.follow(pane, seen, lambda o: o.first(TERMINAL) is not None, TURN_TIMEOUT_S, poll=1)
+    rows["subagent"] = Coverage(
+        "subagent",
+        "hook" if seen.max_subagents >= 1 else "missing",
+        f"live subagents seen: {seen.max_subagents}"
+        + (
+            "" if seen.max_subagents else f"; the run went {' → '.join(k for k, _ in seen.records)}"
+        ),
+    )
+    d.close(job)
     return [rows[name] for name in TRANSITIONS]
 
 

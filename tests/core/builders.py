@@ -44,6 +44,8 @@ def ev(
     eid: str | None = None,
     schema: int = 1,
     tool_use: str | None = None,
+    tool: str | None = None,
+    answer: str | None = None,
 ) -> AgentEvent:
     return AgentEvent(
         id=eid if eid is not None else U(f"event-{next(_ids)}"),
@@ -56,5 +58,7 @@ def ev(
         message=message,
         hook_name=hook,
         tool_use_id=tool_use,
+        tool_name=tool,
+        last_assistant_message=answer,
         schema_version=schema,
     )

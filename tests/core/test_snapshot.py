@@ -117,7 +117,9 @@ def test_snapshot_plus_tail_equals_full_replay(
 def test_a_snapshot_of_another_version_or_garbage_is_ignored() -> None:
     assert decode_snapshot('{"v":0,"runs":[],"items":[]}') is None
     assert decode_snapshot("not json") is None
-    assert decode_snapshot('{"v":2,"runs":[[1]],"items":[]}') is None
-    assert decode_snapshot('{"v":2,"runs":[],"items":[]}') is not None
-    # Version 1 had no subagent columns: such a snapshot is ignored and the log is replayed.
+    assert decode_snapshot('{"v":3,"runs":[[1]],"items":[]}') is None
+    assert decode_snapshot('{"v":3,"runs":[],"items":[]}') is not None
+    # Version 1 had no subagent columns, version 2 no root_ended: such a snapshot is ignored
+    # and the log is replayed.
     assert decode_snapshot('{"v":1,"runs":[],"items":[]}') is None
+    assert decode_snapshot('{"v":2,"runs":[],"items":[]}') is None

@@ -206,6 +206,12 @@ subagent_event = st.builds(
 def test_replay_and_snapshots_agree_with_subagent_events(
     events: list[AgentEvent], cut: int
 ) -> None:
+    check_replay_and_snapshots(events, cut)
+
+
+def check_replay_and_snapshots(events: list[AgentEvent], cut: int) -> None:
+    """Replaying twice, and restoring a snapshot at ``cut`` then replaying the rest, give the
+    same runs as one replay; no run finishes with a live subagent."""
     whole = replay(events)
     assert replay(events + events).all_runs() == whole.all_runs()
     assert restored_from(events, cut).all_runs() == whole.all_runs()

@@ -192,3 +192,40 @@ def test_claude_api_error_fails_the_job_with_claudes_message(shared_team: Mytty)
     job = spawn(m, "--provider", "claude", "--task", "this will break\n@standin: fail")
     done = completed(m, job)
     assert (done["state"], done["message"]) == ("failed", "API Error: 400 stand-in failure"), done
+
+
+def test_a_codex_subagent_keeps_the_job_running_and_never_becomes_a_run(
+    shared_team: Mytty,  # noqa: F811
+) -> None:
+    """codex-cli 0.171 with spawn_agent: the subagent's thread fires SubagentStart and its own
+    UserPromptSubmit (the parent's session, its own turn id), the parent stops, and the
+    SubagentStop comes later. The job stays running with one live subagent until then and
+    ends succeeded with the parent's answer; the subagent's prompt opens no run, so the pane
+    does not read running afterwards."""
+    m = shared_team
+    job = spawn(m, "--provider", "codex", "--task", "look around\n@standin: background 3")
+    pane = pane_of(job)
+    m.wait_for_text(pane, "STANDIN subagent running", 30)
+
+    def live() -> bool:
+        return agent_wait(m, job, "completed", 0.1)["job"].get("liveSubagents") == 1
+
+    wait_until(live, 15, message="the job to report its live subagent")
+    entry = listed(m, pane)
+    assert entry is not None and entry.get("liveSubagents") == 1, entry
+    done = completed(m, job, 30)
+    assert done["state"] == "succeeded" and "liveSubagents" not in done, done
+    assert agent_result(m, job)["lastAssistantMessage"] == "Stand-in finished turn 1."
+    standin = standin_in(m, pane, "codex")
+    assert "SubagentStop" in _hook_names(m, "codex", standin.pid)
+    entry = listed(m, pane)
+    assert entry is not None and entry.get("agentState") == "succeeded", entry
+    # No run of the subagent's own: nothing in the pane's ledger starts or ends one (its
+    # events are kept under its own turn id, folded into the parent's run, like Claude's
+    # task-notification turn).
+    starts = [
+        r["runID"]
+        for r in all_records(m)
+        if r["paneID"] == pane and r["kind"] in ("started", "succeeded", "failed")
+    ]
+    assert set(starts) == {run_id(done)}, starts

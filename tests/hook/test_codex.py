@@ -152,3 +152,64 @@ def test_turn_key_falls_back_to_the_session_id() -> None:
     ev = event(payload)
     assert ev is not None
     assert ev.run_id == run_of(payload["session_id"])
+
+
+# -- subagents (codex-cli 0.171.0, spawn_agent) ---------------------------------------------------
+
+SUB = FIX["subagent"]
+AGENT = SUB["SubagentStart"]["agent_id"]
+
+
+def test_spawn_agent_names_the_subagent_on_the_parent_turn() -> None:
+    ev = event(SUB["spawn"])
+    assert ev is not None
+    assert (ev.kind, ev.hook_name, ev.tool_name) == (
+        AgentEventKind.RUNNING,
+        "PostToolUse",
+        "spawn_agent",
+    )
+    assert ev.run_id == run_of(SUB["spawn"]["turn_id"])
+    assert ev.tool_use_id == "agent:" + AGENT
+
+
+@pytest.mark.parametrize("name", ["SubagentStart", "UserPromptSubmit", "SubagentStop"])
+def test_a_subagents_events_are_activity_never_a_turn_or_an_answer(name: str) -> None:
+    ev = event(SUB[name])
+    assert ev is not None
+    assert ev.kind is AgentEventKind.RUNNING  # its prompt does not start a run
+    assert ev.tool_use_id == "agent:" + AGENT
+    assert ev.session_id == SUB[name]["session_id"]  # the parent's: routed to its pane
+    assert ev.last_assistant_message is None  # "Subagent report." is not the turn's answer
+
+
+def test_a_subagents_permission_request_asks_the_human() -> None:
+    payload = with_fields(CAP["PermissionRequest"], agent_id=AGENT, agent_type="default")
+    ev = event(payload)
+    assert ev is not None
+    assert ev.kind is AgentEventKind.APPROVAL_REQUESTED and ev.tool_use_id == "agent:" + AGENT
+
+
+@pytest.mark.parametrize("name", ["Interrupt", "SessionStart"])
+def test_a_subagents_interrupt_or_session_start_is_not_followed(name: str) -> None:
+    assert event(with_fields(CAP[name], agent_id=AGENT)) is None
+
+
+def test_the_parents_stop_keeps_its_answer() -> None:
+    ev = event(SUB["parentStop"])
+    assert ev is not None and ev.kind is AgentEventKind.SUCCEEDED
+    assert ev.last_assistant_message == SUB["parentStop"]["last_assistant_message"]
+    assert ev.tool_use_id is None
+
+
+@pytest.mark.parametrize("response", ["not json", "[]", '{"nickname": "x"}', 7, None])
+def test_a_spawn_result_without_an_agent_id_is_a_plain_tool_call(response: object) -> None:
+    ev = event(with_fields(SUB["spawn"], tool_response=response))
+    assert ev is not None and ev.tool_use_id == SUB["spawn"]["tool_use_id"]
+
+
+def test_the_prefix_is_the_reducers() -> None:
+    from mytty.core.runs import CODEX_SPAWN_TOOL, CODEX_SUBAGENT_PREFIX
+    from mytty.hook.adapters import codex
+
+    assert codex.SUBAGENT_PREFIX == CODEX_SUBAGENT_PREFIX
+    assert codex._SPAWN_TOOL == CODEX_SPAWN_TOOL

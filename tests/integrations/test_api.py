@@ -186,7 +186,10 @@ def test_handler_shapes_match_the_providers(
         "Stop",
         "Interrupt",  # beyond the original: Esc ends the turn's run (idle)
         "PreToolUse",  # beyond the original: the kill-server guard of spawned workers
+        "SubagentStart",  # beyond the original: a live subagent keeps its parent's turn
+        "SubagentStop",
     ]
+    assert codex["SubagentStart"] == codex["SubagentStop"] == codex["Stop"]
     assert codex["Stop"] == [
         {"hooks": [{"type": "command", "command": f"{quoted} codex", "timeout": 5}]}
     ]
@@ -253,6 +256,9 @@ def test_an_install_from_before_the_guard_stays_installed_and_repair_adds_it(
     data = json.loads(settings.read_text())
     guard = data["hooks"].pop("PreToolUse")
     assert guard[0]["matcher"] == "Bash"
+    if provider is AgentProvider.CODEX:  # its subagent hooks came after the guard
+        for event in ("SubagentStart", "SubagentStop"):
+            del data["hooks"][event]
     settings.write_text(json.dumps(data, indent=2) + "\n")
     # Spawning must keep working for such an install: installed, not needs-repair; what
     # repair would add is said (doctor warns with it), not on the wire.
@@ -263,6 +269,8 @@ def test_an_install_from_before_the_guard_stays_installed_and_repair_adds_it(
     # `repair` with no provider named takes it too (it is not needs-repair).
     assert str(settings) in api.repair(None, env, codex_hooks=fake_codex)
     assert json.loads(settings.read_text())["hooks"]["PreToolUse"] == guard
+    if provider is AgentProvider.CODEX:
+        assert {"SubagentStart", "SubagentStop"} <= set(json.loads(settings.read_text())["hooks"])
     now = api.status_of(provider, env)  # (Codex: its trust recorded too)
     assert now.status == "installed" and now.upgrade is None
     # A broken guard entry (edited) still needs repair, like any other edited handler.
@@ -270,3 +278,24 @@ def test_an_install_from_before_the_guard_stays_installed_and_repair_adds_it(
     data["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] = 99
     settings.write_text(json.dumps(data))
     assert api.status_of(provider, env).status == "needs-repair"
+
+
+def test_a_codex_install_from_before_the_subagent_hooks_stays_installed_and_repair_adds_them(
+    env: dict[str, str], home: Path, fake_codex: FakeCodex
+) -> None:
+    """The previous mytty installed the guard but not SubagentStart/SubagentStop: spawning
+    keeps working, the status says what repair adds, and a bare ``repair`` adds it."""
+    provider = AgentProvider.CODEX
+    api.enable(provider, env, codex_hooks=fake_codex)
+    hooks = Locations.from_env(env).codex_hooks
+    data = json.loads(hooks.read_text())
+    for event in ("SubagentStart", "SubagentStop"):
+        del data["hooks"][event]
+    hooks.write_text(json.dumps(data, indent=2) + "\n")
+    old = api.status_of(provider, env)
+    assert old.status == "installed" and old.upgrade is not None
+    assert "without the subagent hooks" in old.upgrade
+    assert str(hooks) in api.repair(None, env, codex_hooks=fake_codex)
+    assert {"SubagentStart", "SubagentStop"} <= set(json.loads(hooks.read_text())["hooks"])
+    now = api.status_of(provider, env)
+    assert now.status == "installed" and now.upgrade is None

@@ -88,6 +88,8 @@ def test_verify_prints_the_table_and_touches_nothing_in_home(
         assert coverage["interrupt"]["outcome"] == "native", coverage
     else:
         assert coverage["approval"]["outcome"] == "hook", coverage
+        # spawn_agent's subagent: SubagentStart/SubagentStop keep the job running.
+        assert coverage["subagent"]["outcome"] == "hook", coverage
         # No hook reports a model API error on 0.171.0; the rollout does.
         assert coverage["failed"]["outcome"] == "native", coverage
     assert report["nonLoopbackAttempts"] == [], report

@@ -443,3 +443,43 @@ def lib_state(config: Path) -> dict[str, dict[str, Any]]:
 
     state: dict[str, dict[str, Any]] = tomllib.loads(config.read_text())["hooks"]["state"]
     return state
+
+
+def test_codex_spawn_agent_subagent_reports_on_its_own_thread(box: Sandbox) -> None:  # noqa: F811
+    """What 0.171 did for a spawn_agent call: the parent's PostToolUse names the agent, the
+    subagent's thread fires SubagentStart and its own prompt (the parent's session, a turn id
+    of its own, agent_id), the parent stops, and the subagent's SubagentStop comes later."""
+    events = [*CODEX_EVENTS, "SubagentStart", "SubagentStop"]
+    command = f"'{box.recorder}' codex"
+    write_json(
+        box.home / ".codex" / "hooks.json",
+        grouped(events, {"type": "command", "command": command, "timeout": 5}),
+    )
+    out = box.run("codex", "--no-daemon", "--", "look around\n@standin: background 0.5", stdin="")
+    assert out.returncode == 0, out.stdout
+    calls = [c["payload"] for c in box.calls()]
+    names = [p["hook_event_name"] for p in calls]
+    assert names[:6] == [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PostToolUse",
+        "SubagentStart",
+        "UserPromptSubmit",
+        "Stop",
+    ], names
+    assert "SubagentStop" in names[6:], names
+    prompt, spawn, start, sub_prompt, parent_stop = calls[1:6]
+    stop = next(p for p in calls if p["hook_event_name"] == "SubagentStop")
+    agent = json.loads(spawn["tool_response"])["agent_id"]
+    assert spawn["tool_name"] == "spawn_agent" and spawn["turn_id"] == prompt["turn_id"]
+    assert start["agent_id"] == sub_prompt["agent_id"] == stop["agent_id"] == agent
+    assert start["turn_id"] == sub_prompt["turn_id"] == stop["turn_id"] != prompt["turn_id"]
+    assert {p["session_id"] for p in calls[1:]} == {prompt["session_id"]}
+    assert parent_stop["turn_id"] == prompt["turn_id"]
+    captured = json.loads(
+        (Path(__file__).parents[1] / "hook" / "fixtures" / "codex.json").read_text()
+    )["subagent"]
+    for name, payload in (("SubagentStart", start), ("UserPromptSubmit", sub_prompt)):
+        assert set(payload) == set(captured[name]), name
+    assert set(stop) == set(captured["SubagentStop"])
+    assert set(spawn) - {"tool_use_id"} <= set(captured["spawn"])

@@ -6,12 +6,25 @@ The run is keyed by ``turn_id`` (one run per turn), falling back to the session 
 (``SessionStart`` has no turn). ``SessionEnd`` always lands on the session-keyed run.
 The controller routes codex events by ``sessionID`` rather than by surface, because hooks of a
 daemon-hosted Codex inherit the environment of whichever pane started the daemon.
+
+Subagents (codex-cli 0.171.0, ``spawn_agent`` of its ``multi_agent_v1`` tools; an addition to
+the original): the subagent's thread fires hooks with its parent's ``session_id``, a
+``turn_id`` of its own and an ``agent_id`` (``SubagentStart``, its ``UserPromptSubmit``, its
+tools, ``SubagentStop``; no ``Stop``), and the parent's ``Stop`` usually comes while the
+subagent still works. Such an event is never a turn of its own: it becomes a ``running`` event
+(``approval-requested`` for its permission requests) whose ``toolUseID`` is
+:data:`SUBAGENT_PREFIX` + ``agent_id``, and the reducer folds it into the turn whose
+``PostToolUse`` of ``spawn_agent`` returned that ``agent_id`` (ignoring it when no turn did).
+``SubagentStart``/``SubagentStop`` keep that turn open while the subagent lives
+(:mod:`mytty.core.runs`).
 """
+
+import json
 
 from mytty.hook import mapping as k
 from mytty.hook.adapters.notice import notice_output, takes_notice
 from mytty.hook.adapters.turns import turn_mapping
-from mytty.hook.fields import sanitize_tool_name, text_field
+from mytty.hook.fields import sanitize_tool_name, sanitize_tool_use_id, text_field
 from mytty.hook.mapping import INPUT_TOOLS, HookMapping
 
 __all__ = ["map_payload", "notice_output", "takes_notice"]  # notices: see adapters.notice
@@ -27,6 +40,14 @@ _SIMPLE_KINDS = {
     "Interrupt": k.IDLE,
 }
 _MESSAGE_KEYS = ("message",)
+#: ``toolUseID`` of the events a subagent's thread fires (and of the ``spawn_agent`` call that
+#: started it): the prefix, then its ``agent_id``. The same value as mytty.core.runs uses.
+SUBAGENT_PREFIX = "agent:"
+_SPAWN_TOOL = "spawn_agent"
+#: The hooks of a subagent's thread that count as activity of its parent's turn.
+_SUBAGENT_ACTIVITY = frozenset(
+    {"SubagentStart", "SubagentStop", "UserPromptSubmit", "PostToolUse", "Stop"}
+)
 
 
 def map_payload(payload: dict[str, object]) -> HookMapping | None:
@@ -35,13 +56,20 @@ def map_payload(payload: dict[str, object]) -> HookMapping | None:
     if name is None:
         return None
     tool_name = sanitize_tool_name(payload.get("tool_name"))
-    if name in _SIMPLE_KINDS:
-        kind = _SIMPLE_KINDS[name]
-    elif name == "PermissionRequest":
+    agent_id = sanitize_tool_use_id(payload.get("agent_id"))
+    if name == "PermissionRequest":
         kind = k.INPUT_REQUESTED if tool_name in INPUT_TOOLS else k.APPROVAL_REQUESTED
+    elif agent_id is not None:
+        # An event of a subagent's thread: activity of the turn that spawned it, never a turn;
+        # its Interrupt or SessionStart says nothing about that turn.
+        if name not in _SUBAGENT_ACTIVITY:
+            return None
+        kind = k.RUNNING
+    elif name in _SIMPLE_KINDS:
+        kind = _SIMPLE_KINDS[name]
     else:
         return None
-    return turn_mapping(
+    mapping = turn_mapping(
         payload,
         name=name,
         kind=kind,
@@ -50,3 +78,23 @@ def map_payload(payload: dict[str, object]) -> HookMapping | None:
         message=None,
         message_keys=_MESSAGE_KEYS,
     )
+    if agent_id is not None:
+        mapping.tool_use_id = SUBAGENT_PREFIX + agent_id
+        mapping.last_assistant_message = None  # the subagent's report is not the turn's answer
+    elif name == "PostToolUse" and tool_name == _SPAWN_TOOL:
+        spawned = _spawned_agent(payload.get("tool_response"))
+        if spawned is not None:
+            mapping.tool_use_id = SUBAGENT_PREFIX + spawned
+    return mapping
+
+
+def _spawned_agent(response: object) -> str | None:
+    """The ``agent_id`` in a ``spawn_agent`` result (a JSON text, or already an object)."""
+    if isinstance(response, str):
+        try:
+            response = json.loads(response)
+        except ValueError:
+            return None
+    if not isinstance(response, dict):
+        return None
+    return sanitize_tool_use_id(response.get("agent_id"))
