@@ -213,3 +213,14 @@ def test_the_prefix_is_the_reducers() -> None:
 
     assert codex.SUBAGENT_PREFIX == CODEX_SUBAGENT_PREFIX
     assert codex._SPAWN_TOOL == CODEX_SPAWN_TOOL
+
+
+def test_a_lead_notice_goes_to_the_lead_never_to_its_subagents_prompt() -> None:
+    """Codex fires UserPromptSubmit for a spawn_agent subagent's own prompt, in the lead's
+    pane: a notice handed to that hook would reach the subagent's model, not the lead's."""
+    from mytty.hook.adapters import codex
+
+    assert codex.takes_notice(CAP["UserPromptSubmit"]) is True
+    assert codex.takes_notice(CAP["SessionStart"]) is True
+    assert codex.takes_notice(SUB["UserPromptSubmit"]) is False
+    assert codex.takes_notice(SUB["SubagentStart"]) is False

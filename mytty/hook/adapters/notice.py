@@ -15,8 +15,12 @@ CONTEXT_HOOKS = frozenset({"UserPromptSubmit", "SessionStart"})
 
 
 def takes_notice(payload: dict[str, object]) -> bool:
-    """Can this hook's output hand the agent a lead notice?"""
-    return payload.get("hook_event_name") in CONTEXT_HOOKS
+    """Can this hook's output hand the agent a lead notice?
+
+    Not a subagent's (a payload with ``agent_id``: Codex fires ``UserPromptSubmit`` for a
+    ``spawn_agent`` subagent's own prompt, in the lead's pane): the notice is for the lead.
+    """
+    return payload.get("hook_event_name") in CONTEXT_HOOKS and "agent_id" not in payload
 
 
 def notice_output(payload: dict[str, object], text: str) -> bytes:
