@@ -148,8 +148,8 @@ class ApplyResult:
     """What :meth:`RunBook.apply` did with one event.
 
     ``previous_state`` is None when the event created the run. ``run`` is the run after the event
-    (unchanged when the event conflicted or was ignored) and None only for a duplicate or an
-    event with the wrong schema version.
+    (unchanged when the event conflicted or was ignored) and None only for a duplicate, an
+    event with the wrong schema version, or a Codex subagent's event no turn was found for.
     """
 
     duplicate: bool
@@ -162,7 +162,8 @@ class ApplyResult:
 
     @property
     def rejected(self) -> bool:
-        """True for a first-seen event refused before reaching any run (wrong schema version)."""
+        """True for a first-seen event refused before reaching any run (wrong schema version,
+        or a Codex subagent's event that no turn can be found for)."""
         return not self.duplicate and self.run is None
 
 

@@ -212,6 +212,21 @@ def completed(m: Mytty, job: dict[str, Any] | str, timeout: float = 60) -> dict[
     return snapshot
 
 
+def escape_held_turn(m: Mytty, provider: str, task: str, after: str) -> tuple[dict[str, Any], str]:
+    """Spawn a stand-in worker whose turn holds (``task`` has ``@standin: hold`` or
+    ``thinking``), check that only an Esc can end it, press Esc and wait for the stand-in to
+    print ``after``; returns (the spawn reply, its pane)."""
+    job = spawn(m, "--provider", provider, "--task", task)
+    pane = pane_of(job)
+    running = agent_wait(m, job, "running", 30)
+    assert running["timedOut"] is False and running["job"]["state"] == "running", running
+    m.wait_for_text(pane, "STANDIN holding", 30)
+    assert agent_wait(m, job, "completed", 1)["timedOut"] is True  # only the Esc ends it
+    m.ctl("send-key", pane, "Escape").ok()
+    m.wait_for_text(pane, after, 15)
+    return job, pane
+
+
 def agent_result(m: Mytty, job: dict[str, Any] | str) -> dict[str, Any]:
     jid = job if isinstance(job, str) else job_id(job)
     reply = m.ctl("agent", "result", jid).json

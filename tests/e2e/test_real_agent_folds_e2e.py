@@ -16,6 +16,7 @@ from tests.e2e.jobs_support import (
     agent_result,
     agent_wait,
     completed,
+    escape_held_turn,
     job_id,
     listed,
     pane_of,
@@ -105,14 +106,9 @@ def test_esc_in_a_codex_worker_fires_interrupt_and_ends_the_job(
     """Codex 0.171: Esc mid-turn fires Interrupt and no Stop; the turn's run goes idle and the
     job ends instead of staying running for good."""
     m = shared_team
-    job = spawn(m, "--provider", "codex", "--task", "take your time\n@standin: hold")
-    running = agent_wait(m, job, "running", 30)
-    assert running["job"]["state"] == "running", running
-    pane = pane_of(job)
-    m.wait_for_text(pane, "STANDIN holding", 30)
-    assert agent_wait(m, job, "completed", 1)["timedOut"] is True  # only the Esc ends it
-    assert m.ctl("send-key", pane, "Escape").json == {"type": "ok"}
-    m.wait_for_text(pane, "STANDIN interrupted by Esc", 15)
+    job, pane = escape_held_turn(
+        m, "codex", "take your time\n@standin: hold", "STANDIN interrupted by Esc"
+    )
     done = completed(m, job, 30)
     assert done["state"] == "disconnected", done
     standin = standin_in(m, pane, "codex")

@@ -22,6 +22,7 @@ from tests.e2e.jobs_support import (
     agent_result,
     agent_wait,
     completed,
+    escape_held_turn,
     job_id,
     new_anchor,
     pane_of,
@@ -134,15 +135,9 @@ def test_esc_in_a_hooked_claude_worker_ends_its_run_from_the_transcript(
 ) -> None:
     """No hook fires on Esc: the transcript's interrupt row ends the job (`disconnected`)."""
     m = shared_team
-    job = spawn(m, "--provider", "claude", "--task", "Take your time.\n@standin: hold")
-    pane = pane_of(job)
-    running = agent_wait(m, job, "running", 30)
-    assert running["timedOut"] is False and running["job"]["state"] == "running", running
-    m.wait_for_text(pane, "STANDIN holding", 30)
-    busy = agent_wait(m, job, "completed", 1)
-    assert busy["timedOut"] is True, busy  # nothing but the Esc ends it
-    assert m.ctl("send-key", pane, "Escape").json == {"type": "ok"}
-    m.wait_for_text(pane, "STANDIN interrupted by Esc", 15)
+    job, _ = escape_held_turn(
+        m, "claude", "Take your time.\n@standin: hold", "STANDIN interrupted by Esc"
+    )
     done = completed(m, job, 30)
     assert done["state"] == "disconnected", done
     rows = [json.loads(line) for line in _claude_transcript(m, done).read_text().splitlines()]
@@ -160,14 +155,9 @@ def test_esc_before_claude_answered_ends_the_job_from_its_registry(
 ) -> None:
     """No hook and no transcript row: only Claude's live registry turns idle."""
     m = shared_team
-    job = spawn(m, "--provider", "claude", "--task", "Think first.\n@standin: thinking")
-    pane = pane_of(job)
-    running = agent_wait(m, job, "running", 30)
-    assert running["timedOut"] is False and running["job"]["state"] == "running", running
-    m.wait_for_text(pane, "STANDIN holding", 30)
-    assert agent_wait(m, job, "completed", 1)["timedOut"] is True
-    m.ctl("send-key", pane, "Escape").ok()
-    m.wait_for_text(pane, "STANDIN prompt put back by Esc", 15)
+    job, pane = escape_held_turn(
+        m, "claude", "Think first.\n@standin: thinking", "STANDIN prompt put back by Esc"
+    )
     done = completed(m, job, 30)  # the registry must have said idle for 2 s first
     assert done["state"] == "disconnected", done
     ended = [r for r in all_records(m) if r["runID"] == run_id(done) and r["kind"] == "idle"]

@@ -1,8 +1,10 @@
-"""The kill-server guard with the real Claude Code: a spawned worker's ``tmux kill-server`` is
-denied by mytty's PreToolUse hook and Claude honours the deny (the command never runs, the model
-is told why); ``tmux -L <own>`` goes through."""
+"""The kill-server guard with the real Claude Code and Codex: a spawned worker's ``tmux
+kill-server`` is denied by mytty's PreToolUse hook and the agent honours the deny (the command
+never runs, the model is told why); ``tmux -L <own>`` goes through."""
 
 from __future__ import annotations
+
+import pytest
 
 from tests.e2e.jobs_support import agent_result, agent_wait, completed, pane_of
 from tests.realagents.mocks.servers import Turn
@@ -14,12 +16,16 @@ def _alive(user: RealUser) -> bool:
     return "base" in user.m.tmux("list-sessions", "-F", "#{session_name}", check=False)
 
 
-def test_claude_honours_the_deny_of_tmux_kill_server(user: RealUser) -> None:
+@pytest.mark.parametrize(("provider", "api"), [("claude", "anthropic"), ("codex", "openai")])
+def test_the_agent_honours_the_deny_of_tmux_kill_server(
+    user: RealUser, provider: str, api: str
+) -> None:
     marker = user.work / "guard_marker"
     # Were the deny ignored, the marker would appear (and the test's own tmux server would go).
-    user.anthropic.script(Turn.shell(f"touch {marker}; tmux kill-server"))
-    user.enable("claude")
-    job = user.spawn("claude", "Clean up tmux.")
+    mock = user.anthropic if api == "anthropic" else user.openai
+    mock.script(Turn.shell(f"touch {marker}; tmux kill-server"))
+    user.enable(provider)  # Codex: records the PreToolUse hook's trust too
+    job = user.spawn(provider, "Clean up tmux.")
     done = completed(user.m, job, 90)
     assert done["state"] == "succeeded", done
     said = agent_result(user.m, job)["lastAssistantMessage"]
@@ -27,7 +33,7 @@ def test_claude_honours_the_deny_of_tmux_kill_server(user: RealUser) -> None:
     assert said.startswith("Tool finished") and "mytty refused" in said, said
     assert not marker.exists()
     assert _alive(user)
-    user.assert_no_leaks("claude")
+    user.assert_no_leaks(provider)
 
 
 def test_claude_may_kill_a_tmux_server_of_its_own(user: RealUser) -> None:
@@ -51,17 +57,3 @@ def test_claude_may_kill_a_tmux_server_of_its_own(user: RealUser) -> None:
     assert marker.read_text().strip() == "killed-own"
     assert _alive(user)
     user.assert_no_leaks("claude")
-
-
-def test_codex_honours_the_deny_of_tmux_kill_server(user: RealUser) -> None:
-    marker = user.work / "guard_marker"
-    user.openai.script(Turn.shell(f"touch {marker}; tmux kill-server"))
-    user.enable("codex")  # records the PreToolUse hook's trust too
-    job = user.spawn("codex", "Clean up tmux.")
-    done = completed(user.m, job, 90)
-    assert done["state"] == "succeeded", done
-    said = agent_result(user.m, job)["lastAssistantMessage"]
-    assert said.startswith("Tool finished") and "mytty refused" in said, said
-    assert not marker.exists()
-    assert _alive(user)
-    user.assert_no_leaks("codex")

@@ -74,6 +74,17 @@ class Sandbox:
             check=False,
         )
 
+    def start(self, name: str, *args: str) -> subprocess.Popen[str]:
+        """The stand-in as a running process with pipes, for a test that talks to it."""
+        return subprocess.Popen(
+            [str(self.bin / name), *args],
+            env=self.env,
+            cwd=str(self.home),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
     def calls(self) -> list[dict[str, Any]]:
         if not self.rec_file.exists():
             return []
@@ -405,14 +416,7 @@ def test_codex_rollout_opens_at_first_prompt_and_stays_open(box: Sandbox) -> Non
             {"type": "command", "command": command, "timeout": 5},
         ),
     )
-    proc = subprocess.Popen(
-        [str(box.bin / "codex"), "--no-daemon"],
-        env=box.env,
-        cwd=str(box.home),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    proc = box.start("codex", "--no-daemon")
     try:
         assert proc.stdout is not None and proc.stdin is not None
         assert proc.stdout.readline().startswith("STANDIN codex pid=")

@@ -126,14 +126,7 @@ def test_claude_permission_notification_comes_late_with_the_generic_message(
     """2.1.332: Notification(permission_prompt) ~6 s after PermissionRequest, only while the
     dialog is open, saying "Claude needs your permission" (no tool named)."""
     claude_hooks(box)
-    proc = subprocess.Popen(
-        [str(box.bin / "claude"), "--", "write it\n@standin: approve; notify 0.3"],
-        env=box.env,
-        cwd=str(box.home),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    proc = box.start("claude", "--", "write it\n@standin: approve; notify 0.3")
     try:
         assert proc.stdin is not None
         wait_until(lambda: "Notification" in names(box), 20, message="the late Notification")
@@ -241,14 +234,7 @@ def test_claude_esc_while_the_model_thinks_puts_the_prompt_back_without_a_trace(
 
 
 def test_claude_registry_has_the_fields_2_1_332_writes(box: Sandbox) -> None:  # noqa: F811
-    proc = subprocess.Popen(
-        [str(box.bin / "claude")],
-        env=box.env,
-        cwd=str(box.home),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    proc = box.start("claude")
     try:
         assert proc.stdout is not None and proc.stdin is not None
         assert proc.stdout.readline().startswith("STANDIN claude pid=")
