@@ -35,7 +35,7 @@ THIRD_PARTY_ALLOWED = {
     "tmux": {"libtmux"},
     "control": set(),
     "integrations": {"tomlkit", "typer", "rich"},
-    "daemon": {"psutil", "tomlkit"},  # tomlkit: config.toml (mytty.daemon.config)
+    "daemon": {"psutil", "tomlkit"},  # tomlkit: config.toml (mytty.daemon.config.load)
     "verify": set(),
     "cli": {"typer", "rich"},
 }

@@ -169,7 +169,7 @@ class Doctor:
                 self.add("sockets", "ok", f"{sock} (mode {stat.S_IMODE(st.st_mode):04o})")
 
     def config(self) -> None:
-        from mytty.daemon.config import config_path, read_settings
+        from mytty.daemon.config.load import config_path, read_settings
 
         path = config_path(self.home.root)
         _settings, warnings = read_settings(self.home.root)
@@ -302,7 +302,7 @@ class Doctor:
                 self.add(f"{name} version", "ok", f"{current}: hooks verified")
 
     def passthrough(self) -> None:
-        from mytty.daemon.config import read_settings
+        from mytty.daemon.config.load import read_settings
         from mytty.tmux.port import PRIVATE_SESSION
         from mytty.tmux.probe import passthrough_fix, server_facts
 
@@ -339,8 +339,8 @@ class Doctor:
 
     # -- leftovers --------------------------------------------------------------------------------
     def worktrees(self) -> None:
-        from mytty.daemon.worktree_gc import orphaned_worktrees
-        from mytty.daemon.worktree_record import WorktreeRecord
+        from mytty.daemon.worktree.gc import orphaned_worktrees
+        from mytty.daemon.worktree.record_file import WorktreeRecord
 
         orphans = orphaned_worktrees(WorktreeRecord(self.home.worktree_record))
         removable = [o for o in orphans if o.verdict.removable]

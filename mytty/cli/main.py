@@ -29,7 +29,7 @@ from mytty.cli.resume import offer as offer_resume
 from mytty.cli.shell_integration import app as shell_integration_app
 from mytty.cli.tmux_cmd import app as tmux_app
 from mytty.cli.worktree import app as worktree_app
-from mytty.core.attention import need_word
+from mytty.core.attention.items import need_word
 from mytty.core.errors import ErrorCode, MyttyError
 
 app = typer.Typer(

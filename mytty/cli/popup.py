@@ -21,7 +21,7 @@ import time
 import tty
 from typing import Any
 
-from mytty.core.attention import need_word
+from mytty.core.attention.items import need_word
 
 _COLOURS = {"approval": "33", "question": "33", "failure": "31", "not started": "31"}
 

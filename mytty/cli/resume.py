@@ -3,7 +3,7 @@
 After the tmux server died or the machine rebooted, the controller's jobs whose panes went with
 it are ``lost``. This starts the controller if needed (onto a new tmux server when the old one
 is gone, as ``mytty up`` does) and asks it to resume them (``resumeJobs``, see
-:mod:`mytty.daemon.resume`). ``--dry-run`` only prints the plan; it still starts a controller
+:mod:`mytty.daemon.jobs.resume`). ``--dry-run`` only prints the plan; it still starts a controller
 that is not running (the plan is the controller's), but creates no pane and changes no job.
 
 :func:`offer` is what ``mytty up`` and ``mytty start`` do after starting a controller, by
@@ -95,7 +95,7 @@ def offer(started: bool) -> None:
     if not started:
         return  # the same controller as before: its lost jobs were offered when it started
     from mytty.core.errors import MyttyError
-    from mytty.daemon.config import read_settings
+    from mytty.daemon.config.load import read_settings
 
     main = _main()
     settings, _warnings = read_settings(main._home().root)  # the controller logs the warnings

@@ -17,7 +17,7 @@ import typer
 
 from mytty.cli.integrations import _run as run_reporting_errors
 from mytty.core.errors import ErrorCode, MyttyError
-from mytty.core.shell_rc import Shell, with_line, without_line
+from mytty.core.shell.rc import Shell, with_line, without_line
 from mytty.integrations.common import atomic_write
 from mytty.integrations.shell_files import integration_dir
 

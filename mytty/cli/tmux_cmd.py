@@ -49,7 +49,7 @@ def server_socket(explicit: str | None) -> str:
 def tmux_settings() -> Any:
     """``[tmux]`` of config.toml (defaults when there is no file or no such section)."""
     from mytty.cli import main
-    from mytty.daemon.config import read_settings
+    from mytty.daemon.config.load import read_settings
 
     settings, _warnings = read_settings(main._home().root)
     return settings.tmux

@@ -1,7 +1,7 @@
 """``mytty worktree list|gc``: the worktrees ``agent spawn --worktree`` created, and their clean-up.
 
 Works without a running controller: it reads ``$MYTTY_HOME/worktrees.jsonl`` and asks git and
-``/proc`` directly (:mod:`mytty.daemon.worktree_gc`). A table for people, ``--json`` for scripts.
+``/proc`` directly (:mod:`mytty.daemon.worktree.gc`). A table for people, ``--json`` for scripts.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ app = typer.Typer(
 
 def _record() -> Any:
     from mytty.daemon.home import Home, default_home
-    from mytty.daemon.worktree_record import WorktreeRecord
+    from mytty.daemon.worktree.record_file import WorktreeRecord
 
     return WorktreeRecord(Home(default_home()).worktree_record)
 
@@ -84,7 +84,7 @@ def list_command(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
     """Every worktree mytty created: job, branch, path, dirty?, ahead/behind, merged?."""
-    from mytty.daemon.worktree_gc import list_worktrees
+    from mytty.daemon.worktree.gc import list_worktrees
 
     rows = [status.to_json() for status in list_worktrees(_record())]
     if as_json:
@@ -106,7 +106,7 @@ def gc_command(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
     """Remove the worktrees mytty created that hold no unsaved work (tips archived first)."""
-    from mytty.daemon.worktree_gc import gc
+    from mytty.daemon.worktree.gc import gc
 
     rows = [outcome.to_json() for outcome in gc(_record(), dry_run=dry_run)]
     if as_json:

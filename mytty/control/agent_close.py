@@ -2,7 +2,7 @@
 
 A job that had not finished becomes ``lost``; a finished one keeps its final state.
 Always answers ``ok`` for a known job. The worktree is removed only under the rules of
-``mytty worktree gc`` (:mod:`mytty.core.worktree_safety`); the reply says what happened.
+``mytty worktree gc`` (:mod:`mytty.core.worktree.safety`); the reply says what happened.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """``listAgents``: the jobs this controller knows, oldest first (an addition to the original).
 
 Jobs are stored, so the list survives a restart (unfinished jobs and the newest finished
-ones: ``mytty.daemon.jobs.FINISHED_JOBS_IN_MEMORY``). By default a caller in a mytty pane sees
+ones: ``mytty.daemon.jobs.registry.FINISHED_JOBS_IN_MEMORY``). By default a caller in a mytty pane sees
 the jobs it leads (so a lead that lost its context recovers its own workers); ``--all`` lists
 every lead's. Shell completion of job ids uses it (``mytty-ctl completion``).
 """

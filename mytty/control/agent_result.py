@@ -56,7 +56,7 @@ Request `{"type":"agentResult","jobID":{"rawValue":"<UUID>"}}`. Reply:
 async def handle(ctx: AgentResultContext, params: Params) -> AgentResultReply:
     from mytty.control.read import read_content
     from mytty.core.errors import ErrorCode, MyttyError
-    from mytty.core.jobs import AgentJobState
+    from mytty.core.jobs.tracker import AgentJobState
     from mytty.protocol import wire
 
     job = ctx.jobs.current(params.job_id)

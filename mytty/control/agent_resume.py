@@ -1,6 +1,6 @@
 """``resumeJobs``: restart the workers whose panes were lost, each on its own conversation.
 
-The work is the controller's (:mod:`mytty.daemon.resume`); ``mytty resume`` is the human's
+The work is the controller's (:mod:`mytty.daemon.jobs.resume`); ``mytty resume`` is the human's
 front end to it (it first brings up a tmux server when the old one is gone).
 """
 

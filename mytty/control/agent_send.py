@@ -14,7 +14,7 @@ from mytty.core import codes
 if TYPE_CHECKING:
     from mytty.control.base import Request
     from mytty.control.ports import JobStore, PaneDirectory, PaneView, TmuxAccess
-    from mytty.core.jobs import AgentJob
+    from mytty.core.jobs.tracker import AgentJob
     from mytty.protocol.replies import OkReply
 
     class AgentSendContext(JobStore, PaneDirectory, TmuxAccess, Protocol):

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     )
     from mytty.core.errors import ErrorCode
     from mytty.core.events import WorkerProvider
-    from mytty.core.jobs import SpawnTags
+    from mytty.core.jobs.tracker import SpawnTags
     from mytty.protocol.replies import AgentJobReply
 
     class SpawnContext(
@@ -65,7 +65,7 @@ def _client(request: dict[str, object], values: Values) -> None:
         if problem:
             values.fail(codes.INVALID_WORKTREE_BRANCH, problem)
     request["callerWorkingDirectory"] = os.getcwd() if os.path.isdir(".") else None
-    from mytty.core.launch import task_with_contract
+    from mytty.core.jobs.launch import task_with_contract
 
     # The controller appends the worker contract; the whole request must still fit.
     with_contract = dict(request, task=task_with_contract(task))
@@ -436,9 +436,9 @@ def _check(problem: str | None, code: ErrorCode) -> None:
 
 
 async def handle(ctx: SpawnContext, params: Params) -> AgentJobReply:
-    from mytty.core import jobs as core_jobs
     from mytty.core.errors import ErrorCode, MyttyError
     from mytty.core.events import WorkerProvider
+    from mytty.core.jobs import tracker as core_jobs
     from mytty.core.validation import validate_key, validate_label, validate_model, validate_task
     from mytty.protocol import wire
 
@@ -491,8 +491,8 @@ async def _spawn_new(
     from mytty.control.split import place_worker_from
     from mytty.core.errors import ErrorCode, MyttyError
     from mytty.core.ids import SurfaceId
-    from mytty.core.job_launch import JobLaunch
-    from mytty.core.launch import CHOOSES_SESSION_ID, build_launch_argv, launch_command
+    from mytty.core.jobs.launch import CHOOSES_SESSION_ID, build_launch_argv, launch_command
+    from mytty.core.jobs.launch_record import JobLaunch
     from mytty.core.layout import WORKERS_WINDOW
     from mytty.core.validation import validate_worktree_branch
     from mytty.protocol import wire

@@ -16,7 +16,7 @@ from mytty.protocol.limits import MAX_WAIT_S
 if TYPE_CHECKING:
     from mytty.control.base import Request
     from mytty.control.ports import AgentChecks, JobStore, RunWaiter
-    from mytty.core.jobs import AgentJob
+    from mytty.core.jobs.tracker import AgentJob
     from mytty.core.vocab import JobWaitCondition
     from mytty.protocol.replies import AgentWaitResultReply
 
@@ -173,7 +173,7 @@ def parse(request: Request) -> Params:
 
 
 async def handle(ctx: AgentWaitContext, params: Params) -> AgentWaitResultReply:
-    from mytty.core import jobs as core_jobs
+    from mytty.core.jobs import tracker as core_jobs
     from mytty.core.vocab import ATTENTION
     from mytty.protocol import wire
 

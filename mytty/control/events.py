@@ -16,7 +16,7 @@ from mytty.core import codes
 if TYPE_CHECKING:
     from mytty.control.base import Request
     from mytty.control.ports import RunWaiter
-    from mytty.core.ledger import LedgerPage
+    from mytty.core.runs.ledger import LedgerPage
     from mytty.protocol.replies import EventsReply
 
     class EventsContext(RunWaiter, Protocol):

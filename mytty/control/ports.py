@@ -19,14 +19,14 @@ if TYPE_CHECKING:  # types only: importing the ports loads none of these
     from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
     from contextlib import AbstractAsyncContextManager
 
-    from mytty.core.attention import AttentionBook
+    from mytty.core.attention.items import AttentionBook
     from mytty.core.events import AgentProvider, WorkerProvider
     from mytty.core.ids import RunId, SurfaceId, TmuxPaneId
-    from mytty.core.job_launch import JobLaunch
-    from mytty.core.jobs import AgentJob, SpawnTags
-    from mytty.core.ledger import EventLedger
-    from mytty.core.notes import StatusNotes
-    from mytty.core.runs import RunBook
+    from mytty.core.jobs.launch_record import JobLaunch
+    from mytty.core.jobs.tracker import AgentJob, SpawnTags
+    from mytty.core.runs.book import RunBook
+    from mytty.core.runs.ledger import EventLedger
+    from mytty.core.runs.notes import StatusNotes
     from mytty.protocol.replies import (
         IntegrationStatusesReply,
         JobSnapshot,
@@ -294,7 +294,7 @@ class Notifications(Protocol):
 
 
 class JobResumer(Protocol):
-    """``mytty resume`` (mytty.daemon.resume)."""
+    """``mytty resume`` (mytty.daemon.jobs.resume)."""
 
     async def resume_jobs(self, job_ids: list[str] | None, *, dry_run: bool) -> ResumeReply:
         """Restart the lost workers (``job_ids``: only those) on their own conversations."""

@@ -1,7 +1,7 @@
 """The schema of ``config.toml``: every setting, its default, and how a parsed file is checked.
 
 Pure: :func:`settings_from` takes the file already parsed into plain Python values (the daemon
-parses it with tomlkit, see :mod:`mytty.daemon.config`) and returns a :class:`Settings` plus one
+parses it with tomlkit, see :mod:`mytty.daemon.config.load`) and returns a :class:`Settings` plus one
 warning per thing it ignored. Nothing here is fatal: an unknown key, a wrong type or an
 out-of-range value is warned about and that one setting keeps its default, so a typo never
 stops the controller and never silently changes another setting.

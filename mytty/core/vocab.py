@@ -53,7 +53,7 @@ JOB_WAIT_CONDITIONS: tuple[str, ...] = (RUNNING, ATTENTION, COMPLETED)
 #: How long ``wait`` and ``agent wait`` wait when no ``--timeout-seconds`` is given.
 DEFAULT_WAIT_TIMEOUT_S = 120.0
 
-#: A job's states (``AgentJobState`` in mytty.core.jobs), in its order: what ``agent list
+#: A job's states (``AgentJobState`` in mytty.core.jobs.tracker), in its order: what ``agent list
 #: --state`` accepts and a job's ``state`` says. ``running`` is the word above.
 LAUNCHING = "launching"
 WAITING_INPUT = "waiting-input"

@@ -19,14 +19,14 @@ import time
 from collections.abc import Callable, Collection
 from typing import TypeVar
 
-from mytty.core.attention import AttentionBook
+from mytty.core.attention.items import AttentionBook
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
-from mytty.core.ledger import EventLedger
-from mytty.core.notes import StatusNotes
-from mytty.core.runs import RunBook, prune_runs, superseded_events
-from mytty.daemon.request_scope import abandonable
-from mytty.daemon.sequence_waiters import SequenceWaiters
+from mytty.core.runs.book import RunBook, prune_runs, superseded_events
+from mytty.core.runs.ledger import EventLedger
+from mytty.core.runs.notes import StatusNotes
+from mytty.daemon.events.sequence_waiters import SequenceWaiters
+from mytty.daemon.server.scope import abandonable
 from mytty.daemon.store import EventStore, StoredState, StoreError
 from mytty.protocol.limits import MAX_WAIT_S
 

@@ -6,8 +6,8 @@ dead, and only then do the sockets open.
 
 The parts, each in its own module: :mod:`~mytty.daemon.lifecycle` (the lock),
 :mod:`~mytty.daemon.tmux_link` (the tmux connection and hooks),
-:mod:`~mytty.daemon.pane_service` (the pane set; creating and describing panes),
-:mod:`~mytty.daemon.sweep` (the startup sweep), :mod:`~mytty.daemon.preflight` (checks the
+:mod:`~mytty.daemon.panes.service` (the pane set; creating and describing panes),
+:mod:`~mytty.daemon.panes.sweep` (the startup sweep), :mod:`~mytty.daemon.preflight` (checks the
 agent commands make). :class:`Controller` is what control handlers see as their context
 (``mytty.control.base.Context``); its methods delegate to those parts.
 """
@@ -23,39 +23,39 @@ from mytty.core.config import spawn_access
 from mytty.core.errors import ErrorCode
 from mytty.core.events import AgentEvent, AgentProvider, WorkerProvider
 from mytty.core.ids import SurfaceId
-from mytty.core.jobs import AgentJob
+from mytty.core.jobs.tracker import AgentJob
 from mytty.core.kill_guard import worker_environment
 from mytty.daemon.agents import AgentHub, settle_heap
 from mytty.daemon.clock import DEFAULT_TIMINGS, Clock, SystemClock, Timings
-from mytty.daemon.codex_routing import CodexRouter
-from mytty.daemon.config import Settings, load_settings
-from mytty.daemon.config_watch import ConfigWatcher
-from mytty.daemon.cursor_approval import CursorApprovalEstimator
-from mytty.daemon.estimator import NativeEstimator
-from mytty.daemon.estimator_detect import AgentDetector
-from mytty.daemon.event_ingest import EventIngest
+from mytty.daemon.config.load import Settings, load_settings
+from mytty.daemon.config.watch import ConfigWatcher
+from mytty.daemon.estimation.cursor_approval import CursorApprovalEstimator
+from mytty.daemon.estimation.detect import AgentDetector
+from mytty.daemon.estimation.estimator import NativeEstimator
+from mytty.daemon.estimation.shell_events import ShellEventWatcher
+from mytty.daemon.events.codex_routing import CodexRouter
+from mytty.daemon.events.ingest import EventIngest
 from mytty.daemon.home import Home
 from mytty.daemon.integration_service import IntegrationService
-from mytty.daemon.jobs import FINISHED_JOBS_IN_MEMORY, JobRegistry
-from mytty.daemon.lead_inbox import LeadInbox
+from mytty.daemon.jobs.lead_inbox import LeadInbox
+from mytty.daemon.jobs.registry import FINISHED_JOBS_IN_MEMORY, JobRegistry
+from mytty.daemon.jobs.resume import JobResumer
 from mytty.daemon.lifecycle import ControllerLock, write_guide
 from mytty.daemon.notifier import Notifier
-from mytty.daemon.pane_service import PaneService
-from mytty.daemon.panes import Pane, PaneRegistry
+from mytty.daemon.panes.identity import Pane, PaneRegistry
+from mytty.daemon.panes.service import PaneService
+from mytty.daemon.panes.sweep import startup_sweep
 from mytty.daemon.preflight import AgentPreflight
-from mytty.daemon.request_router import ControlRouter
-from mytty.daemon.resume import JobResumer
-from mytty.daemon.servers import OneShotServer, Peer
-from mytty.daemon.shell_events import ShellEventWatcher
+from mytty.daemon.server.router import ControlRouter
+from mytty.daemon.server.sockets import OneShotServer, Peer
 from mytty.daemon.store import EventStore, StoreError
-from mytty.daemon.sweep import startup_sweep
 from mytty.daemon.tmux_link import TmuxLink
 from mytty.daemon.tmux_publish import TmuxPublisher
-from mytty.daemon.transcripts import IngestSoon, TranscriptReader
-from mytty.daemon.transcripts_usage import UsageBook
-from mytty.daemon.transcripts_watch import TranscriptWatcher
+from mytty.daemon.transcripts.reader import IngestSoon, TranscriptReader
+from mytty.daemon.transcripts.usage import UsageBook
+from mytty.daemon.transcripts.watch import TranscriptWatcher
 from mytty.daemon.welcome import welcome_command
-from mytty.daemon.worktree_service import WorktreeService
+from mytty.daemon.worktree.service import WorktreeService
 from mytty.protocol.control import encode_reply, failure
 from mytty.protocol.envelope import encode_event_reply
 from mytty.protocol.replies import NotifyTestReply, PaneEntry, ResumeReply, WorktreeRemovalReply

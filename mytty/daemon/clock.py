@@ -21,8 +21,8 @@ from dataclasses import dataclass, fields, replace
 from typing import Protocol
 
 from mytty.core.errors import ErrorCode, MyttyError
-from mytty.core.jobs import LAUNCH_WINDOW_SECONDS
-from mytty.core.native_epochs import START_GRACE_SECONDS
+from mytty.core.estimation.epochs import START_GRACE_SECONDS
+from mytty.core.jobs.tracker import LAUNCH_WINDOW_SECONDS
 
 #: Seconds a Cursor ``preToolUse`` may go unanswered before it counts as an approval prompt.
 CURSOR_APPROVAL_SECONDS = 10.0

@@ -1,7 +1,7 @@
 """The notification router: tells a human when an agent needs them, through every channel.
 
 The policy (which transitions, once each, no storm after a restart, not for a pane being
-looked at, a per-pane cooldown) is :mod:`mytty.core.notify_policy`; this module hears the hub's
+looked at, a per-pane cooldown) is :mod:`mytty.core.attention.notify_policy`; this module hears the hub's
 events, asks tmux what the attached clients show, and sends. Nothing here blocks the
 controller: each notification is its own task, the user command is an asyncio subprocess
 killed (with its process group) at ``[notify] timeout``, and tmux writes never wait on a
@@ -27,7 +27,15 @@ from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from mytty.core.attention import AttentionItem
+from mytty.core.attention.items import AttentionItem
+from mytty.core.attention.notify_policy import (
+    Notification,
+    NotifyGate,
+    Verdict,
+    describe,
+    notification_for,
+    notification_for_item,
+)
 from mytty.core.config import (
     APPROVAL,
     BELL,
@@ -40,16 +48,8 @@ from mytty.core.config import (
 from mytty.core.errors import MyttyError
 from mytty.core.events import AgentEvent, format_timestamp
 from mytty.core.ids import RunId, SurfaceId
-from mytty.core.notify_policy import (
-    Notification,
-    NotifyGate,
-    Verdict,
-    describe,
-    notification_for,
-    notification_for_item,
-)
 from mytty.daemon.agents import AgentHub
-from mytty.daemon.panes import PaneRegistry
+from mytty.daemon.panes.identity import PaneRegistry
 from mytty.protocol.replies import NotifyTestReply
 from mytty.tmux.port import ClientView, TmuxPort, passthrough
 

@@ -2,7 +2,7 @@
 
 A wait that can never resolve, or a spawn into a broken integration, fails at once with a
 code that says what to run; ``access_mode_flags`` applies the access policy of
-:mod:`mytty.core.access` to the lead agent actually running in the anchor pane.
+:mod:`mytty.core.jobs.access` to the lead agent actually running in the anchor pane.
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ import shutil
 
 from mytty.control.ports import PaneView
 from mytty.core import vocab
-from mytty.core.access import FixedAccess, plan_access
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import WorkerProvider
-from mytty.core.jobs import AgentJob
-from mytty.core.launch import BINARIES
+from mytty.core.jobs.access import FixedAccess, plan_access
+from mytty.core.jobs.launch import BINARIES
+from mytty.core.jobs.tracker import AgentJob
 from mytty.daemon import procfs
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.integration_service import IntegrationService
-from mytty.daemon.pane_service import PaneService
+from mytty.daemon.panes.service import PaneService
 
 
 class AgentPreflight:
@@ -98,7 +98,7 @@ class AgentPreflight:
     async def access_mode_flags(
         self, worker: WorkerProvider, access: str | None, anchor: PaneView | None
     ) -> list[str]:
-        from mytty.daemon.inherit import inherited_mode_flags_for
+        from mytty.daemon.jobs.inherit import inherited_mode_flags_for
 
         lead_provider, lead_pid = (
             (None, None) if anchor is None else self._panes.foreground_agent(anchor)

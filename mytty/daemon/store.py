@@ -30,12 +30,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mytty.core.attention import AttentionItem
+from mytty.core.attention.items import AttentionItem
 from mytty.core.events import AgentEvent
-from mytty.core.job_record import decode_job, encode_job
-from mytty.core.jobs import AgentJob, is_terminal
-from mytty.core.runs import AgentRun
-from mytty.core.snapshot import BooksSnapshot, decode_snapshot, encode_snapshot
+from mytty.core.jobs.record import decode_job, encode_job
+from mytty.core.jobs.tracker import AgentJob, is_terminal
+from mytty.core.runs.book import AgentRun
+from mytty.core.runs.snapshot import BooksSnapshot, decode_snapshot, encode_snapshot
 from mytty.protocol.envelope import event_from_wire
 from mytty.protocol.wire import agent_event
 

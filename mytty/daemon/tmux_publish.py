@@ -28,13 +28,13 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 
-from mytty.core.attention import AttentionItem, AttentionKind, need_word
+from mytty.core.attention.items import AttentionItem, AttentionKind, need_word
 from mytty.core.errors import MyttyError
 from mytty.core.ids import SurfaceId
-from mytty.core.jobs import AgentJob
-from mytty.core.runs import AgentRun
+from mytty.core.jobs.tracker import AgentJob
+from mytty.core.runs.book import AgentRun
 from mytty.daemon.agents import AgentHub
-from mytty.daemon.panes import PaneRegistry
+from mytty.daemon.panes.identity import PaneRegistry
 from mytty.protocol.limits import MAX_WAIT_S
 from mytty.tmux.port import PRIVATE_SESSION, OptionScope, OptionUpdate, TmuxPort
 

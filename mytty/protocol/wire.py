@@ -43,15 +43,15 @@ from mytty.protocol.replies import (
 )
 
 if TYPE_CHECKING:  # only their attributes are read: the human CLI needn't load the books
-    from mytty.core.attention import AttentionItem
+    from mytty.core.attention.items import AttentionItem
     from mytty.core.errors import ErrorCode
     from mytty.core.events import AgentEvent, AgentProvider, AgentRunState
     from mytty.core.ids import SurfaceId
-    from mytty.core.jobs import AgentJob
-    from mytty.core.ledger import LedgerPage, LedgerRecord
-    from mytty.core.runs import AgentRun
-    from mytty.core.shell_events import ShellState
-    from mytty.core.usage import TokenUsage
+    from mytty.core.jobs.tracker import AgentJob
+    from mytty.core.runs.book import AgentRun
+    from mytty.core.runs.ledger import LedgerPage, LedgerRecord
+    from mytty.core.shell.events import ShellState
+    from mytty.core.transcripts.usage import TokenUsage
 
 
 # Optional keys that sit between required ones: unpacked into the literal to keep wire order.
@@ -213,7 +213,7 @@ def session_reply(name: str, tmux_socket: str) -> SessionReply:
 def token_usage(
     tokens: TokenUsage, model: str | None, budget: int | None = None
 ) -> TokenUsageEntry:
-    """A job's ``usage`` (see :mod:`mytty.core.usage` for what each counter means)."""
+    """A job's ``usage`` (see :mod:`mytty.core.transcripts.usage` for what each counter means)."""
     entry: TokenUsageEntry = {
         "inputTokens": tokens.input,
         "outputTokens": tokens.output,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mytty.core.attention import NEED_WORDS, AttentionKind, need_word
+from mytty.core.attention.items import NEED_WORDS, AttentionKind, need_word
 
 
 def test_every_attention_kind_has_a_short_label() -> None:

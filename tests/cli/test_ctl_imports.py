@@ -31,7 +31,7 @@ FORBIDDEN = (
     "mytty.control.pane_args",
     "mytty.core.errors",
     "mytty.core.events",
-    "mytty.core.jobs",
+    "mytty.core.jobs.tracker",
     "mytty.protocol.control",
     "mytty.protocol.wire",
     "mytty.integrations",

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from mytty.daemon.worktree import resolve_worktree
-from mytty.daemon.worktree_record import WorktreeRecord
+from mytty.daemon.worktree.create import resolve_worktree
+from mytty.daemon.worktree.record_file import WorktreeRecord
 
 MYTTY_EXE = str(Path(sys.executable).with_name("mytty"))
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

@@ -3,11 +3,11 @@
 ``FakeController`` implements every port of :mod:`mytty.control.ports` (mypy checks it against
 ``Context`` below). tmux is :class:`mytty.tmux.fake.FakeTmux`, the in-memory port that the
 conformance suite holds to a real tmux server; run, attention, ledger and note state are the
-real pure books of ``mytty.core``; jobs use the real tracker (``mytty.core.jobs``). What is
+real pure books of ``mytty.core``; jobs use the real tracker (``mytty.core.jobs.tracker``). What is
 faked is only what needs the OS: /proc (a pane's foreground agent is set by the test), the
 integration files (a status table), git worktrees and the human's consent.
 
-Requests go through the daemon's real :class:`~mytty.daemon.request_router.ControlRouter`, so
+Requests go through the daemon's real :class:`~mytty.daemon.server.router.ControlRouter`, so
 a test sees exactly the reply (or failure) a client would get.
 """
 
@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from mytty.control.ports import Context, PaneView
-from mytty.core import jobs as core_jobs
-from mytty.core.attention import AttentionBook
+from mytty.core.attention.items import AttentionBook
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import PROVIDER_ORDER, AgentEvent, AgentProvider, WorkerProvider
 from mytty.core.ids import (
@@ -35,12 +34,13 @@ from mytty.core.ids import (
     format_uuid_bytes,
     parse_surface_id,
 )
-from mytty.core.job_launch import JobLaunch
-from mytty.core.jobs import AgentJob
-from mytty.core.ledger import EventLedger
-from mytty.core.notes import StatusNotes
-from mytty.core.runs import RunBook
-from mytty.daemon.request_router import ControlRouter
+from mytty.core.jobs import tracker as core_jobs
+from mytty.core.jobs.launch_record import JobLaunch
+from mytty.core.jobs.tracker import AgentJob
+from mytty.core.runs.book import RunBook
+from mytty.core.runs.ledger import EventLedger
+from mytty.core.runs.notes import StatusNotes
+from mytty.daemon.server.router import ControlRouter
 from mytty.protocol import wire
 from mytty.protocol.replies import (
     IntegrationStatusesReply,

@@ -137,7 +137,7 @@ class _Raising:
 def test_the_router_catches_an_undeclared_code(
     strict: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mytty.daemon.request_router import STRICT_ERRORS_VAR, ControlRouter
+    from mytty.daemon.server.router import STRICT_ERRORS_VAR, ControlRouter
 
     monkeypatch.setenv(STRICT_ERRORS_VAR, "1" if strict else "0")
     from tests.control.fakes import FakeController

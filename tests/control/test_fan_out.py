@@ -238,7 +238,7 @@ def test_agent_list_shows_the_callers_jobs_and_filters() -> None:
 
 
 def test_the_state_names_of_agent_list_are_the_job_states() -> None:
-    from mytty.core.jobs import AgentJobState
+    from mytty.core.jobs.tracker import AgentJobState
     from mytty.core.vocab import JOB_STATES
 
     assert tuple(s.value for s in AgentJobState) == JOB_STATES

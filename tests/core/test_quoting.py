@@ -11,8 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mytty.core.quoting import shell_line, shell_quote, shell_word
-
-from .test_launch import HOSTILE
+from tests.core.jobs.test_launch import HOSTILE
 
 WORDS = st.lists(
     st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\0")),

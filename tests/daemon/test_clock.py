@@ -15,7 +15,7 @@ import pytest
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider, WorkerProvider
 from mytty.core.ids import RunId, SurfaceId, TmuxPaneId
-from mytty.core.jobs import LAUNCH_WINDOW_SECONDS, AgentJobState
+from mytty.core.jobs.tracker import LAUNCH_WINDOW_SECONDS, AgentJobState
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.clock import (
     CURSOR_APPROVAL_SECONDS,
@@ -26,10 +26,10 @@ from mytty.daemon.clock import (
     Timings,
     timings_from,
 )
-from mytty.daemon.codex_routing import CodexRouter
-from mytty.daemon.cursor_approval import HOOK_NAME, CursorApprovalEstimator
-from mytty.daemon.jobs import DEADLINE_MARGIN_S, JobRegistry
-from mytty.daemon.panes import Pane, PaneRegistry
+from mytty.daemon.estimation.cursor_approval import HOOK_NAME, CursorApprovalEstimator
+from mytty.daemon.events.codex_routing import CodexRouter
+from mytty.daemon.jobs.registry import DEADLINE_MARGIN_S, JobRegistry
+from mytty.daemon.panes.identity import Pane, PaneRegistry
 from mytty.daemon.store import EventStore
 from tests.core.builders import U, ev
 

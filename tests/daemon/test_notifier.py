@@ -22,7 +22,7 @@ from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.core.ids import RunId, SurfaceId, TmuxPaneId
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.notifier import Notifier, osc_sequence
-from mytty.daemon.panes import PaneRegistry
+from mytty.daemon.panes.identity import PaneRegistry
 from mytty.daemon.store import EventStore
 from mytty.tmux.fake import FakeTmux
 from mytty.tmux.port import passthrough
@@ -287,7 +287,7 @@ def test_osc_777_and_control_characters() -> None:
 
 
 def test_a_launch_failure_notifies_as_a_failure(tmp_path: Path) -> None:
-    from mytty.core.attention import AttentionItem, AttentionKind
+    from mytty.core.attention.items import AttentionItem, AttentionKind
     from mytty.core.ids import JobId
 
     async def scenario(w: World) -> None:

@@ -14,10 +14,10 @@ import uuid
 from dataclasses import replace
 from pathlib import Path
 
-from mytty.core.attention import AttentionItem
+from mytty.core.attention.items import AttentionItem
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.core.ids import RunId, SurfaceId
-from mytty.core.runs import MAX_RUNS_PER_PANE, AgentRun
+from mytty.core.runs.book import MAX_RUNS_PER_PANE, AgentRun
 from mytty.daemon.agents import SNAPSHOT_EVERY, AgentHub
 from mytty.daemon.store import EventStore
 

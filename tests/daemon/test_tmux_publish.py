@@ -7,13 +7,13 @@ import time
 import uuid
 from typing import Any
 
-from mytty.core.attention import AttentionBook, AttentionItem, AttentionKind
+from mytty.core.attention.items import AttentionBook, AttentionItem, AttentionKind
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.core.ids import RunId, SurfaceId, TmuxPaneId
-from mytty.core.notes import StatusNotes
-from mytty.core.runs import RunBook
+from mytty.core.runs.book import RunBook
+from mytty.core.runs.notes import StatusNotes
 from mytty.daemon import tmux_publish as tp
-from mytty.daemon.panes import PaneRegistry
+from mytty.daemon.panes.identity import PaneRegistry
 from mytty.tmux.fake import FakeTmux
 from mytty.tmux.port import OptionScope, OptionUpdate
 

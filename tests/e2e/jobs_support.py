@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from mytty.core.launch import worker_contract
+from mytty.core.jobs.launch import worker_contract
 from tests.support.harness import MYTTY, TESTS_DIR, CtlResult, Mytty, wait_until
 
 #: Stand-in executables, by the worker-provider name ``agent spawn --provider`` takes.

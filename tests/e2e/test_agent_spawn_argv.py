@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mytty.core.launch import worker_contract
+from mytty.core.jobs.launch import worker_contract
 from tests.e2e.jobs_support import (
     BINARY,
     PROVIDERS,

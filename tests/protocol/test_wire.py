@@ -12,7 +12,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from mytty.core.attention import AttentionItem, AttentionKind
+from mytty.core.attention.items import AttentionItem, AttentionKind
 from mytty.core.errors import ErrorCode
 from mytty.core.events import (
     AgentEvent,
@@ -22,9 +22,9 @@ from mytty.core.events import (
     WorkerProvider,
 )
 from mytty.core.ids import JobId, RunId, SurfaceId, TmuxPaneId, stable_uuid
-from mytty.core.jobs import AgentJobState, new_job
-from mytty.core.ledger import EventLedger, LedgerPage, LedgerRecord
-from mytty.core.runs import AgentRun
+from mytty.core.jobs.tracker import AgentJobState, new_job
+from mytty.core.runs.book import AgentRun
+from mytty.core.runs.ledger import EventLedger, LedgerPage, LedgerRecord
 from mytty.protocol import wire
 from mytty.protocol.control import encode_reply
 from mytty.protocol.envelope import (

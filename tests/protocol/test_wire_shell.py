@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mytty.core.shell_events import ShellState, parse_line
+from mytty.core.shell.events import ShellState, parse_line
 from mytty.protocol import wire
 from tests.protocol.test_wire import PANE, row
 

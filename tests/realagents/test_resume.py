@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from mytty.core.launch import RESUME_PROMPT
+from mytty.core.jobs.launch import RESUME_PROMPT
 from mytty.verify.mock_api import Logged
 from tests.e2e.jobs_support import agent_result, agent_wait, completed, job_id, pane_of
 from tests.e2e.test_lifecycle import kill_tmux_server

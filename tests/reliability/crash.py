@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mytty.core.events import AgentEventKind
-from mytty.daemon.event_ingest import scoped_event_id
+from mytty.daemon.events.ingest import scoped_event_id
 from mytty.protocol.envelope import encode_envelope
 from tests.e2e.events_support import (
     DUPLICATE,

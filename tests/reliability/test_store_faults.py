@@ -25,7 +25,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from mytty.daemon.event_ingest import scoped_event_id
+from mytty.daemon.events.ingest import scoped_event_id
 from tests.e2e.events_support import (
     INSERTED,
     AgentPane,

@@ -1,0 +1,1 @@
+"""Attention items and when a person is told of them: pure rules."""

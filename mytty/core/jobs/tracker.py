@@ -1,0 +1,393 @@
+"""The agent job tracker: which run a spawned worker's job follows, and what state it reports.
+
+A job points at *one* run of its worker, never at "whatever the pane is doing". At spawn time the
+controller records the run ids already present for (new pane, provider) as the ``baseline``; the
+job then binds to the first run outside that baseline that has really started, and it never
+switches to another run on its own. So two jobs spawned back to back can't see each other's runs,
+and ``agent wait --until completed`` can't be satisfied by a run older than the job.
+
+Reconciliation is lazy and pure: the controller calls :func:`reconcile` with the pane's runs of
+the job's provider whenever an ``agent`` command touches the job (every ``agent wait`` poll,
+``result``, ``send``, ``focus``, ``close``). Nothing runs in the background.
+
+Rules of :func:`reconcile`, in order:
+
+1. A job in a terminal state stays as it is. Terminal states are final until
+   :func:`prepare_for_follow_up` re-arms the job; ``launch-failed`` and ``lost`` can't be re-armed.
+2. The pane is gone → ``lost``.
+3. Bound → take the bound run's state (see below); if the run is missing, keep the last state.
+4. Unbound → bind to the eligible run that started first: same pane and provider, not in the
+   baseline, state neither ``unknown`` nor ``idle`` (an ``idle`` run is the SessionStart marker,
+   which must not capture the job). Ordering: earliest ``started_at`` (missing loses), then
+   earliest ``updated_at`` (missing loses), then the smallest run id.
+5. Still unbound at the deadline (30 s after spawn or re-arm) → ``launch-failed``, with a
+   message naming the likely cause from what the controller saw in the pane
+   (:class:`LaunchClues`): the agent running but its hooks silent, codex events that could not
+   be placed, or no agent at all.
+
+Run state → job state: running / waiting-input / waiting-approval / succeeded / failed /
+disconnected map to the job state of the same name, and the job's ``message`` is the bound run's
+current message (None once the run moved on from the event that had one). A job never binds to an ``unknown`` run,
+and the reducer never moves a run back to ``unknown``; should a bound run read ``unknown``
+anyway, the job keeps its state, so a bound job never reads ``launching``.
+
+**A bound run that goes ``idle``** (a Claude ESC interrupt, a prompt superseded by a newer one,
+or a native turn hand-off) never finishes by itself, so reporting ``launching`` again — what the
+original did — leaves ``agent wait --until completed`` hanging until its timeout. Here it ends the
+job instead:
+
+* if the job had already seen the run succeed, it stays ``succeeded`` (rule 1);
+* otherwise the job becomes ``disconnected`` with :data:`INTERRUPTED_MESSAGE` and
+  ``bound_completed_by_idle=True``. ``disconnected`` is the state that already means "this run
+  stopped without a result", it is terminal (so waits end), and it can be re-armed by a follow-up
+  ``agent send`` like any finished job. The job still does not rebind: whatever the worker does
+  next is a new run, reached through a follow-up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from mytty.core import vocab
+from mytty.core.events import AgentRunState, WorkerProvider
+from mytty.core.ids import JobId, RunId, SurfaceId, stable_uuid
+from mytty.core.jobs.launch_record import JobLaunch
+from mytty.core.runs.book import AgentRun
+
+#: Seconds a job waits for its run to appear after a spawn or a follow-up re-arm.
+LAUNCH_WINDOW_SECONDS = 30.0
+
+#: The message of a job whose bound run went idle before finishing.
+INTERRUPTED_MESSAGE = "The run was interrupted or superseded before it finished."
+
+
+class AgentJobState(StrEnum):
+    LAUNCHING = vocab.LAUNCHING
+    RUNNING = vocab.RUNNING
+    WAITING_INPUT = vocab.WAITING_INPUT
+    WAITING_APPROVAL = vocab.WAITING_APPROVAL
+    SUCCEEDED = vocab.SUCCEEDED
+    FAILED = vocab.FAILED
+    DISCONNECTED = vocab.DISCONNECTED
+    LAUNCH_FAILED = vocab.LAUNCH_FAILED
+    LOST = vocab.LOST
+
+
+_J = AgentJobState
+_R = AgentRunState
+
+TERMINAL_JOB_STATES: frozenset[AgentJobState] = frozenset(
+    {_J.SUCCEEDED, _J.FAILED, _J.DISCONNECTED, _J.LAUNCH_FAILED, _J.LOST}
+)
+ATTENTION_JOB_STATES: frozenset[AgentJobState] = frozenset({_J.WAITING_INPUT, _J.WAITING_APPROVAL})
+#: States a follow-up ``agent send`` re-arms from (the run finished; the pane may start another).
+REARMABLE_JOB_STATES: frozenset[AgentJobState] = frozenset(
+    {_J.SUCCEEDED, _J.FAILED, _J.DISCONNECTED}
+)
+
+_RUN_TO_JOB: dict[AgentRunState, AgentJobState] = {
+    _R.RUNNING: _J.RUNNING,
+    _R.WAITING_INPUT: _J.WAITING_INPUT,
+    _R.WAITING_APPROVAL: _J.WAITING_APPROVAL,
+    _R.SUCCEEDED: _J.SUCCEEDED,
+    _R.FAILED: _J.FAILED,
+    _R.DISCONNECTED: _J.DISCONNECTED,
+}
+
+_UNBINDABLE_RUN_STATES = frozenset({_R.UNKNOWN, _R.IDLE})
+
+if TYPE_CHECKING:
+    from mytty.core.vocab import JobWaitCondition as WaitCondition
+
+
+@dataclass(frozen=True, slots=True)
+class AgentJob:
+    """One spawned worker job. ``run_id`` is None until the job binds to a run."""
+
+    job_id: JobId
+    surface_id: SurfaceId
+    provider: WorkerProvider
+    label: str | None
+    state: AgentJobState
+    run_id: RunId | None
+    session_id: str | None
+    message: str | None
+    baseline: frozenset[RunId]
+    deadline: float
+    #: True when the job ended because its bound run went idle (see the module docstring).
+    bound_completed_by_idle: bool = False
+    #: Subagents the bound run started that are still live (SubagentStart without its
+    #: SubagentStop or task-notification yet); a live one keeps the run, so the job, running.
+    live_subagents: int = 0
+    #: ``agent spawn --key``: the caller's idempotency key (scoped to ``lead``), or None.
+    key: str | None = None
+    #: A digest of the spawn's task and provider, so a second spawn under the same key can
+    #: tell "the same request again" from "a different task" (see :func:`spawn_digest`).
+    spawn_digest: str | None = None
+    #: The lead's pane: the pane of the process that ran ``agent spawn`` (else its anchor).
+    lead: SurfaceId | None = None
+    #: ``agent spawn --notify-lead``: push this job's outcome to the lead's next turn.
+    notify_lead: bool = False
+    #: The :func:`notice_token` last delivered to the lead (None: nothing delivered yet).
+    notified: str | None = None
+    #: How the worker was started (None: a job from before launches were recorded); what
+    #: ``mytty resume`` needs (core.job_launch).
+    launch: JobLaunch | None = None
+    #: ``agent spawn --budget-tokens``: the tokens the worker may spend (None: no limit).
+    budget_tokens: int | None = None
+
+    @property
+    def is_bound(self) -> bool:
+        return self.run_id is not None
+
+
+def is_terminal(state: AgentJobState) -> bool:
+    """True for succeeded, failed, disconnected, launch-failed and lost."""
+    return state in TERMINAL_JOB_STATES
+
+
+@dataclass(frozen=True, slots=True)
+class SpawnTags:
+    """What a spawn tells its job beyond the pane: key, request digest, lead, notify flag."""
+
+    key: str | None = None
+    spawn_digest: str | None = None
+    lead: SurfaceId | None = None
+    notify_lead: bool = False
+    budget_tokens: int | None = None
+
+
+def new_job(
+    job_id: JobId,
+    surface_id: SurfaceId,
+    provider: WorkerProvider,
+    label: str | None,
+    baseline: Iterable[RunId],
+    now: float,
+    window: float = LAUNCH_WINDOW_SECONDS,
+    tags: SpawnTags | None = None,
+) -> AgentJob:
+    """A freshly spawned job: launching, unbound, failing at ``now + window`` if nothing starts."""
+    tags = tags or SpawnTags()
+    return AgentJob(
+        job_id=job_id,
+        surface_id=surface_id,
+        provider=provider,
+        label=label,
+        state=_J.LAUNCHING,
+        run_id=None,
+        session_id=None,
+        message=None,
+        baseline=frozenset(baseline),
+        deadline=now + window,
+        key=tags.key,
+        spawn_digest=tags.spawn_digest,
+        lead=tags.lead,
+        notify_lead=tags.notify_lead,
+        budget_tokens=tags.budget_tokens,
+    )
+
+
+def spawn_digest(provider: WorkerProvider, task: str) -> str:
+    """What makes two ``agent spawn --key K`` requests "the same": provider and task text."""
+    return stable_uuid("spawn", provider.value, task)
+
+
+def holds_key(job: AgentJob) -> bool:
+    """Does a keyed job still answer its key? Every job does except a ``lost`` one (its pane is
+    gone, so there is nothing to return to): a new spawn then takes the key over."""
+    return job.key is not None and job.state is not _J.LOST
+
+
+def notice_token(job: AgentJob) -> str | None:
+    """What the lead has to hear about ``job`` now, as a token (None: nothing to tell).
+
+    A job that ended, or waits for input or approval, has one; the token names the run and the
+    state, so each outcome of each run is told once (a re-armed job's next run is news again).
+    """
+    if job.state in TERMINAL_JOB_STATES or job.state in ATTENTION_JOB_STATES:
+        return f"{job.run_id or '-'}:{job.state.value}"
+    return None
+
+
+def pending_notice(job: AgentJob) -> bool:
+    """Has ``job`` (spawned with ``--notify-lead``) news its lead has not been told?"""
+    if not job.notify_lead or job.lead is None:
+        return False
+    token = notice_token(job)
+    return token is not None and token != job.notified
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchClues:
+    """What the controller saw in the pane when a job's launch window closed without a run.
+
+    ``agent_running``: the provider's own process is in the pane's foreground, so the agent
+    visibly started and only its hooks stayed silent. ``unplaced_events``: codex hook events
+    mytty refused since the spawn because no pane's codex holds their session (their hooks ran
+    in a Codex background server started from another environment).
+    """
+
+    agent_running: bool = False
+    unplaced_events: int = 0
+
+
+def launch_failed_message(provider: WorkerProvider, clues: LaunchClues | None = None) -> str:
+    """Why a job ended ``launch-failed``, naming the likely cause from ``clues``."""
+    agent = provider.agent_provider.value
+    head = f"No {provider.value} run was observed within the launch window after spawning"
+    if clues is not None and clues.unplaced_events:
+        return (
+            f"{head}, but mytty refused {clues.unplaced_events} codex hook event(s) it could "
+            "not place on any pane: those hooks ran in a Codex background server (app-server "
+            "daemon) started from another environment. Stop it with `codex app-server daemon "
+            "stop` and start codex with --no-daemon (mytty's workers already do)."
+        )
+    if clues is not None and clues.agent_running:
+        daemon = (
+            "; or a Codex background server started from another environment runs its hooks "
+            "(`codex app-server daemon stop`)"
+            if provider is WorkerProvider.CODEX
+            else ""
+        )
+        return (
+            f"{head}, although {provider.value} is running in the worker's pane: its hooks did "
+            f"not report to mytty. Check `mytty integrations list` ({agent} must be installed), "
+            "and that the pane's environment still has MYTTY_EVENT_SOCKET (a shell profile may "
+            f"unset it){daemon}."
+        )
+    return (
+        f"{head} (did the agent start, and is the {agent} hook integration installed? "
+        f"see `mytty-ctl integration list`)."
+    )
+
+
+def is_eligible(job: AgentJob, run: AgentRun) -> bool:
+    """Could ``job`` bind to ``run``? (right pane and provider, new, and really started)"""
+    return (
+        run.surface_id.upper() == job.surface_id.upper()
+        and run.provider == job.provider.agent_provider
+        and run.id not in job.baseline
+        and run.state not in _UNBINDABLE_RUN_STATES
+        # A job that knows its conversation (a session id mytty chose at spawn, or the one a
+        # resumed worker continues) binds only to that conversation's runs.
+        and (job.session_id is None or run.session_id in (None, job.session_id))
+    )
+
+
+def bind_order(run: AgentRun) -> tuple[bool, float, bool, float, str]:
+    """Sort key choosing the run a job binds to: earliest start, then earliest update, then id."""
+    return (
+        run.started_at is None,
+        run.started_at if run.started_at is not None else 0.0,
+        run.updated_at is None,
+        run.updated_at if run.updated_at is not None else 0.0,
+        run.id,
+    )
+
+
+def _apply(job: AgentJob, run: AgentRun) -> AgentJob:
+    if run.state == _R.UNKNOWN:
+        # The reducer never moves a run back to unknown; a bound job keeps what it had.
+        return job
+    session_id = run.session_id if run.session_id is not None else job.session_id
+    job = replace(job, live_subagents=run.live_subagent_count)
+    if run.state == _R.IDLE:
+        return replace(
+            job,
+            state=_J.DISCONNECTED,
+            session_id=session_id,
+            message=INTERRUPTED_MESSAGE,
+            bound_completed_by_idle=True,
+        )
+    # The message is the run's current one, never an older one kept: the reducer gives a run
+    # the message of the event that last moved it, so "Bash requires approval" goes away as
+    # soon as the run leaves waiting-approval (a stale note on a succeeded job misleads).
+    return replace(job, state=_RUN_TO_JOB[run.state], session_id=session_id, message=run.message)
+
+
+def needs_clues(job: AgentJob, now: float) -> bool:
+    """True when :func:`reconcile` at ``now`` may end the job ``launch-failed`` (so the caller
+    should look at the pane for :class:`LaunchClues`)."""
+    return job.state is _J.LAUNCHING and job.run_id is None and now >= job.deadline
+
+
+def reconcile(
+    job: AgentJob,
+    runs: Sequence[AgentRun],
+    pane_exists: bool,
+    now: float,
+    clues: LaunchClues | None = None,
+) -> AgentJob:
+    """Bring ``job`` up to date with the runs of its pane and provider (see the module docstring).
+
+    ``clues`` only shape the message of a job that ends ``launch-failed``.
+    """
+    if is_terminal(job.state):
+        return job
+    if not pane_exists:
+        return replace(job, state=_J.LOST)
+    if job.run_id is not None:
+        for run in runs:
+            if run.id == job.run_id:
+                return _apply(job, run)
+        return job
+    eligible = [run for run in runs if is_eligible(job, run)]
+    if eligible:
+        winner = min(eligible, key=bind_order)
+        return _apply(replace(job, run_id=winner.id), winner)
+    if now >= job.deadline:
+        message = launch_failed_message(job.provider, clues)
+        return replace(job, state=_J.LAUNCH_FAILED, message=message)
+    return job
+
+
+def prepare_for_follow_up(
+    job: AgentJob,
+    current_run_ids: Iterable[RunId],
+    now: float,
+    window: float = LAUNCH_WINDOW_SECONDS,
+) -> AgentJob:
+    """Re-arm a finished job before a follow-up ``agent send`` so it follows the next run.
+
+    Only from succeeded, failed or disconnected (which includes a job ended by an idle run).
+    Every run id seen so far joins the baseline, the job is unbound and ``launching`` again with
+    a fresh deadline, and the previous run's message is dropped so it can't be mistaken for the
+    new run's. A launching, running, waiting, lost or launch-failed job is returned unchanged:
+    a follow-up to a live run belongs to that run.
+    """
+    if job.state not in REARMABLE_JOB_STATES:
+        return job
+    baseline = job.baseline | frozenset(current_run_ids)
+    if job.run_id is not None:
+        baseline |= {job.run_id}
+    return replace(
+        job,
+        state=_J.LAUNCHING,
+        run_id=None,
+        message=None,
+        baseline=baseline,
+        deadline=now + window,
+        bound_completed_by_idle=False,
+    )
+
+
+def satisfies(job: AgentJob, until: WaitCondition) -> bool:
+    """Does ``job`` meet an ``agent wait --until`` condition?
+
+    ``running``: anything but ``launching`` (launch-failed and lost included, so the wait ends);
+    ``attention``: waiting-input or waiting-approval, or a terminal state (nothing left to wait
+    for); ``completed``: a terminal state.
+    """
+    if until == "running":
+        return job.state != _J.LAUNCHING
+    if until == "attention":
+        # A difference from the original: a job that ended can no longer need attention
+        # without a follow-up, so the wait ends instead of running into its timeout.
+        return job.state in ATTENTION_JOB_STATES or is_terminal(job.state)
+    if until == "completed":
+        return is_terminal(job.state)
+    raise ValueError(f"unknown wait condition {until!r}")

@@ -1,0 +1,1 @@
+"""The agent run model: the reducer and its books (ledger, notes, snapshot)."""

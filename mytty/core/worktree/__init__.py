@@ -1,0 +1,1 @@
+"""Worktrees mytty created: their record and the rule for removing one."""

@@ -1,0 +1,1 @@
+"""Native run estimation in the controller: foreground agents, shell events, Cursor approvals."""

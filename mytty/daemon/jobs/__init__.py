@@ -1,0 +1,1 @@
+"""Jobs in the controller: the registry, resume, lead notices and inherited access."""

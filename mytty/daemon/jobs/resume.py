@@ -1,0 +1,224 @@
+"""``mytty resume``: restart the workers whose panes died with their tmux server, each on its
+own conversation.
+
+A job is resumed when its worker was cut off: the job is ``lost`` (its pane vanished before the
+job finished: the tmux server was killed, or the machine rebooted), mytty knows its exact
+conversation (``session_id``: chosen at spawn for Claude, learned from the worker's events for
+Codex and Cursor), it recorded how the worker was started (:mod:`mytty.core.jobs.launch_record`) and that
+directory still exists. A job closed with ``agent close`` is not resumed unless it is named.
+Naming jobs limits the resumption to them; a named job that can't be resumed says why.
+
+Each resumed worker gets a new window in the user's ``mytty`` session, in its own directory,
+running :func:`mytty.core.jobs.launch.build_resume_argv`: the same binary, model and mode flags as its
+launch, on ``--resume <its session id>`` (Codex ``resume <id>``), never ``--continue``. The job
+keeps its id, moves to the new pane and follows that conversation's next run
+(:meth:`mytty.daemon.jobs.registry.JobRegistry.resumed`); its launch record counts the resumption, and a
+synthesized ``idle`` event (hookName ``mytty.resume``) puts it in the ``events`` ledger.
+
+A dry run plans the same and changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import os
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
+
+from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.events import AgentEvent, AgentEventKind
+from mytty.core.ids import RunId, SurfaceId, stable_uuid
+from mytty.core.jobs.launch import build_resume_argv, launch_command
+from mytty.core.jobs.tracker import AgentJob, AgentJobState, is_terminal
+from mytty.daemon.agents import AgentHub
+from mytty.daemon.jobs.registry import JobRegistry
+from mytty.daemon.panes.identity import Pane
+from mytty.daemon.store import StoreError
+from mytty.protocol import wire
+from mytty.protocol.replies import ResumeEntry, ResumeReply
+
+log = logging.getLogger(__name__)
+
+#: The hookName of the event that records a resumption in the ``events`` ledger.
+RESUME_HOOK = "mytty.resume"
+#: The window a resumed worker opens in (in the user's ``mytty`` session).
+RESUMED_WINDOW = "workers"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ResumeStep:
+    """One job in a resume plan: the argv it would restart with, or why it is left alone."""
+
+    job: AgentJob
+    argv: list[str] | None
+    skipped: str | None = None
+
+
+def plan(
+    jobs: Sequence[AgentJob],
+    named: Sequence[str] | None,
+    *,
+    dir_exists: Callable[[str], bool] = os.path.isdir,
+) -> list[ResumeStep]:
+    """What ``mytty resume`` would do with ``jobs`` (reconciled: a dead pane's job reads lost).
+
+    ``named``: the job ids asked for (None: every lost job not closed on purpose). Pure apart
+    from ``dir_exists``.
+    """
+    steps = []
+    for job in jobs:
+        launch = job.launch
+        named_here = named is not None and job.job_id in named
+        if named is None and (job.state is not AgentJobState.LOST or _closed(job)):
+            continue
+        if named is not None and not named_here:
+            continue
+        reason = None
+        if job.state is not AgentJobState.LOST:
+            reason = (
+                f"already {job.state.value}"
+                if is_terminal(job.state)
+                else f"still {job.state.value} in its pane"
+            )
+        elif job.session_id is None:
+            reason = "mytty never learned its conversation (no session id)"
+        elif launch is None:
+            reason = "spawned before mytty recorded how workers start"
+        elif not dir_exists(launch.cwd):
+            reason = f"its directory {launch.cwd} is gone"
+        if reason is not None or launch is None or job.session_id is None:
+            steps.append(ResumeStep(job, None, reason))
+            continue
+        argv = build_resume_argv(
+            job.provider,
+            model=launch.model,
+            mode_flags=launch.mode_flags,
+            session_id=job.session_id,
+        )
+        steps.append(ResumeStep(job, argv))
+    return steps
+
+
+def _closed(job: AgentJob) -> bool:
+    return job.launch is not None and job.launch.closed
+
+
+class ResumeContext(Protocol):
+    """What resuming uses of the controller."""
+
+    @property
+    def jobs(self) -> JobRegistry: ...
+    @property
+    def hub(self) -> AgentHub: ...
+    async def ensure_user_session(self) -> str: ...
+    async def create_pane(
+        self,
+        *,
+        session: str | None = None,
+        cwd: str | None,
+        command: str | None,
+        extra_env: dict[str, str] | None = None,
+        window_name: str | None = None,
+    ) -> Pane: ...
+    async def close_pane(self, pane: Pane) -> None: ...
+    def worker_environment(self) -> dict[str, str]: ...
+
+
+class JobResumer:
+    def __init__(self, ctx: ResumeContext, now: Callable[[], float]) -> None:
+        self._ctx = ctx
+        self._now = now
+        #: One resumption at a time: a second `mytty resume` then finds the jobs launching.
+        self._lock = asyncio.Lock()
+
+    async def resume(self, named: Iterable[str] | None, *, dry_run: bool) -> ResumeReply:
+        wanted = list(dict.fromkeys(named)) if named is not None else None
+        async with self._lock:
+            jobs = self._ctx.jobs
+            if wanted is not None:
+                current = [jobs.current(job_id) for job_id in wanted]  # job-not-found first
+            else:
+                current = [jobs.current(job_id) for job_id in jobs.ids()]
+            steps = plan(current, wanted)
+            entries = []
+            for step in steps:
+                if step.argv is None or dry_run:
+                    entries.append(_entry(step, None, resumed=False))
+                    continue
+                entries.append(await self._resume_one(step))
+        return {"type": "resume", "dryRun": dry_run, "jobs": entries}
+
+    async def _resume_one(self, step: ResumeStep) -> ResumeEntry:
+        job, argv = step.job, step.argv
+        assert argv is not None and job.launch is not None
+        session = await self._ctx.ensure_user_session()
+        try:
+            pane = await self._ctx.create_pane(
+                session=session,
+                cwd=job.launch.cwd,
+                command=launch_command(argv),
+                # A resumed worker is still a worker: marked, and guarded (core.kill_guard).
+                extra_env=self._ctx.worker_environment(),
+                window_name=RESUMED_WINDOW,
+            )
+        except MyttyError as exc:
+            if exc.code is ErrorCode.TMUX_UNAVAILABLE:
+                raise
+            return _entry(dataclasses.replace(step, skipped=f"no pane: {exc.message}"), None)
+        try:
+            moved = await self._ctx.jobs.resumed(job.job_id, pane.surface_id, argv)
+        except StoreError as exc:
+            # No worker nobody can reach by its job: close the pane again.
+            try:
+                await self._ctx.close_pane(pane)
+            except MyttyError:
+                pass
+            reason = f"could not store the job: {exc}; its new pane was closed"
+            return _entry(dataclasses.replace(step, skipped=reason), None)
+        await self._record(moved, pane.surface_id)
+        log.info(
+            "resumed job %s in pane %s on session %s", job.job_id, pane.tmux_id, job.session_id
+        )
+        return _entry(dataclasses.replace(step, job=moved), pane.surface_id, resumed=True)
+
+    async def _record(self, job: AgentJob, surface: SurfaceId) -> None:
+        """The resumption as a synthesized ``idle`` event of the new pane (``events`` shows it)."""
+        count = str(job.launch.resumed if job.launch is not None else 0)
+        event = AgentEvent(
+            id=stable_uuid("event", RESUME_HOOK, job.job_id, count),
+            run_id=RunId(stable_uuid("run", RESUME_HOOK, job.job_id, count)),
+            surface_id=surface,
+            provider=job.provider.agent_provider,
+            kind=AgentEventKind.IDLE,
+            occurred_at=self._now(),
+            session_id=job.session_id,
+            message=f"resumed job {job.job_id} on its conversation {job.session_id}",
+            hook_name=RESUME_HOOK,
+        )
+        try:
+            await self._ctx.hub.ingest(event)
+        except StoreError as exc:  # the job itself is stored; only its ledger line is missing
+            log.error("could not record the resumption of job %s: %s", job.job_id, exc)
+
+
+def _entry(step: ResumeStep, pane: SurfaceId | None, *, resumed: bool = False) -> ResumeEntry:
+    job = step.job
+    launch = job.launch
+    entry: ResumeEntry = {
+        "jobID": wire.raw_value(job.job_id),
+        "provider": job.provider.value,
+        "state": job.state.value,
+        "sessionID": job.session_id,
+        "cwd": launch.cwd if launch is not None else None,
+        "argv": step.argv,
+        "resumed": resumed,
+    }
+    if job.label is not None:
+        entry["label"] = job.label
+    if pane is not None:
+        entry["paneID"] = wire.raw_value(pane)
+    if step.skipped is not None:
+        entry["skipped"] = step.skipped
+    return entry

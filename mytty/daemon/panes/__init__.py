@@ -1,0 +1,1 @@
+"""Panes in the controller: identity and capabilities, the pane service, the startup sweep."""

@@ -1,0 +1,1 @@
+"""The two Unix socket servers and the control request router."""

@@ -1,0 +1,401 @@
+"""One-request-per-connection Unix socket servers (control and event sockets).
+
+Both sockets share the framing: one UTF-8 JSON request terminated by a newline (or EOF), at
+most 64 KiB, one JSON reply line, close. The file is 0600 and every peer's uid is checked.
+A client that does not finish its request within REQUEST_READ_TIMEOUT_S (including one that
+trickles bytes) is dropped without a reply, and never blocks anybody else.
+
+Descriptors are what a hostile or careless client can exhaust, so:
+
+* each server holds at most ``ConnectionBudget.limit`` connections (derived from the process's
+  descriptor limit, leaving room for the store, tmux and /proc reads); past that, a new
+  connection is closed at once without a reply, and the log says so once per episode;
+* should ``accept`` itself hit EMFILE, a spare descriptor kept for that purpose is released to
+  take the connection off the queue and close it (so clients are refused, not left hanging),
+  and the listener pauses briefly instead of spinning;
+* a client that hangs up while its request waits (``wait``, ``agent wait``, ``events``) ends
+  the wait: a hang-up is a full close (EPOLLHUP), so a client that only shut down its sending
+  side, as every mytty client does after its request, still gets its answer;
+* a reply that cannot be written within RESPONSE_WRITE_TIMEOUT_S (a client that never reads)
+  aborts the connection and frees its buffer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import os
+import resource
+import select
+import socket
+import struct
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from mytty.daemon import procfs
+from mytty.daemon.server.scope import CURRENT, RequestScope
+from mytty.protocol.limits import (
+    MAX_REQUEST_BYTES,
+    REQUEST_READ_TIMEOUT_S,
+    RESPONSE_WRITE_TIMEOUT_S,
+)
+
+log = logging.getLogger(__name__)
+
+#: Descriptors kept free for everything that is not a client connection (the store's
+#: connections, tmux reconnects, /proc reads, log rotation).
+RESERVED_FDS = 48
+#: Never fewer than this many connections per server, however low the limit.
+MIN_CONNECTIONS = 8
+#: At most one "refusing connections" log line per server in this many seconds.
+REFUSAL_LOG_INTERVAL_S = 60.0
+#: How long the listener pauses after accept() itself failed for lack of descriptors.
+ACCEPT_PAUSE_S = 0.1
+#: Connections taken off the listen queue per readiness callback (fairness with the rest).
+ACCEPT_BURST = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Peer:
+    pid: int
+    uid: int
+
+
+class RequestTooLarge(Exception):
+    pass
+
+
+Handler = Callable[[bytes, Peer], Awaitable[bytes]]
+
+
+def peer_credentials(sock: socket.socket) -> Peer:
+    pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+    return Peer(pid=pid, uid=uid)
+
+
+async def read_request(reader: asyncio.StreamReader) -> bytes:
+    """Read up to the first newline or EOF; raise RequestTooLarge past the limit."""
+    buf = bytearray()
+    while True:
+        chunk = await reader.read(65536)
+        if not chunk:
+            break
+        nl = chunk.find(b"\n")
+        if nl >= 0:
+            buf += chunk[:nl]
+            if len(buf) > MAX_REQUEST_BYTES:
+                raise RequestTooLarge
+            break
+        buf += chunk
+        if len(buf) > MAX_REQUEST_BYTES:
+            raise RequestTooLarge
+    return bytes(buf)
+
+
+def raise_descriptor_limit(ceiling: int = 65536) -> None:
+    """Lift the soft RLIMIT_NOFILE towards the hard one (asyncio uses epoll, not select).
+
+    A login session's soft limit is often 1024, which a few hundred long polls would fill.
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = ceiling if hard == resource.RLIM_INFINITY else min(hard, ceiling)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        except (ValueError, OSError):  # pragma: no cover - keep the limit we have
+            pass
+
+
+def connection_limit(servers: int = 2) -> int:
+    """How many connections each of ``servers`` servers may hold under RLIMIT_NOFILE."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        soft = 1 << 20
+    in_use = procfs.fd_count(os.getpid())
+    if in_use is None:  # pragma: no cover - no /proc
+        in_use = 32
+    return max(MIN_CONNECTIONS, (soft - in_use - RESERVED_FDS) // servers)
+
+
+class _HangupWatch:
+    """Tells which waiting connections were closed by their peer (EPOLLHUP), on one epoll fd.
+
+    Registered with no event bits, epoll reports only hang-ups and errors: a peer that shut
+    down its writing side (a half-close) is not reported, a peer that closed is.
+    """
+
+    def __init__(self) -> None:
+        self._epoll = select.epoll()
+        self._scopes: dict[int, RequestScope] = {}
+        asyncio.get_running_loop().add_reader(self._epoll.fileno(), self._ready)
+
+    def watch(self, fd: int, scope: RequestScope) -> None:
+        try:
+            self._epoll.register(fd, 0)
+        except OSError:  # pragma: no cover - already closed
+            return
+        self._scopes[fd] = scope
+
+    def unwatch(self, fd: int) -> None:
+        if self._scopes.pop(fd, None) is not None:
+            try:
+                self._epoll.unregister(fd)
+            except OSError:  # pragma: no cover
+                pass
+
+    def _ready(self) -> None:
+        for fd, _mask in self._epoll.poll(0):
+            scope = self._scopes.get(fd)
+            self.unwatch(fd)
+            if scope is not None:
+                scope.hang_up()
+
+    def close(self) -> None:
+        asyncio.get_running_loop().remove_reader(self._epoll.fileno())
+        self._epoll.close()
+        self._scopes.clear()
+
+
+class OneShotServer:
+    """Serve ``handler`` on a Unix socket at ``path``.
+
+    ``watch_hangups`` ends a waiting request when its client closes (the control socket's
+    long polls); the event socket's requests are too short to be worth the two syscalls.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        handler: Handler,
+        *,
+        too_large_reply: bytes,
+        foreign_peer_reply: bytes,
+        name: str,
+        watch_hangups: bool = False,
+        max_connections: int | None = None,
+    ) -> None:
+        self.path = path
+        self._handler = handler
+        self._too_large = too_large_reply
+        self._foreign = foreign_peer_reply
+        self._name = name
+        self._watch_hangups = watch_hangups
+        self._max_connections = max_connections
+        self._limit = MIN_CONNECTIONS
+        self._sock: socket.socket | None = None
+        self._uid = os.getuid()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._hangups: _HangupWatch | None = None
+        self._spare_fd: int | None = None
+        self._last_refusal_log = float("-inf")
+        self._refusing = False
+        self._paused = False
+
+    @property
+    def connections(self) -> int:
+        return len(self._tasks)
+
+    async def start(self) -> None:
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)
+        try:
+            sock.bind(str(self.path))
+        finally:
+            os.umask(old)
+        os.chmod(self.path, 0o600)
+        sock.listen(512)
+        sock.setblocking(False)
+        self._sock = sock
+        raise_descriptor_limit()
+        self._limit = self._max_connections or connection_limit()
+        self._spare_fd = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+        if self._watch_hangups:
+            self._hangups = _HangupWatch()
+        asyncio.get_running_loop().add_reader(sock.fileno(), self._accept_ready)
+
+    async def close(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._sock is not None:
+            if not self._paused:
+                loop.remove_reader(self._sock.fileno())
+            self._sock.close()
+            self._sock = None
+            for task in list(self._tasks):
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._hangups is not None:
+            self._hangups.close()
+            self._hangups = None
+        if self._spare_fd is not None:
+            os.close(self._spare_fd)
+            self._spare_fd = None
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+
+    # -- accepting ------------------------------------------------------------------------------
+    def _accept_ready(self) -> None:
+        sock = self._sock
+        if sock is None:
+            return
+        for _ in range(ACCEPT_BURST):
+            try:
+                conn, _addr = sock.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                if exc.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM):
+                    self._out_of_descriptors(sock)
+                else:  # pragma: no cover - ECONNABORTED and friends: next one
+                    log.debug("%s: accept failed: %s", self._name, exc)
+                return
+            if len(self._tasks) >= self._limit:
+                self._refuse(conn, f"it holds {len(self._tasks)} connections already")
+                continue
+            if self._refusing:
+                self._refusing = False
+                log.info("%s: accepting connections again", self._name)
+            conn.setblocking(False)
+            task = asyncio.get_running_loop().create_task(self._on_client(conn))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    def _refuse(self, conn: socket.socket, why: str) -> None:
+        conn.close()
+        self._note_refusal(why)
+
+    def _note_refusal(self, why: str) -> None:
+        now = time.monotonic()
+        if now - self._last_refusal_log >= REFUSAL_LOG_INTERVAL_S:
+            self._last_refusal_log = now
+            self._refusing = True  # so the recovery is logged once too, and no more often
+            log.warning(
+                "%s: refusing new connections: %s (limit %d; descriptor limit %d)",
+                self._name,
+                why,
+                self._limit,
+                resource.getrlimit(resource.RLIMIT_NOFILE)[0],
+            )
+
+    def _out_of_descriptors(self, sock: socket.socket) -> None:
+        """accept() failed with EMFILE: refuse the waiting clients with the spare one, pause."""
+        if self._spare_fd is not None:
+            os.close(self._spare_fd)
+            self._spare_fd = None
+            # The one free descriptor takes each waiting client off the queue in turn.
+            for _ in range(ACCEPT_BURST):
+                try:
+                    conn, _addr = sock.accept()
+                except OSError:
+                    break
+                self._refuse(conn, "the process is out of file descriptors")
+            try:
+                self._spare_fd = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                self._spare_fd = None
+        else:  # no spare left: the client waits in the queue until a descriptor frees up
+            self._note_refusal("the process is out of file descriptors")
+        # Level-triggered readiness would call straight back: wait a little for descriptors.
+        loop = asyncio.get_running_loop()
+        loop.remove_reader(sock.fileno())
+        self._paused = True
+        loop.call_later(ACCEPT_PAUSE_S, self._resume)
+
+    def _resume(self) -> None:
+        if self._sock is not None and self._paused:
+            self._paused = False
+            asyncio.get_running_loop().add_reader(self._sock.fileno(), self._accept_ready)
+
+    # -- serving ----------------------------------------------------------------------------------
+    async def _on_client(self, conn: socket.socket) -> None:
+        try:
+            reader, writer = await asyncio.open_unix_connection(
+                sock=conn, limit=MAX_REQUEST_BYTES + 1
+            )
+        except OSError:  # pragma: no cover - the peer vanished first
+            conn.close()
+            return
+        try:
+            await self._serve_one(reader, writer, conn)
+        except asyncio.CancelledError:
+            pass
+        except Exception:  # pragma: no cover - the handler maps its own errors
+            log.exception("%s: unexpected error while serving a client", self._name)
+        finally:
+            writer.close()
+            try:
+                # asyncio.timeout, unlike wait_for, does not spawn a task per call: this is
+                # the per-connection hot path of the event socket.
+                async with asyncio.timeout(1.0):
+                    await writer.wait_closed()
+            except (TimeoutError, OSError, ConnectionError):
+                writer.transport.abort()
+
+    async def _serve_one(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, conn: socket.socket
+    ) -> None:
+        peer = peer_credentials(conn)
+        if peer.uid != self._uid:
+            log.warning("%s: refused a peer with uid %d", self._name, peer.uid)
+            # Take (and ignore) its request first: answering before it has sent would make
+            # its send fail with EPIPE, and the refusal would never reach it.
+            try:
+                async with asyncio.timeout(REQUEST_READ_TIMEOUT_S):
+                    await read_request(reader)
+            except (TimeoutError, RequestTooLarge, ConnectionError, OSError):
+                pass
+            await self._write(writer, self._foreign)
+            return
+        try:
+            async with asyncio.timeout(REQUEST_READ_TIMEOUT_S):
+                body = await read_request(reader)
+        except TimeoutError:
+            return  # silent drop: a client that never finishes its request gets nothing
+        except RequestTooLarge:
+            await self._write(writer, self._too_large)
+            return
+        except (ConnectionError, OSError):
+            return
+        if self._hangups is None:
+            await self._write(writer, await self._handler(body, peer))
+            return
+        reply = await self._handle_watched(body, peer, conn.fileno())
+        if reply is not None:
+            await self._write(writer, reply)
+
+    async def _handle_watched(self, body: bytes, peer: Peer, fd: int) -> bytes | None:
+        """Run the handler while watching for the client's hang-up (None: it hung up)."""
+        assert self._hangups is not None
+        scope = RequestScope(task=asyncio.current_task())
+        token = CURRENT.set(scope)
+        self._hangups.watch(fd, scope)
+        try:
+            return await self._handler(body, peer)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if scope.gone and task is not None and task.cancelling() <= 1:
+                if task.cancelling():
+                    task.uncancel()  # our own cancel (the hang-up), not a shutdown's
+                return None
+            raise
+        finally:
+            self._hangups.unwatch(fd)
+            CURRENT.reset(token)
+
+    async def _write(self, writer: asyncio.StreamWriter, data: bytes) -> None:
+        try:
+            writer.write(data)
+            async with asyncio.timeout(RESPONSE_WRITE_TIMEOUT_S):
+                await writer.drain()
+        except (TimeoutError, ConnectionError, OSError):
+            # A client that does not read its reply (or left) gets no more of it: drop the
+            # buffered rest and the descriptor now, not when (if ever) the client reads.
+            writer.transport.abort()

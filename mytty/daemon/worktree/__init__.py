@@ -1,0 +1,1 @@
+"""Worktrees in the controller: create, record, probe with git, clean up."""
