@@ -65,7 +65,7 @@ def _print(reply: Mapping[str, Any], *, as_json: bool) -> None:
 
 
 def command(
-    jobs: list[str] = typer.Argument(  # noqa: B008 - typer's declaration style
+    jobs: list[str] = typer.Argument(
         None, metavar="JOB...", help="Only these jobs (default: every lost job)."
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan; change nothing."),

@@ -78,7 +78,7 @@ fields optional). Reply `{"jobs":[{…snapshot…}],"type":"agentJobs"}`.
 class Params:
     """The request's fields, typed (read-only by convention)."""
 
-    __slots__ = ("peer_pid", "states", "label", "all_leads")
+    __slots__ = ("all_leads", "label", "peer_pid", "states")
 
     def __init__(
         self, peer_pid: int, states: frozenset[str], label: str | None, all_leads: bool

@@ -51,7 +51,7 @@ Reply `{"type":"ok"}`.
 class Params:
     """The request's fields, typed (read-only by convention)."""
 
-    __slots__ = ("job_id", "text", "press_enter")
+    __slots__ = ("job_id", "press_enter", "text")
 
     def __init__(self, job_id: str, text: str, press_enter: bool) -> None:
         self.job_id = job_id

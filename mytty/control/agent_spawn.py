@@ -360,20 +360,20 @@ class Params:
     """The request's fields, typed (read-only by convention)."""
 
     __slots__ = (
-        "peer_pid",
-        "provider",
-        "direction",
         "access",
         "anchor_id",
-        "task",
+        "branch",
+        "budget_tokens",
+        "caller_cwd",
+        "cwd",
+        "direction",
+        "key",
         "label",
         "model",
-        "cwd",
-        "caller_cwd",
-        "branch",
-        "key",
         "notify_lead",
-        "budget_tokens",
+        "peer_pid",
+        "provider",
+        "task",
     )
 
     def __init__(

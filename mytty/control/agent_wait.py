@@ -131,7 +131,7 @@ reply `{{"job":{{…}},"jobs":[{{…}},{{…}}],"timedOut":false,"type":"agentWa
 class Params:
     """The request's fields, typed (read-only by convention)."""
 
-    __slots__ = ("job_id", "until", "timeout_s", "job_ids", "match")
+    __slots__ = ("job_id", "job_ids", "match", "timeout_s", "until")
 
     def __init__(
         self,

@@ -47,7 +47,7 @@ the original's item. See [attention items](event-protocol.md#attention-items);
 class Params:
     """The request's fields, typed (read-only by convention)."""
 
-    __slots__ = ("runs", "everything")
+    __slots__ = ("everything", "runs")
 
     def __init__(self, runs: frozenset[str], everything: bool) -> None:
         self.runs = runs

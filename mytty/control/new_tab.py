@@ -54,7 +54,7 @@ Reply `{"paneID":"56039AE7-369F-493B-8C55-0F4BB121E342","type":"pane"}`.
 class Params:
     """The request's fields, typed (read-only by convention)."""
 
-    __slots__ = ("cwd", "command")
+    __slots__ = ("command", "cwd")
 
     def __init__(self, cwd: str | None, command: str | None) -> None:
         self.cwd = cwd

@@ -48,7 +48,7 @@ Request `{{"type":"send","paneID":"<UUID>","text":"echo typed","pressEnter":true
 class Params:
     """The request's fields, typed (read-only by convention)."""
 
-    __slots__ = ("pane_id", "text", "press_enter")
+    __slots__ = ("pane_id", "press_enter", "text")
 
     def __init__(self, pane_id: str, text: str, press_enter: bool) -> None:
         self.pane_id = pane_id

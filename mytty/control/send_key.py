@@ -63,7 +63,7 @@ Request `{"type":"sendKey","paneID":"<UUID>","key":"c","modifiers":["control"]}`
 class Params:
     """The request's fields, typed (read-only by convention)."""
 
-    __slots__ = ("pane_id", "key", "modifiers")
+    __slots__ = ("key", "modifiers", "pane_id")
 
     def __init__(self, pane_id: str, key: str, modifiers: list[str]) -> None:
         self.pane_id = pane_id
@@ -77,7 +77,7 @@ def parse(request: Request) -> Params:
 
 async def handle(ctx: SendKeyContext, params: Params) -> OkReply:
     from mytty.core.errors import ErrorCode, MyttyError
-    from mytty.core.keys import KeyError_, ModifierError, tmux_key
+    from mytty.core.keys import ModifierError, UnknownKeyError, tmux_key
     from mytty.protocol import wire
 
     try:
@@ -88,7 +88,7 @@ async def handle(ctx: SendKeyContext, params: Params) -> OkReply:
             f"unknown modifier {exc.args[0]!r}; use shift, control, option or command "
             "(see mytty-ctl guide for the other spellings)",
         ) from None
-    except KeyError_:
+    except UnknownKeyError:
         raise MyttyError(
             ErrorCode.INVALID_KEY,
             f"unknown key {params.key!r}; use a tmux key name (Escape, Enter, Tab, BSpace, "

@@ -132,7 +132,7 @@ class Option:
 class Values:
     """What ``mytty-ctl`` parsed for one command line, as a client hook sees it."""
 
-    __slots__ = ("flags", "fail", "options", "positionals")
+    __slots__ = ("fail", "flags", "options", "positionals")
 
     def __init__(
         self,

@@ -60,7 +60,7 @@ Reply `{"paneID":"F175A676-FA87-4D90-8CA0-68A6CAE6188C","type":"pane"}`.
 class Params:
     """The request's fields, typed (read-only by convention)."""
 
-    __slots__ = ("pane_id", "direction", "cwd", "command")
+    __slots__ = ("command", "cwd", "direction", "pane_id")
 
     def __init__(self, pane_id: str, direction: str, cwd: str | None, command: str | None) -> None:
         self.pane_id = pane_id

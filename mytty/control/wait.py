@@ -94,7 +94,7 @@ closes while waiting.
 class Params:
     """The request's fields, typed (read-only by convention)."""
 
-    __slots__ = ("pane_id", "until", "timeout_s")
+    __slots__ = ("pane_id", "timeout_s", "until")
 
     def __init__(self, pane_id: str, until: str, timeout_s: float) -> None:
         self.pane_id = pane_id

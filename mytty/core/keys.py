@@ -53,7 +53,7 @@ _LOOKUP: dict[str, str] = {
 }
 
 
-class KeyError_(ValueError):
+class UnknownKeyError(ValueError):
     """The key name is not in the table."""
 
 
@@ -89,7 +89,7 @@ def _split_prefixes(key: str) -> tuple[str, set[str]]:
 def tmux_key(key: str, modifiers: Iterable[str] = ()) -> str:
     """The tmux ``send-keys`` name for ``key`` with ``modifiers``.
 
-    Raises ModifierError for an unknown modifier and KeyError_ for an unknown key.
+    Raises ModifierError for an unknown modifier and UnknownKeyError for an unknown key.
 
     >>> tmux_key("c", ["ctrl"]), tmux_key("C-c"), tmux_key("PgUp"), tmux_key("tab", ["shift"])
     ('C-c', 'C-c', 'PPage', 'BTab')
@@ -98,7 +98,7 @@ def tmux_key(key: str, modifiers: Iterable[str] = ()) -> str:
     if len(key) == 1:
         base = key
         if not (base.isascii() and base.isprintable()):
-            raise KeyError_(key)
+            raise UnknownKeyError(key)
         if base == " ":
             base = "Space"
     else:
@@ -109,7 +109,7 @@ def tmux_key(key: str, modifiers: Iterable[str] = ()) -> str:
         elif name.lower() in _LOOKUP:
             base = _LOOKUP[name.lower()]
         else:
-            raise KeyError_(key)
+            raise UnknownKeyError(key)
     if SHIFT in mods and base == "Tab":
         # tmux 3.3 has no S-Tab; shift+tab is the backtab sequence.
         mods.discard(SHIFT)
@@ -118,14 +118,6 @@ def tmux_key(key: str, modifiers: Iterable[str] = ()) -> str:
         mods.discard(SHIFT)
         base = base.upper()
     return "".join(prefix for mod, prefix in _PREFIX if mod in mods) + base
-
-
-def is_valid_key(key: str) -> bool:
-    try:
-        tmux_key(key)
-    except KeyError_:
-        return False
-    return True
 
 
 def guide_text() -> str:

@@ -122,7 +122,7 @@ class AgentHub:
     async def _background_snapshot(self) -> None:
         try:
             await self.save_snapshot()
-        except Exception as exc:  # the next one retries; a restart then replays a bit more
+        except Exception as exc:  # noqa: BLE001 - the next one retries; a restart then replays a bit more
             log.warning("could not store the books' snapshot: %s", exc)
         finally:
             self._snapshot_task = None
@@ -316,7 +316,7 @@ class AgentHub:
         if pruned:
             try:
                 await self.store.delete_runs(pruned.keys())
-            except Exception as exc:  # the books already forgot them; the next start re-prunes
+            except Exception as exc:  # noqa: BLE001 - the books already forgot them; the next start re-prunes
                 log.warning("could not delete pruned runs from the store: %s", exc)
 
     async def prune_forever(self) -> None:

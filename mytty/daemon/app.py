@@ -39,7 +39,7 @@ from mytty.daemon.home import Home
 from mytty.daemon.integration_service import IntegrationService
 from mytty.daemon.jobs.lead_inbox import LeadInbox
 from mytty.daemon.jobs.registry import FINISHED_JOBS_IN_MEMORY, JobRegistry
-from mytty.daemon.jobs.resume import JobResumer
+from mytty.daemon.jobs.resume import ResumeService
 from mytty.daemon.lifecycle import ControllerLock, write_guide
 from mytty.daemon.notifier import Notifier
 from mytty.daemon.panes.identity import Pane, PaneRegistry
@@ -132,7 +132,7 @@ class Controller:
             launch_window=timings.launch_window,
             store=self.store,
         )
-        self.resumer = JobResumer(self, self.clock.now)
+        self.resumer = ResumeService(self, self.clock.now)
         self._stop = asyncio.Event()
         self._servers: list[OneShotServer] = []
         self.cursor_approval = CursorApprovalEstimator(

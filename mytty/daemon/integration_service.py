@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from mytty.core import vocab
 from mytty.core.errors import ErrorCode, MyttyError
-from mytty.core.events import PROVIDER_ORDER, AgentProvider
+from mytty.core.events import AgentProvider
 from mytty.integrations import api
 from mytty.protocol.limits import CONSENT_TIMEOUT_S
 from mytty.protocol.replies import IntegrationStatusesReply
@@ -87,7 +87,3 @@ class IntegrationService:
             else:
                 await asyncio.to_thread(api.enable, provider)
         return await self.wire()
-
-
-def order_key(provider: AgentProvider) -> int:
-    return PROVIDER_ORDER.index(provider)

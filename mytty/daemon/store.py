@@ -273,7 +273,7 @@ class EventStore:
         """Every job's stored usage record (``daemon.transcripts_usage``), by job id."""
         assert self._conn is not None
         rows = self._conn.execute("SELECT job_id, payload FROM job_usage")
-        return {job_id: payload for job_id, payload in rows}
+        return dict(rows)
 
     def read_job(self, job_id: str) -> AgentJob | None:
         """One stored job by id (a finished job no longer kept in memory); None when unknown.
@@ -437,7 +437,7 @@ class EventStore:
                 for _op, _arg, fut in batch:
                     self._settle(fut, None, error)
                 return
-        except Exception as exc:  # not just sqlite3.Error: a dead writer would hang every insert
+        except Exception as exc:  # noqa: BLE001 - not just sqlite3.Error: a dead writer would hang every insert
             try:
                 conn.execute("ROLLBACK")
             except sqlite3.Error:

@@ -23,7 +23,7 @@ from mytty.integrations.common import (
     read_bytes,
 )
 from mytty.integrations.helper import helper_problem, shell_command
-from mytty.integrations.installer import Context, ProviderState
+from mytty.integrations.installer import InstallContext, ProviderState
 
 EVENTS = ("PreInvocation", "PostInvocation", "Stop")
 HOOK_SET = "mytty-attention"
@@ -55,7 +55,7 @@ def hooks(helper: Path) -> bytes:
     return _dump({HOOK_SET: {event: [dict(handler)] for event in EVENTS}})
 
 
-def _files(ctx: Context) -> dict[Path, bytes]:
+def _files(ctx: InstallContext) -> dict[Path, bytes]:
     folder = ctx.locations.antigravity_dir
     return {folder / "plugin.json": manifest(), folder / "hooks.json": hooks(ctx.helper)}
 
@@ -64,7 +64,7 @@ def _files(ctx: Context) -> dict[Path, bytes]:
 class AntigravityInstaller:
     provider: AgentProvider = AgentProvider.ANTIGRAVITY
 
-    def state(self, ctx: Context) -> ProviderState:
+    def state(self, ctx: InstallContext) -> ProviderState:
         if not ctx.locations.antigravity_dir.is_dir():
             return ProviderState(NOT_INSTALLED)
         problem = helper_problem(ctx.helper, ctx.env)
@@ -79,17 +79,19 @@ class AntigravityInstaller:
                 return ProviderState(NEEDS_REPAIR)
         return ProviderState(INSTALLED)
 
-    def plan_install(self, ctx: Context) -> list[FileChange]:
+    def plan_install(self, ctx: InstallContext) -> list[FileChange]:
         changes: list[FileChange] = []
         for path, content in _files(ctx).items():
             changes += planned_write(path, content, PRIVATE_MODE)
         return changes
 
-    def plan_remove(self, ctx: Context) -> list[FileChange]:
+    def plan_remove(self, ctx: InstallContext) -> list[FileChange]:
         changes: list[FileChange] = []
         for path in _files(ctx):
             changes += planned_delete(path, prune_dir=True)
         return changes
 
-    def finish_install(self, ctx: Context, changed: list[str], warnings: list[str]) -> list[str]:
+    def finish_install(
+        self, ctx: InstallContext, changed: list[str], warnings: list[str]
+    ) -> list[str]:
         return []

@@ -21,7 +21,7 @@ from mytty.integrations.codex_trust import CodexHookSource
 from mytty.integrations.common import Status, apply_changes, atomic_write
 from mytty.integrations.cursor import CursorInstaller
 from mytty.integrations.helper import helper_problem, is_managed, launcher_text
-from mytty.integrations.installer import Context, ProviderInstaller
+from mytty.integrations.installer import InstallContext, ProviderInstaller
 from mytty.integrations.opencode import OpenCodeInstaller
 from mytty.protocol import wire
 from mytty.protocol.replies import IntegrationEntry, IntegrationStatusesReply
@@ -60,7 +60,7 @@ def parse_provider(value: str | AgentProvider) -> AgentProvider:
         ) from None
 
 
-def _status(provider: AgentProvider, ctx: Context) -> IntegrationStatus:
+def _status(provider: AgentProvider, ctx: InstallContext) -> IntegrationStatus:
     try:
         state = _INSTALLERS[provider].state(ctx)
     except MyttyError as exc:
@@ -75,12 +75,12 @@ def status_of(
     provider: str | AgentProvider, env: Mapping[str, str] | None = None
 ) -> IntegrationStatus:
     """The provider's status, derived from its files and the helper on disk right now."""
-    return _status(parse_provider(provider), Context.create(env))
+    return _status(parse_provider(provider), InstallContext.create(env))
 
 
 def list_statuses(env: Mapping[str, str] | None = None) -> list[IntegrationStatus]:
     """Every provider's status, in the canonical order; malformed files set ``error``."""
-    ctx = Context.create(env)
+    ctx = InstallContext.create(env)
     return [_status(provider, ctx) for provider in PROVIDER_ORDER]
 
 
@@ -96,7 +96,7 @@ def planned_changes(
 ) -> list[str]:
     """Absolute paths that enable/repair of ``provider`` would write (for a confirmation prompt)."""
     provider = parse_provider(provider)
-    ctx = Context.create(env)
+    ctx = InstallContext.create(env)
     paths = [str(change.path) for change in _INSTALLERS[provider].plan_install(ctx)]
     if provider is AgentProvider.CODEX:
         # Trust goes into config.toml after Codex has been asked; name it whenever it may change.
@@ -106,7 +106,7 @@ def planned_changes(
     return paths
 
 
-def _install(provider: AgentProvider, ctx: Context, warnings: list[str] | None) -> list[str]:
+def _install(provider: AgentProvider, ctx: InstallContext, warnings: list[str] | None) -> list[str]:
     installer = _INSTALLERS[provider]
     plan = installer.plan_install(ctx)  # validates the provider's files before anything is written
     launcher: list[str] = []
@@ -139,7 +139,7 @@ def enable(
     ``codex_hooks`` replaces the real ``codex app-server`` query (tests); ``warnings`` collects
     steps that could not be finished (for example Codex trust) for the caller to show.
     """
-    return _install(parse_provider(provider), Context.create(env, codex_hooks), warnings)
+    return _install(parse_provider(provider), InstallContext.create(env, codex_hooks), warnings)
 
 
 def repair(
@@ -155,7 +155,7 @@ def repair(
     mytty (``upgrade``: e.g. without the kill-server guard), is repaired in turn; if one of them
     fails, the others are still repaired and the first error is raised at the end.
     """
-    ctx = Context.create(env, codex_hooks)
+    ctx = InstallContext.create(env, codex_hooks)
     if provider is not None:
         return _install(parse_provider(provider), ctx, warnings)
     changed: list[str] = []
@@ -176,5 +176,5 @@ def repair(
 def disable(provider: str | AgentProvider, env: Mapping[str, str] | None = None) -> list[str]:
     """Remove exactly what enable added; returns the paths that changed."""
     provider = parse_provider(provider)
-    ctx = Context.create(env)
+    ctx = InstallContext.create(env)
     return apply_changes(_INSTALLERS[provider].plan_remove(ctx))

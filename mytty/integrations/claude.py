@@ -21,7 +21,7 @@ from mytty.core.vocab import INSTALLED, NEEDS_REPAIR
 from mytty.integrations import hookconfig, pointers
 from mytty.integrations.common import GUARD_UPGRADE, FileChange
 from mytty.integrations.helper import helper_problem, invokes_helper
-from mytty.integrations.installer import Context, ProviderState
+from mytty.integrations.installer import InstallContext, ProviderState
 
 #: The kill-server guard's event (Bash tool calls only).
 GUARD_EVENT = "PreToolUse"
@@ -44,7 +44,7 @@ NOTIFICATION_MATCHER = "permission_prompt|idle_prompt|agent_needs_input|elicitat
 TIMEOUT_SECONDS = 5
 
 
-def spec(ctx: Context, *, guard: bool = True) -> hookconfig.HookFileSpec:
+def spec(ctx: InstallContext, *, guard: bool = True) -> hookconfig.HookFileSpec:
     """What settings.json must hold; ``guard=False``: as installed before the guard existed."""
     provider = AgentProvider.CLAUDE_CODE.value
 
@@ -72,7 +72,7 @@ def spec(ctx: Context, *, guard: bool = True) -> hookconfig.HookFileSpec:
 class ClaudeInstaller:
     provider: AgentProvider = AgentProvider.CLAUDE_CODE
 
-    def state(self, ctx: Context) -> ProviderState:
+    def state(self, ctx: InstallContext) -> ProviderState:
         problem = helper_problem(ctx.helper, ctx.env)
         _loaded, status, why, upgrade = hookconfig.hooks_state_or_legacy(
             ctx.locations.claude_settings,
@@ -92,17 +92,19 @@ class ClaudeInstaller:
             )
         return ProviderState(INSTALLED, upgrade=upgrade)
 
-    def plan_install(self, ctx: Context) -> list[FileChange]:
+    def plan_install(self, ctx: InstallContext) -> list[FileChange]:
         loaded = hookconfig.load(ctx.locations.claude_settings, spec(ctx))
         return hookconfig.plan_install(loaded, spec(ctx)) + pointers.plan_skill_install(
             ctx.locations.claude_skill, ctx.locations.guide
         )
 
-    def plan_remove(self, ctx: Context) -> list[FileChange]:
+    def plan_remove(self, ctx: InstallContext) -> list[FileChange]:
         loaded = hookconfig.load(ctx.locations.claude_settings, spec(ctx))
         return hookconfig.plan_remove(loaded, spec(ctx)) + pointers.plan_skill_remove(
             ctx.locations.claude_skill
         )
 
-    def finish_install(self, ctx: Context, changed: list[str], warnings: list[str]) -> list[str]:
+    def finish_install(
+        self, ctx: InstallContext, changed: list[str], warnings: list[str]
+    ) -> list[str]:
         return []

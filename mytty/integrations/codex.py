@@ -34,7 +34,7 @@ from mytty.integrations.common import (
     read_text,
 )
 from mytty.integrations.helper import helper_problem, invokes_helper, shell_command
-from mytty.integrations.installer import Context, ProviderState
+from mytty.integrations.installer import InstallContext, ProviderState
 
 #: A subagent's start and stop (codex-cli 0.171.0 fires them with the subagent's agent_id): a
 #: turn that spawned one stays open until it stops (mytty.hook.adapters.codex).
@@ -55,7 +55,9 @@ EVENTS = (
 TIMEOUT_SECONDS = 5
 
 
-def spec(ctx: Context, *, guard: bool = True, subagents: bool = True) -> hookconfig.HookFileSpec:
+def spec(
+    ctx: InstallContext, *, guard: bool = True, subagents: bool = True
+) -> hookconfig.HookFileSpec:
     """What hooks.json must hold; ``guard=False`` / ``subagents=False``: as installed before
     the guard / the subagent hooks existed."""
     provider = AgentProvider.CODEX.value
@@ -82,7 +84,7 @@ def snake_case(event: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
 
 
-def trust_keys(ctx: Context, data: Mapping[str, Any]) -> list[str]:
+def trust_keys(ctx: InstallContext, data: Mapping[str, Any]) -> list[str]:
     """The trust key Codex gives each mytty handler in ``hooks.json``."""
     path = ctx.locations.codex_hooks
     return [
@@ -106,7 +108,7 @@ def _matching_key(key: str, hooks_path: Path, recorded: Mapping[str, str]) -> st
     return None
 
 
-def trust_hint(ctx: Context) -> str:
+def trust_hint(ctx: InstallContext) -> str:
     """What the human must do when mytty could not record Codex's trust itself."""
     hint = (
         "Codex skips mytty's hooks until they are trusted: run `mytty integrations repair codex`, "
@@ -117,7 +119,7 @@ def trust_hint(ctx: Context) -> str:
     return hint
 
 
-def _config_text(ctx: Context) -> str:
+def _config_text(ctx: InstallContext) -> str:
     text = read_text(ctx.locations.codex_config) or ""
     codex_toml.parse(text, ctx.locations.codex_config)
     return text
@@ -127,7 +129,7 @@ def _config_text(ctx: Context) -> str:
 class CodexInstaller:
     provider: AgentProvider = AgentProvider.CODEX
 
-    def state(self, ctx: Context) -> ProviderState:
+    def state(self, ctx: InstallContext) -> ProviderState:
         problem = helper_problem(ctx.helper, ctx.env)
         loaded, status, why, upgrade = hookconfig.hooks_state_or_legacy(
             ctx.locations.codex_hooks,
@@ -157,14 +159,14 @@ class CodexInstaller:
             return ProviderState(NEEDS_REPAIR, trust_hint(ctx))
         return ProviderState(INSTALLED, upgrade=upgrade)
 
-    def plan_install(self, ctx: Context) -> list[FileChange]:
+    def plan_install(self, ctx: InstallContext) -> list[FileChange]:
         loaded = hookconfig.load(ctx.locations.codex_hooks, spec(ctx))
         _config_text(ctx)  # refuse early if the file trust goes into is malformed
         return hookconfig.plan_install(loaded, spec(ctx)) + pointers.plan_agents_install(
             ctx.locations.codex_agents_md, ctx.locations.guide
         )
 
-    def plan_remove(self, ctx: Context) -> list[FileChange]:
+    def plan_remove(self, ctx: InstallContext) -> list[FileChange]:
         loaded = hookconfig.load(ctx.locations.codex_hooks, spec(ctx))
         changes = hookconfig.plan_remove(loaded, spec(ctx))
         changes += pointers.plan_agents_remove(ctx.locations.codex_agents_md)
@@ -184,7 +186,9 @@ class CodexInstaller:
                 changes += planned_write(config, remaining.encode("utf-8"), PRIVATE_MODE)
         return changes
 
-    def finish_install(self, ctx: Context, changed: list[str], warnings: list[str]) -> list[str]:
+    def finish_install(
+        self, ctx: InstallContext, changed: list[str], warnings: list[str]
+    ) -> list[str]:
         """Record Codex's current hash for every mytty hook that is not trusted yet."""
         hooks_path = ctx.locations.codex_hooks
         loaded = hookconfig.load(hooks_path, spec(ctx))

@@ -16,12 +16,12 @@ from mytty.core.events import AgentProvider
 from mytty.integrations import hookconfig
 from mytty.integrations.common import FileChange
 from mytty.integrations.helper import helper_problem, invokes_helper, shell_command
-from mytty.integrations.installer import Context, ProviderState
+from mytty.integrations.installer import InstallContext, ProviderState
 
 EVENTS = ("beforeSubmitPrompt", "preToolUse", "postToolUse", "postToolUseFailure", "stop")
 
 
-def spec(ctx: Context) -> hookconfig.HookFileSpec:
+def spec(ctx: InstallContext) -> hookconfig.HookFileSpec:
     provider = AgentProvider.CURSOR.value
 
     def entry(event: str) -> dict[str, Any]:
@@ -44,7 +44,7 @@ def spec(ctx: Context) -> hookconfig.HookFileSpec:
 class CursorInstaller:
     provider: AgentProvider = AgentProvider.CURSOR
 
-    def state(self, ctx: Context) -> ProviderState:
+    def state(self, ctx: InstallContext) -> ProviderState:
         _loaded, status, why = hookconfig.hooks_state(
             ctx.locations.cursor_hooks,
             spec(ctx),
@@ -53,15 +53,17 @@ class CursorInstaller:
         )
         return ProviderState(status, why)
 
-    def plan_install(self, ctx: Context) -> list[FileChange]:
+    def plan_install(self, ctx: InstallContext) -> list[FileChange]:
         return hookconfig.plan_install(
             hookconfig.load(ctx.locations.cursor_hooks, spec(ctx)), spec(ctx)
         )
 
-    def plan_remove(self, ctx: Context) -> list[FileChange]:
+    def plan_remove(self, ctx: InstallContext) -> list[FileChange]:
         return hookconfig.plan_remove(
             hookconfig.load(ctx.locations.cursor_hooks, spec(ctx)), spec(ctx)
         )
 
-    def finish_install(self, ctx: Context, changed: list[str], warnings: list[str]) -> list[str]:
+    def finish_install(
+        self, ctx: InstallContext, changed: list[str], warnings: list[str]
+    ) -> list[str]:
         return []

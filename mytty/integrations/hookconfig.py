@@ -159,7 +159,7 @@ def desired(data: Mapping[str, Any], spec: HookFileSpec, *, install: bool) -> di
     for event, entries in hooks.items():
         kept, removed = _strip_entries(entries, spec)
         if install and event in spec.events:
-            new_hooks[event] = kept + [spec.entry(event)]
+            new_hooks[event] = [*kept, spec.entry(event)]
         elif kept or not removed:
             new_hooks[event] = kept
     if install:

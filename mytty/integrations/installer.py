@@ -12,11 +12,11 @@ from mytty.integrations.codex_trust import AppServerHookSource, CodexHookSource
 from mytty.integrations.common import FileChange, Locations, Status, resolve_env
 from mytty.integrations.helper import helper_path
 
-__all__ = ["Context", "ProviderInstaller", "ProviderState", "Status"]
+__all__ = ["InstallContext", "ProviderInstaller", "ProviderState", "Status"]
 
 
 @dataclass(frozen=True, slots=True)
-class Context:
+class InstallContext:
     """One environment's view: where files live, which helper to point at, how to ask Codex."""
 
     env: Mapping[str, str]
@@ -27,7 +27,7 @@ class Context:
     @classmethod
     def create(
         cls, env: Mapping[str, str] | None = None, codex_hooks: CodexHookSource | None = None
-    ) -> Context:
+    ) -> InstallContext:
         resolved = resolve_env(env)
         return cls(
             env=resolved,
@@ -51,14 +51,16 @@ class ProviderInstaller(Protocol):
     @property
     def provider(self) -> AgentProvider: ...
 
-    def state(self, ctx: Context) -> ProviderState:
+    def state(self, ctx: InstallContext) -> ProviderState:
         """The status derived from the files on disk right now (may raise invalid-configuration)."""
         ...
 
-    def plan_install(self, ctx: Context) -> list[FileChange]: ...
+    def plan_install(self, ctx: InstallContext) -> list[FileChange]: ...
 
-    def plan_remove(self, ctx: Context) -> list[FileChange]: ...
+    def plan_remove(self, ctx: InstallContext) -> list[FileChange]: ...
 
-    def finish_install(self, ctx: Context, changed: list[str], warnings: list[str]) -> list[str]:
+    def finish_install(
+        self, ctx: InstallContext, changed: list[str], warnings: list[str]
+    ) -> list[str]:
         """Work after the files are written (Codex trust); returns further changed paths."""
         ...

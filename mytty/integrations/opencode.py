@@ -23,7 +23,7 @@ from mytty.integrations.common import (
     read_bytes,
 )
 from mytty.integrations.helper import helper_problem
-from mytty.integrations.installer import Context, ProviderState
+from mytty.integrations.installer import InstallContext, ProviderState
 
 _TEMPLATE = """\
 // mytty: reports OpenCode session activity to mytty through mytty-agent-hook.
@@ -97,7 +97,7 @@ def plugin_text(helper: Path) -> str:
 class OpenCodeInstaller:
     provider: AgentProvider = AgentProvider.OPENCODE
 
-    def state(self, ctx: Context) -> ProviderState:
+    def state(self, ctx: InstallContext) -> ProviderState:
         current = read_bytes(ctx.locations.opencode_plugin)
         if current is None:
             return ProviderState(NOT_INSTALLED)
@@ -108,12 +108,14 @@ class OpenCodeInstaller:
             return ProviderState(NEEDS_REPAIR)
         return ProviderState(INSTALLED)
 
-    def plan_install(self, ctx: Context) -> list[FileChange]:
+    def plan_install(self, ctx: InstallContext) -> list[FileChange]:
         new = plugin_text(ctx.helper).encode("utf-8")
         return planned_write(ctx.locations.opencode_plugin, new, PRIVATE_MODE)
 
-    def plan_remove(self, ctx: Context) -> list[FileChange]:
+    def plan_remove(self, ctx: InstallContext) -> list[FileChange]:
         return planned_delete(ctx.locations.opencode_plugin)
 
-    def finish_install(self, ctx: Context, changed: list[str], warnings: list[str]) -> list[str]:
+    def finish_install(
+        self, ctx: InstallContext, changed: list[str], warnings: list[str]
+    ) -> list[str]:
         return []

@@ -113,7 +113,7 @@ class _MockHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         pass  # the request log is the record; stderr stays quiet
 
     def _read_body(self) -> Any:
@@ -157,7 +157,7 @@ class _MockHandler(BaseHTTPRequestHandler):
             self.wfile.flush()
         self.close_connection = True
 
-    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+    def do_GET(self) -> None:
         self._log(None)
         self._json(404, {"error": {"message": "not mocked"}})
 
@@ -196,7 +196,7 @@ def _texts(content: Any) -> str:
 
 
 class _AnthropicHandler(_MockHandler):
-    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+    def do_POST(self) -> None:
         body = self._read_body()
         n = self._log(body)
         if not self.path.startswith("/v1/messages") or not isinstance(body, dict):
@@ -334,7 +334,7 @@ def _anthropic_events(
 
 
 class _OpenAIHandler(_MockHandler):
-    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+    def do_POST(self) -> None:
         body = self._read_body()
         n = self._log(body)
         if not self.path.startswith("/v1/responses") or not isinstance(body, dict):

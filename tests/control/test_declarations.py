@@ -221,7 +221,7 @@ def test_a_declaration_alone_yields_help_guide_and_docs() -> None:
     assert "old" not in fresh and fresh.startswith("intro\n") and fresh.endswith("outro\n")
     assert "### `frob PANE [low|high] [--times N] [--loud] [--dir DIR]`" in fresh
     assert "Errors: `pane-not-found`, `invalid-request`." in fresh
-    with pytest.raises(ValueError, match="no .* markers for mytty-ctl frob"):
+    with pytest.raises(ValueError, match=r"no .* markers for mytty-ctl frob"):
         manual.update_reference("no markers", [FROB])
 
 

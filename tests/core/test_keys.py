@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mytty.core.keys import MODIFIER_NAMES, KeyError_, ModifierError, guide_text, tmux_key
+from mytty.core.keys import MODIFIER_NAMES, ModifierError, UnknownKeyError, guide_text, tmux_key
 
 
 @pytest.mark.parametrize(
@@ -52,7 +52,7 @@ def test_accepted(key: str, mods: list[str], expected: str) -> None:
 
 @pytest.mark.parametrize("key", ["", "ab", "ctrl", "C-", "hyper-c", "F13", "é", "\x01", "page"])
 def test_unknown_keys(key: str) -> None:
-    with pytest.raises(KeyError_):
+    with pytest.raises(UnknownKeyError):
         tmux_key(key)
 
 
@@ -72,7 +72,7 @@ def test_the_result_is_a_known_name_or_a_refusal(key: str) -> None:
     # tmux types an unknown name as text, so anything accepted must be one tmux knows.
     try:
         name = tmux_key(key)
-    except KeyError_:
+    except UnknownKeyError:
         return
     assert name.isascii() and name.isprintable()
 

@@ -175,7 +175,7 @@ def test_argv_commands() -> None:
 def test_lexer_basics() -> None:
     assert lex("a 'b c' \"d $(e f)\" g\\ h").words == ["a", "b c", "d $(e f)", "g h"]
     assert lex("echo $(tmux ls) `id`").nested == ["tmux ls", "id"]
-    assert [w for w in lex("a>b 2>&1 c").words] == ["a", "c"]
+    assert list(lex("a>b 2>&1 c").words) == ["a", "c"]
 
 
 # -- generated shapes ----------------------------------------------------------------------------

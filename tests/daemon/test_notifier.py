@@ -137,7 +137,7 @@ def test_an_approval_notifies_once_through_each_channel(tmp_path: Path) -> None:
         # The OSC goes to the pane the human looks at, wrapped for passthrough.
         shown = w.fake.pane(w.panes.by_surface[w.shell].tmux_id).output
         assert len(shown) == 1 and shown[0].startswith(b"\x1bPtmux;\x1b\x1b]9;mytty")
-        [(key, results)] = w.notifier.sent
+        [(_key, results)] = w.notifier.sent
         assert [r.channel for r in results] == ["bell", "osc", "message"]
         assert all(r.status == "sent" for r in results)
 

@@ -148,7 +148,7 @@ def test_procfs_is_the_only_reader_of_proc() -> None:
     gc.collect()
     here = Path(procfs.__file__).resolve()
     pkg = here.parents[1]
-    offenders = []
+    offenders: list[str] = []
     for path in sorted(pkg.rglob("*.py")):
         if path == here:
             continue
@@ -160,14 +160,14 @@ def test_procfs_is_the_only_reader_of_proc() -> None:
             and node.body
             and isinstance(node.body[0], ast.Expr)
         }
-        for node in ast.walk(tree):
-            if (
-                isinstance(node, ast.Constant)
-                and isinstance(node.value, str)
-                and id(node) not in docstrings
-                and (node.value == "/proc" or node.value.startswith("/proc/"))
-            ):
-                offenders.append(f"{path.relative_to(pkg.parent)}:{node.lineno}")
+        offenders.extend(
+            f"{path.relative_to(pkg.parent)}:{node.lineno}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docstrings
+            and (node.value == "/proc" or node.value.startswith("/proc/"))
+        )
     assert offenders == [], offenders
 
 

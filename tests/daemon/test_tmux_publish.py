@@ -76,7 +76,7 @@ def test_values_counts_and_only_changes_are_written() -> None:
     async def main() -> None:
         fake, panes, books, publisher = await setup()
         work, work_tmux = pane_in(panes, "work")
-        other, other_tmux = pane_in(panes, "other")
+        _other, other_tmux = pane_in(panes, "other")
         # Values an earlier controller left behind are cleared on the first flush.
         fake.pane(other_tmux).options["@mytty_state"] = "running"
         # Nothing known yet: only the counts (and, once, an unset of every pane option).
@@ -128,7 +128,7 @@ def test_values_counts_and_only_changes_are_written() -> None:
 
 def test_a_new_connection_gets_everything_again() -> None:
     async def main() -> None:
-        fake, panes, books, publisher = await setup()
+        _fake, panes, books, publisher = await setup()
         work, work_tmux = pane_in(panes, "work")
         books.apply(work, K.STARTED, str(uuid.uuid4()).upper())
         await publisher.flush()

@@ -314,7 +314,7 @@ def expected_argv(
     argv += mode_flags
     if provider == "claude":
         argv += ["--teammate-mode", "in-process"]
-    return argv + ["--", task + "\n" + worker_contract()]
+    return [*argv, "--", task + "\n" + worker_contract()]
 
 
 # -- git -------------------------------------------------------------------------------------------

@@ -115,7 +115,11 @@ def test_two_panes_served_by_one_background_server(mytty: Mytty) -> None:
     m.ctl("send", pane_a, "second in a", "--enter")
     wait_hook(m, "codex", pid_a, "Stop", count=2)
     wait_until(lambda: len(kinds(m, pane_a)) == 7, 10, message="pane A's second turn")
-    assert kinds(m, pane_b) == ["idle", "started", "running", "succeeded"] + [
+    assert kinds(m, pane_b) == [
+        "idle",
+        "started",
+        "running",
+        "succeeded",
         "started",
         "running",
         "succeeded",

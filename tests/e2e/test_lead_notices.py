@@ -62,7 +62,7 @@ def test_the_lead_hears_of_its_worker_at_its_next_prompt_exactly_once(m: Mytty) 
     assert completed(m, plain)["state"] == "succeeded"
     prompt(m, lead, "y")  # approve: the lead's turn goes on and ends
     wait_hook(m, "claude", pid, "Stop")
-    mid_turn = [e for e in hook_log(m, "claude", pid)]
+    mid_turn = list(hook_log(m, "claude", pid))
     assert all(e["stdout"].strip() == "" for e in mid_turn), mid_turn  # nothing mid-turn
     assert HEADER not in m.read(lead)  # and nothing typed into the pane
 

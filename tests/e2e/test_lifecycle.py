@@ -151,18 +151,11 @@ def start_tmux_server(m: Mytty, inherited: dict[str, str], panes: int) -> list[s
         text=True,
     )
     assert made.returncode == 0, made.stderr
-    ids = [made.stdout.strip()]
-    for _ in range(panes - 1):
-        ids.append(
-            subprocess.run(
-                [*tmux, "split-window", "-d", "-t", "again:", "-P", "-F", "#{pane_id}"],
-                env=env,
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout.strip()
-        )
-    return ids
+    split = [*tmux, "split-window", "-d", "-t", "again:", "-P", "-F", "#{pane_id}"]
+    return [made.stdout.strip()] + [
+        subprocess.run(split, env=env, check=True, capture_output=True, text=True).stdout.strip()
+        for _ in range(panes - 1)
+    ]
 
 
 @pytest.mark.parametrize("controller", ["running", "stopped"])

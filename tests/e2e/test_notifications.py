@@ -181,7 +181,7 @@ def test_a_hanging_command_is_killed_and_the_controller_keeps_serving(bare_mytty
     run = new_id()
     agent.send(K.STARTED, run_id=run)
     agent.send(K.FAILED, run_id=run)
-    pid = int(wait_until(lambda: pid_file.exists() and pid_file.read_text().strip() or None))
+    pid = int(wait_until(lambda: (pid_file.exists() and pid_file.read_text().strip()) or None))
     # While it hangs, the controller answers both sockets.
     assert m.ctl("list").json["type"] == "list"
     agent.send(K.STARTED, run_id=new_id())

@@ -40,7 +40,7 @@ def _records_of(m: Mytty, run: str | None) -> list[dict[str, Any]]:
 
 
 def test_late_generic_permission_notification_keeps_the_approval_and_its_message(
-    shared_team: Mytty,  # noqa: F811
+    shared_team: Mytty,
 ) -> None:
     """Claude's permission_prompt Notification comes ~6 s after PermissionRequest and says only
     "Claude needs your permission": the job stays waiting-approval on the same run with the
@@ -77,7 +77,7 @@ def test_late_generic_permission_notification_keeps_the_approval_and_its_message
 
 
 def test_esc_at_claudes_permission_dialog_ends_the_job_from_the_transcript(
-    shared_team: Mytty,  # noqa: F811
+    shared_team: Mytty,
 ) -> None:
     """No hook fires after Esc at the dialog (2.1.332): the rejected tool_result and the
     harness's interrupt row (no interruptedMessageId) end the run; the job is disconnected
@@ -101,7 +101,7 @@ def test_esc_at_claudes_permission_dialog_ends_the_job_from_the_transcript(
 
 
 def test_esc_in_a_codex_worker_fires_interrupt_and_ends_the_job(
-    shared_team: Mytty,  # noqa: F811
+    shared_team: Mytty,
 ) -> None:
     """Codex 0.171: Esc mid-turn fires Interrupt and no Stop; the turn's run goes idle and the
     job ends instead of staying running for good."""
@@ -123,7 +123,7 @@ def test_esc_in_a_codex_worker_fires_interrupt_and_ends_the_job(
 
 
 def test_a_subagent_done_before_its_parents_stop_keeps_the_job_for_the_final_answer(
-    shared_team: Mytty,  # noqa: F811
+    shared_team: Mytty,
 ) -> None:
     """2.1.332 with a quick async subagent: SubagentStop (still listing the subagent as a
     running background task) → the parent's Stop with no background tasks → the
@@ -153,7 +153,7 @@ def test_a_subagent_done_before_its_parents_stop_keeps_the_job_for_the_final_ans
 
 
 def test_codex_enforcing_hook_trust_runs_the_hooks_enable_trusted(
-    shared_team: Mytty,  # noqa: F811
+    shared_team: Mytty,
 ) -> None:
     """Codex 0.171 runs a hook only once it is trusted. ``mytty integrations enable codex``
     records that trust (asking ``codex app-server``), so a Codex that enforces it shows no
@@ -181,7 +181,7 @@ def test_codex_enforcing_hook_trust_runs_the_hooks_enable_trusted(
     assert entry["provider"] == "codex"
 
 
-def test_claude_api_error_fails_the_job_with_claudes_message(shared_team: Mytty) -> None:  # noqa: F811
+def test_claude_api_error_fails_the_job_with_claudes_message(shared_team: Mytty) -> None:
     """2.1.332's StopFailure has ``error: "unknown"`` (a category) and the API's text in
     ``last_assistant_message``: that text is the failed job's message, as on the real CLI."""
     m = shared_team
@@ -191,7 +191,7 @@ def test_claude_api_error_fails_the_job_with_claudes_message(shared_team: Mytty)
 
 
 def test_a_codex_subagent_keeps_the_job_running_and_never_becomes_a_run(
-    shared_team: Mytty,  # noqa: F811
+    shared_team: Mytty,
 ) -> None:
     """codex-cli 0.171 with spawn_agent: the subagent's thread fires SubagentStart and its own
     UserPromptSubmit (the parent's session, its own turn id), the parent stops, and the

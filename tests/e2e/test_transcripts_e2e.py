@@ -92,7 +92,7 @@ def _usage_of(m: Mytty, job: dict[str, Any]) -> dict[str, Any] | None:
 
 @pytest.mark.parametrize("provider", ["claude", "codex"])
 def test_usage_in_agent_result_equals_the_sums_in_the_transcript(
-    shared_team: Mytty,  # noqa: F811
+    shared_team: Mytty,
     provider: str,
 ) -> None:
     m = shared_team
@@ -131,7 +131,7 @@ def test_usage_in_agent_result_equals_the_sums_in_the_transcript(
 
 
 def test_esc_in_a_hooked_claude_worker_ends_its_run_from_the_transcript(
-    shared_team: Mytty,  # noqa: F811
+    shared_team: Mytty,
 ) -> None:
     """No hook fires on Esc: the transcript's interrupt row ends the job (`disconnected`)."""
     m = shared_team
@@ -151,11 +151,11 @@ def test_esc_in_a_hooked_claude_worker_ends_its_run_from_the_transcript(
 
 
 def test_esc_before_claude_answered_ends_the_job_from_its_registry(
-    shared_team: Mytty,  # noqa: F811
+    shared_team: Mytty,
 ) -> None:
     """No hook and no transcript row: only Claude's live registry turns idle."""
     m = shared_team
-    job, pane = escape_held_turn(
+    job, _pane = escape_held_turn(
         m, "claude", "Think first.\n@standin: thinking", "STANDIN prompt put back by Esc"
     )
     done = completed(m, job, 30)  # the registry must have said idle for 2 s first
@@ -165,7 +165,7 @@ def test_esc_before_claude_answered_ends_the_job_from_its_registry(
 
 
 def test_a_codex_api_error_fails_the_hooked_job_from_the_rollout(
-    shared_team: Mytty,  # noqa: F811
+    shared_team: Mytty,
 ) -> None:
     """Codex fires no hook when the model API fails; the rollout's task_complete has the error."""
     m = shared_team
@@ -176,7 +176,7 @@ def test_a_codex_api_error_fails_the_hooked_job_from_the_rollout(
 
 
 def test_budget_warns_at_80_percent_and_presses_esc_at_100(
-    shared_team: Mytty,  # noqa: F811
+    shared_team: Mytty,
 ) -> None:
     m = shared_team
     job = spawn(

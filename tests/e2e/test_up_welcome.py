@@ -13,7 +13,7 @@ from tests.support.harness import TMUX, Mytty, wait_until
 pytestmark = pytest.mark.tmux
 
 
-def test_the_first_up_welcomes_once_and_doctor_is_green(fresh: Mytty) -> None:  # noqa: F811
+def test_the_first_up_welcomes_once_and_doctor_is_green(fresh: Mytty) -> None:
     m = fresh
     up = run(m, "up", "--no-attach")
     assert up.returncode == 0, up.stderr + m.log()
@@ -38,7 +38,7 @@ def test_the_first_up_welcomes_once_and_doctor_is_green(fresh: Mytty) -> None:  
     assert "Welcome" not in screen
 
 
-def test_doctor_is_green_inside_the_first_pane(fresh: Mytty) -> None:  # noqa: F811
+def test_doctor_is_green_inside_the_first_pane(fresh: Mytty) -> None:
     """Where the README leaves a new user: in the mytty session's first pane."""
     m = fresh
     assert run(m, "up", "--no-attach").returncode == 0

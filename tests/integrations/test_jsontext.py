@@ -52,7 +52,7 @@ def test_append_then_remove_restores_the_bytes(
     document = {**other, "target": existing}
     text = json.dumps(document, **layout) + ("\n" if newline else "")
     appended = jsontext.append_element(text, ("target",), new)
-    assert json.loads(appended) == {**other, "target": existing + [new]}
+    assert json.loads(appended) == {**other, "target": [*existing, new]}
     restored = jsontext.remove(appended, ("target", len(existing)))
     assert restored == text
 

@@ -121,7 +121,7 @@ def names(box: Sandbox) -> list[str]:
 
 
 def test_claude_permission_notification_comes_late_with_the_generic_message(
-    box: Sandbox,  # noqa: F811
+    box: Sandbox,
 ) -> None:
     """2.1.332: Notification(permission_prompt) ~6 s after PermissionRequest, only while the
     dialog is open, saying "Claude needs your permission" (no tool named)."""
@@ -162,7 +162,7 @@ def test_claude_permission_notification_comes_late_with_the_generic_message(
 
 
 def test_claude_esc_at_the_permission_dialog_fires_no_hook(
-    box: Sandbox,  # noqa: F811
+    box: Sandbox,
     terminals: Callable[..., Terminal],
 ) -> None:
     claude_hooks(box)
@@ -201,7 +201,7 @@ def test_claude_esc_at_the_permission_dialog_fires_no_hook(
 
 
 def test_claude_esc_while_the_model_thinks_puts_the_prompt_back_without_a_trace(
-    box: Sandbox,  # noqa: F811
+    box: Sandbox,
     terminals: Callable[..., Terminal],
 ) -> None:
     """2.1.332, Esc before any output: no hook, no interrupt row; ``last-prompt`` holds the
@@ -233,7 +233,7 @@ def test_claude_esc_while_the_model_thinks_puts_the_prompt_back_without_a_trace(
     assert registry(box, pid) is None, "the registry goes with the process"
 
 
-def test_claude_registry_has_the_fields_2_1_332_writes(box: Sandbox) -> None:  # noqa: F811
+def test_claude_registry_has_the_fields_2_1_332_writes(box: Sandbox) -> None:
     proc = box.start("claude")
     try:
         assert proc.stdout is not None and proc.stdin is not None
@@ -289,7 +289,7 @@ def events_of(rows: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
 
 
 def test_codex_esc_mid_turn_fires_interrupt_and_no_stop(
-    box: Sandbox,  # noqa: F811
+    box: Sandbox,
     terminals: Callable[..., Terminal],
 ) -> None:
     codex_hooks(box)
@@ -314,7 +314,7 @@ def test_codex_esc_mid_turn_fires_interrupt_and_no_stop(
 
 
 def test_codex_api_error_fires_no_hook_and_the_rollout_carries_the_error(
-    box: Sandbox,  # noqa: F811
+    box: Sandbox,
 ) -> None:
     """0.171 with request_max_retries = 0 and an HTTP 400: no hook, no Stop; ``task_complete``
     with ``last_agent_message: null`` and the API's ``error``; the TUI shows it and goes on."""
@@ -344,7 +344,7 @@ def test_codex_api_error_fires_no_hook_and_the_rollout_carries_the_error(
     assert {"duration_ms", "time_to_first_token_ms"} <= set(fine)
 
 
-def test_claude_quick_subagent_stops_before_its_parents_stop(box: Sandbox) -> None:  # noqa: F811
+def test_claude_quick_subagent_stops_before_its_parents_stop(box: Sandbox) -> None:
     """The ordering 2.1.332 showed for an async subagent that finished first."""
     handler = {"type": "command", "command": str(box.recorder), "args": ["claude-code"]}
     events = [*CLAUDE_EVENTS, "SubagentStart", "SubagentStop", "PostToolBatch"]
@@ -376,7 +376,7 @@ def test_claude_quick_subagent_stops_before_its_parents_stop(box: Sandbox) -> No
     assert final["prompt_id"] == note["prompt_id"] != first["prompt_id"]
 
 
-def test_codex_enforced_hook_trust_asks_once_and_records_it(box: Sandbox) -> None:  # noqa: F811
+def test_codex_enforced_hook_trust_asks_once_and_records_it(box: Sandbox) -> None:
     """0.171: new or changed hooks do not run until trusted; the TUI's review screen's "2"
     records ``[hooks.state."<key>"] trusted_hash`` and later launches run them unasked."""
     codex_hooks(box)
@@ -431,7 +431,7 @@ def lib_state(config: Path) -> dict[str, dict[str, Any]]:
     return state
 
 
-def test_codex_spawn_agent_subagent_reports_on_its_own_thread(box: Sandbox) -> None:  # noqa: F811
+def test_codex_spawn_agent_subagent_reports_on_its_own_thread(box: Sandbox) -> None:
     """What 0.171 did for a spawn_agent call: the parent's PostToolUse names the agent, the
     subagent's thread fires SubagentStart and its own prompt (the parent's session, a turn id
     of its own, agent_id), the parent stops, and the subagent's SubagentStop comes later."""

@@ -165,14 +165,14 @@ def _strings(tree: ast.AST) -> list[tuple[int, str]]:
                 inside_fstring.add(id(part))
                 text += str(part.value) if isinstance(part, ast.Constant) else "{}"
             out.append((node.lineno, text))
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Constant)
-            and isinstance(node.value, str)
-            and id(node) not in docs
-            and id(node) not in inside_fstring
-        ):
-            out.append((node.lineno, node.value))
+    out.extend(
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docs
+        and id(node) not in inside_fstring
+    )
     return out
 
 

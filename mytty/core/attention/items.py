@@ -81,14 +81,6 @@ def need_word(kind: str) -> str:
 
 
 REQUEST_KINDS = frozenset({AttentionKind.APPROVAL_REQUEST, AttentionKind.INPUT_REQUEST})
-OUTCOME_KINDS = frozenset(
-    {
-        AttentionKind.FAILURE,
-        AttentionKind.DISCONNECT,
-        AttentionKind.COMPLETION,
-        AttentionKind.LAUNCH_FAILURE,
-    }
-)
 
 _WAITING_STATES = frozenset({AgentRunState.WAITING_INPUT, AgentRunState.WAITING_APPROVAL})
 _RESTART_STATES = frozenset({None, AgentRunState.UNKNOWN, AgentRunState.IDLE})

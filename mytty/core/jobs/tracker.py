@@ -139,10 +139,6 @@ class AgentJob:
     #: ``agent spawn --budget-tokens``: the tokens the worker may spend (None: no limit).
     budget_tokens: int | None = None
 
-    @property
-    def is_bound(self) -> bool:
-        return self.run_id is not None
-
 
 def is_terminal(state: AgentJobState) -> bool:
     """True for succeeded, failed, disconnected, launch-failed and lost."""

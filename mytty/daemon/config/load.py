@@ -74,12 +74,6 @@ USING_DEFAULTS = "; using every default"
 KEEPING_SETTINGS = "; keeping the settings in use"
 
 
-def parse_text(text: str) -> tuple[Settings, list[str]]:
-    """Settings from the text of a ``config.toml`` (defaults and a located warning if malformed)."""
-    settings, warnings = _parse(text, USING_DEFAULTS)
-    return (settings if settings is not None else DEFAULTS), warnings
-
-
 def _parse(text: str, keep: str) -> tuple[Settings | None, list[str]]:
     try:
         data = tomlkit.parse(text).unwrap()

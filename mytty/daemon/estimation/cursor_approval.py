@@ -34,6 +34,8 @@ class CursorApprovalEstimator:
         self._record_event = record
         self._threshold = threshold
         self._timers: dict[tuple[RunId, str], Timer] = {}
+        # The loop keeps only a weak reference to a task: one nobody holds may vanish mid-write.
+        self._recording: set[asyncio.Future[None]] = set()
 
     def observe(self, event: AgentEvent, inserted: bool) -> None:
         if event.provider is not AgentProvider.CURSOR or event.synthesized:
@@ -73,12 +75,14 @@ class CursorApprovalEstimator:
             tool_use_id=pre.tool_use_id,
             tool_name=pre.tool_name,
         )
-        asyncio.ensure_future(self._record(synthesized))
+        task = asyncio.ensure_future(self._record(synthesized))
+        self._recording.add(task)
+        task.add_done_callback(self._recording.discard)
 
     async def _record(self, event: AgentEvent) -> None:
         try:
             await self._record_event(event)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - an estimate is never worth the controller
             log.warning("could not record the Cursor approval estimate: %s", exc)
 
     def cancel_all(self) -> None:

@@ -393,7 +393,7 @@ class NativeEstimator:
         if cached is None or now - cached[1] > STATUS_TTL_S:
             try:
                 status = await self._status(provider)
-            except Exception as exc:  # unreadable files: estimate (never invent a hook)
+            except Exception as exc:  # noqa: BLE001 - unreadable files: estimate (never invent a hook)
                 log.warning("integration status of %s unreadable: %s", provider, exc)
                 status = vocab.NOT_INSTALLED
             cached = self._statuses[provider] = (status, now)

@@ -316,7 +316,7 @@ class CodexRouter:
         if rollout is None or rollout.cwd is None or not rollout.interactive:
             return None
         here = [p for p in panes if self._procs.cwd(p.pid) == rollout.cwd]
-        taken = {pair for pair in self._bindings.values()}
+        taken = set(self._bindings.values())
         unbound = [p for p in here if (p.surface, p.pid) not in taken and not p.open_rollouts]
         if unbound:
             return unbound[0] if len(unbound) == 1 else None

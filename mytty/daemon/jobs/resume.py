@@ -126,7 +126,7 @@ class ResumeContext(Protocol):
     def worker_environment(self) -> dict[str, str]: ...
 
 
-class JobResumer:
+class ResumeService:
     def __init__(self, ctx: ResumeContext, now: Callable[[], float]) -> None:
         self._ctx = ctx
         self._now = now

@@ -53,5 +53,5 @@ async def _sweep(hub: AgentHub, now: float, is_dead: Callable[[AgentRun], bool])
     for event in startup_sweep_events(hub.book, now, is_dead):
         try:
             await hub.ingest(event)
-        except Exception as exc:  # the store is down: the next start sweeps again
+        except Exception as exc:  # noqa: BLE001 - the store is down: the next start sweeps again
             log.error("sweep could not record %s: %s", event.run_id, exc)

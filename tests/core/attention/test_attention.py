@@ -336,7 +336,7 @@ def test_attention_is_consistent_on_random_sequences(
     assert again.attention.items(0.0) == items
     retired = {i.id for i in items if not i.actionable}
     assert set(feed.attention.prune(10.0**9)) == retired
-    assert [i for i in feed.attention.items(10.0**9)] == [i for i in items if i.actionable]
+    assert list(feed.attention.items(10.0**9)) == [i for i in items if i.actionable]
 
 
 def test_a_launch_failed_job_is_an_item_keyed_by_the_job() -> None:

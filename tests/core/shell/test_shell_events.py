@@ -65,7 +65,7 @@ def test_chunked_reads_give_the_same_lines(lines: list[bytes], cuts: list[int]) 
     splitter = LineSplitter()
     out: list[bytes] = []
     pos = 0
-    for cut in sorted(c % (len(data) + 1) for c in cuts) + [len(data)]:
+    for cut in [*sorted(c % (len(data) + 1) for c in cuts), len(data)]:
         out += splitter.feed(data[pos:cut])
         pos = max(pos, cut)
     assert out == lines

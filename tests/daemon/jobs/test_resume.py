@@ -89,7 +89,8 @@ def test_named_jobs_say_why_they_are_not_resumed() -> None:
     ]
     named = [j.job_id for j in jobs if j.label != "other"]
     steps = {s.job.label: s for s in plan(jobs, named, dir_exists=exists)}
-    assert set(steps) == set(named_labels := [j.label for j in jobs if j.label != "other"])
+    named_labels = [j.label for j in jobs if j.label != "other"]
+    assert set(steps) == set(named_labels)
     assert steps["closed"].argv is not None  # named: closed on purpose, resumed on purpose
     reasons = {label: steps[label].skipped for label in named_labels if label != "closed"}
     assert reasons == {
