@@ -4,8 +4,17 @@ import shutil
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.support.harness import BackgroundCtl, Mytty
+
+# The suite shares two cores with tmux servers and controllers: a draw that is slow because the
+# machine is busy is not a slow strategy, and a wall-clock deadline would make verdicts depend on
+# load. Each test still sets its own number of examples.
+settings.register_profile(
+    "mytty", suppress_health_check=[HealthCheck.too_slow], deadline=None, print_blob=True
+)
+settings.load_profile("mytty")
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -72,12 +72,17 @@ class LoadedFile:
     data: dict[str, Any]
 
 
+#: Only JSON's own blanks make a file empty: ``str.strip()`` would also drop control characters
+#: such as ``\x1c``, and a file holding one would be taken for an empty one and overwritten.
+JSON_WHITESPACE = " \t\n\r"
+
+
 def load(path: Path, spec: HookFileSpec) -> LoadedFile:
     """Read and validate a hook file; raises ``invalid-configuration`` for anything malformed."""
     text = read_text(path)
     if text is None:
         return LoadedFile(path, None, {})
-    if not text.strip():
+    if not text.strip(JSON_WHITESPACE):
         return LoadedFile(path, text, {})  # an empty file means "nothing configured yet"
     try:
         data = json.loads(text)
@@ -253,7 +258,7 @@ def _edit_text(loaded: LoadedFile, spec: HookFileSpec, *, install: bool) -> str:
 def _serialise(loaded: LoadedFile, spec: HookFileSpec, *, install: bool) -> str:
     """The new file text: spliced when possible, re-dumped in the file's own indent otherwise."""
     target = desired(loaded.data, spec, install=install)
-    if loaded.text is None or (not loaded.data and loaded.text.strip() in ("", "{}")):
+    if loaded.text is None or (not loaded.data and loaded.text.strip(JSON_WHITESPACE) in ("", "{}")):
         base = {**spec.new_file, **target} if install else target
         return json.dumps(base, ensure_ascii=False, indent=2) + "\n"
     try:
