@@ -258,7 +258,9 @@ def _edit_text(loaded: LoadedFile, spec: HookFileSpec, *, install: bool) -> str:
 def _serialise(loaded: LoadedFile, spec: HookFileSpec, *, install: bool) -> str:
     """The new file text: spliced when possible, re-dumped in the file's own indent otherwise."""
     target = desired(loaded.data, spec, install=install)
-    if loaded.text is None or (not loaded.data and loaded.text.strip(JSON_WHITESPACE) in ("", "{}")):
+    if loaded.text is None or (
+        not loaded.data and loaded.text.strip(JSON_WHITESPACE) in ("", "{}")
+    ):
         base = {**spec.new_file, **target} if install else target
         return json.dumps(base, ensure_ascii=False, indent=2) + "\n"
     try:
