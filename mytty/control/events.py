@@ -26,11 +26,29 @@ if TYPE_CHECKING:
 DEFAULT_TIMEOUT_S = 30.0
 MAX_TIMEOUT_S = 600.0
 
+AFTER = Option(
+    "--after",
+    "SEQ",
+    "afterSequence",
+    "return records after this sequence number (0: all retained); without it, only the "
+    "current cursor",
+    kind=COUNT,
+)
+TIMEOUT = Option(
+    "--timeout",
+    "N",
+    "timeoutSeconds",
+    f"give up after N seconds (at most {int(MAX_TIMEOUT_S)})",
+    kind=SECONDS,
+    default=DEFAULT_TIMEOUT_S,
+    maximum=MAX_TIMEOUT_S,
+)
+
 
 def _client(request: dict[str, object], values: Values) -> float | None:
     # Without a cursor the controller answers at once, so only a real poll waits longer.
-    timeout = request.get("timeoutSeconds")
-    if "afterSequence" in request and isinstance(timeout, int | float):
+    timeout = request.get(TIMEOUT.key)
+    if AFTER.key in request and isinstance(timeout, int | float):
         return math.ceil(float(timeout)) + 5.0
     return None
 
@@ -39,25 +57,7 @@ COMMAND = Command(
     name="events",
     wire="events",
     summary=f"long-poll agent events of every pane (default {int(DEFAULT_TIMEOUT_S)} s)",
-    options=(
-        Option(
-            "--after",
-            "SEQ",
-            "afterSequence",
-            "return records after this sequence number (0: all retained); without it, "
-            "only the current cursor",
-            kind=COUNT,
-        ),
-        Option(
-            "--timeout",
-            "N",
-            "timeoutSeconds",
-            f"give up after N seconds (at most {int(MAX_TIMEOUT_S)})",
-            kind=SECONDS,
-            default=DEFAULT_TIMEOUT_S,
-            maximum=MAX_TIMEOUT_S,
-        ),
-    ),
+    options=(AFTER, TIMEOUT),
     client=_client,
     errors=(codes.INVALID_REQUEST,),
     client_errors=(codes.USAGE,),
@@ -117,10 +117,7 @@ class Params:
 
 
 def parse(request: Request) -> Params:
-    return Params(
-        request.opt_int("afterSequence"),
-        request.seconds("timeoutSeconds", DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S),
-    )
+    return Params(request.count(AFTER), request.seconds(TIMEOUT))
 
 
 async def handle(ctx: EventsContext, params: Params) -> EventsReply:

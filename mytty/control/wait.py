@@ -24,24 +24,23 @@ if TYPE_CHECKING:
 
 DEFAULT_TIMEOUT_S = vocab.DEFAULT_WAIT_TIMEOUT_S
 
+UNTIL = Option(
+    "--until",
+    "CONDITION",
+    "until",
+    "idle: the run ended or went idle; attention: it waits for input or approval (or it ended)",
+    choices=PANE_WAIT_CONDITIONS,
+    required=True,
+)
+TIMEOUT = timeout_option(DEFAULT_TIMEOUT_S, MAX_WAIT_S)
+
 COMMAND = Command(
     name="wait",
     wire="wait",
     summary="block until the pane's run is idle or needs attention",
     args=(PANE,),
-    options=(
-        Option(
-            "--until",
-            "CONDITION",
-            "until",
-            "idle: the run ended or went idle; attention: it waits for input or approval "
-            "(or it ended)",
-            choices=PANE_WAIT_CONDITIONS,
-            required=True,
-        ),
-        timeout_option(DEFAULT_TIMEOUT_S, MAX_WAIT_S),
-    ),
-    wait_key="timeoutSeconds",
+    options=(UNTIL, TIMEOUT),
+    wait_key=TIMEOUT.key,
     errors=(
         codes.PANE_NOT_FOUND,
         codes.PROVIDER_INTEGRATION_NOT_INSTALLED,
@@ -103,11 +102,7 @@ class Params:
 
 
 def parse(request: Request) -> Params:
-    return Params(
-        request.str("paneID"),
-        request.choice("until", PANE_WAIT_CONDITIONS, None),
-        request.seconds("timeoutSeconds", DEFAULT_TIMEOUT_S, MAX_WAIT_S),
-    )
+    return Params(request.text(PANE), request.choice(UNTIL), request.seconds(TIMEOUT))
 
 
 async def handle(ctx: WaitContext, params: Params) -> WaitResultReply:
