@@ -147,20 +147,23 @@ def _convert(field: spec.Field, label: str, text: str, values: spec.Values) -> A
             values.fail(codes.USAGE, f"{label} needs a non-negative integer, got {_short(text)}")
         return int(text)
     if kind == spec.SECONDS:
-        return _seconds(label, text, field.maximum, values)
+        return _seconds(field, label, text, values)
     return text
 
 
-def _seconds(label: str, text: str, maximum: float | None, values: spec.Values) -> float:
-    """A duration: a non-number is a usage error; negative counts as 0, clamped to maximum."""
+def _seconds(field: spec.Field, label: str, text: str, values: spec.Values) -> float:
+    """A duration: a non-number is a usage error, a number out of range an invalid request
+    (as the controller answers a raw request: mytty.control.base)."""
     try:
         number = float(text)
     except ValueError:
         values.fail(codes.USAGE, f"{label} needs a number, got {_short(text)}")
     if not math.isfinite(number):
         values.fail(codes.USAGE, f"{label} needs a finite number, got {_short(text)}")
-    number = max(0.0, number)
-    return number if maximum is None else min(number, maximum)
+    problem = spec.out_of_range(field, number)
+    if problem is not None:
+        values.fail(codes.INVALID_REQUEST, f"{label} {problem}")
+    return number
 
 
 def _short(text: str) -> str:

@@ -101,9 +101,10 @@ COMMAND = Command(
         codes.PROVIDER_INTEGRATION_NOT_INSTALLED,
         codes.INVALID_REQUEST,
     ),
-    client_errors=(codes.USAGE,),
+    client_errors=(codes.USAGE, codes.INVALID_REQUEST),
     guide=f"""\
-Waits for the run this job started (never an older run). Default timeout {int(DEFAULT_TIMEOUT_S)} s.
+Waits for the run this job started (never an older run). Default timeout {int(DEFAULT_TIMEOUT_S)} s
+(0 to {int(MAX_WAIT_S)}: a week).
 completed = succeeded, failed, disconnected, launch-failed or lost. A worker that never
 reports a run becomes launch-failed within 30 s (its message says why; a provider CLI
 missing from PATH fails the spawn at once with provider-binary-not-found). Runs are reported by the provider's hook
@@ -116,7 +117,7 @@ Several jobs: agent wait A B C --any --until completed returns as soon as one is
 --all once all are; the reply adds "jobs" (every snapshot, in the order given).""",
     doc=f"""
 Blocks until the job meets the condition or the timeout passes (default
-{int(DEFAULT_TIMEOUT_S)} s; negative counts as 0, more than a week as a week).
+{int(DEFAULT_TIMEOUT_S)} s; from 0 to {int(MAX_WAIT_S)}, a week, else `invalid-request`).
 
 | `--until` | satisfied by |
 |---|---|

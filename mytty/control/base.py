@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 # Handlers import their context from here; the ports themselves live in mytty.control.ports.
 from mytty.control.ports import Context
-from mytty.control.spec import Field
+from mytty.control.spec import Field, out_of_range
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.ids import normalize_uuid
 
@@ -101,7 +101,7 @@ class Request:
         return value
 
     def seconds(self, field: Field) -> float:
-        """A duration: a finite number, negative counting as 0, clamped to ``field.maximum``."""
+        """A duration: a finite number from 0 to ``field.maximum``; absent: the default."""
         key = field.key
         value = self._get(key, field.default)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -112,8 +112,10 @@ class Request:
             raise self._bad(key, "must be a finite number") from None
         if not math.isfinite(number):
             raise self._bad(key, "must be a finite number")
-        number = max(0.0, number)  # negative counts as 0
-        return number if field.maximum is None else min(number, field.maximum)
+        problem = out_of_range(field, number)
+        if problem is not None:
+            raise self._bad(key, problem)
+        return number
 
     def count(self, field: Field) -> int | None:
         """A non-negative integer, or None when the request has none."""

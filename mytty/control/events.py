@@ -38,7 +38,7 @@ TIMEOUT = Option(
     "--timeout",
     "N",
     "timeoutSeconds",
-    f"give up after N seconds (at most {int(MAX_TIMEOUT_S)})",
+    f"give up after N seconds (0 to {int(MAX_TIMEOUT_S)})",
     kind=SECONDS,
     default=DEFAULT_TIMEOUT_S,
     maximum=MAX_TIMEOUT_S,
@@ -60,7 +60,7 @@ COMMAND = Command(
     options=(AFTER, TIMEOUT),
     client=_client,
     errors=(codes.INVALID_REQUEST,),
-    client_errors=(codes.USAGE,),
+    client_errors=(codes.USAGE, codes.INVALID_REQUEST),
     guide="""\
 One loop watches every worker: see WATCHING SEVERAL WORKERS AT ONCE below.""",
     doc=f"""
@@ -72,8 +72,9 @@ watches many workers.
 - With `--after SEQ` (a non-negative integer of at most 19 digits; `0` means "everything
   retained"): returns as soon as records with `sequence > SEQ` exist, at most 200 of them,
   oldest first; otherwise blocks until one arrives or `N` seconds pass.
-- `N` defaults to {int(DEFAULT_TIMEOUT_S)} and is capped at {int(MAX_TIMEOUT_S)} (by
-  `mytty-ctl` and by the controller); a negative `N` counts as 0.
+- `N` defaults to {int(DEFAULT_TIMEOUT_S)} and must be from 0 to {int(MAX_TIMEOUT_S)}, else
+  `invalid-request` (from `mytty-ctl` before connecting, and from the controller for a raw
+  request).
 
 Feed `latestSequence` back as the next `--after`. When a page had to stop at 200 records,
 `latestSequence` is the last record returned, so this loop never skips a record (a deliberate

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, NoReturn
 TEXT = "text"  # as typed
 PATH = "path"  # a file or directory; sent ~-expanded and absolute against mytty-ctl's own
 PANE_ID = "pane"  # a pane id, as typed (completion offers the controller's panes)
-SECONDS = "seconds"  # a finite number >= 0, clamped to the field's maximum
+SECONDS = "seconds"  # a finite number from 0 to the field's maximum (both sides check it)
 COUNT = "count"  # a non-negative integer
 LIST = "list"  # comma-separated words, empty ones dropped; always sent ([] when absent)
 JOB = "job"  # a job id, sent as {"rawValue": ...}
@@ -71,7 +71,7 @@ class Field:
         self.kind = kind
         self.choices = choices
         self.default = default  # what the request holds when the key is absent
-        self.maximum = maximum  # SECONDS: larger values count as this; JOB_LIST: the most ids
+        self.maximum = maximum  # SECONDS: the largest accepted; JOB_LIST: the most ids
         self.nonempty = nonempty  # an empty value (text, or a JOB_LIST) is refused
         self.code = code  # the CLI's error for an empty value or one outside ``choices``
 
@@ -81,6 +81,17 @@ class Field:
         if self.wire is None:
             raise TypeError(f"{self.help!r} is not a request key")
         return self.wire
+
+
+def out_of_range(field: Field, number: float) -> str | None:
+    """Why ``number`` is not a value of the ``SECONDS`` field (None: it is one). ``mytty-ctl``
+    and the controller both answer it as ``invalid-request``, in these words."""
+    most = field.maximum
+    if most is None:
+        return "must not be negative" if number < 0 else None
+    if 0 <= number <= most:
+        return None
+    return f"must be between 0 and {int(most) if most.is_integer() else most}"
 
 
 class Arg(Field):
@@ -276,12 +287,12 @@ INITIAL_COMMAND = Option(
 
 
 def timeout_option(default: float, maximum: float) -> Option:
-    """``--timeout-seconds N`` of a wait: a number of seconds, clamped to ``[0, maximum]``."""
+    """``--timeout-seconds N`` of a wait: a number of seconds from 0 to ``maximum``."""
     return Option(
         "--timeout-seconds",
         "N",
         "timeoutSeconds",
-        f"give up after N seconds (negative counts as 0, at most {int(maximum)})",
+        f"give up after N seconds (0 to {int(maximum)})",
         kind=SECONDS,
         default=default,
         maximum=maximum,

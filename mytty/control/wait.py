@@ -47,16 +47,17 @@ COMMAND = Command(
         codes.TMUX_UNAVAILABLE,
         codes.INVALID_REQUEST,
     ),
-    client_errors=(codes.USAGE,),
+    client_errors=(codes.USAGE, codes.INVALID_REQUEST),
     guide="""\
 Waits on the pane's most relevant run. idle only resolves after the pane's agent reported a
-run; a pane without agent events waits until its timeout (default 120 s). attention also
-returns once that run has ended (succeeded, failed, disconnected): check "state".""",
+run; a pane without agent events waits until its timeout (default 120 s, at most a week).
+attention also returns once that run has ended (succeeded, failed, disconnected): check
+"state".""",
     doc=f"""
 Blocks until the pane's [most relevant run](event-protocol.md#most-relevant-run) is in a
-matching state, or the timeout passes. `N` defaults to {int(DEFAULT_TIMEOUT_S)}, a negative
-value counts as 0 and a value over {int(MAX_WAIT_S)} (a week) counts as a week; a non-number
-is a `usage` error.
+matching state, or the timeout passes. `N` defaults to {int(DEFAULT_TIMEOUT_S)}; it must be
+from 0 to {int(MAX_WAIT_S)} (a week), else `invalid-request` (from `mytty-ctl` before
+connecting, and from the controller for a raw request). A non-number is a `usage` error.
 
 | `--until` | satisfied by run state |
 |---|---|

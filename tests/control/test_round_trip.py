@@ -435,3 +435,60 @@ def test_every_key_a_declaration_orders_or_waits_on_is_declared() -> None:
         declared = _declared(command)
         assert set(command.wire_order) <= declared, command.wire
         assert command.wait_key is None or command.wait_key in declared
+
+
+# -- a duration outside its range is refused by both sides, with the same words -----------------
+DURATIONS = [
+    (module, field)
+    for module in MODULES
+    for field in module.COMMAND.fields()
+    if field.kind == spec.SECONDS
+]
+
+
+@pytest.mark.parametrize(
+    ("module", "field"), DURATIONS, ids=[f"{_ids(m)}-{f.key}" for m, f in DURATIONS]
+)
+def test_a_duration_out_of_its_range_is_refused_on_both_sides(
+    module: ModuleType, field: spec.Option
+) -> None:
+    from mytty.core.errors import ErrorCode, MyttyError
+
+    command: spec.Command = module.COMMAND
+    assert isinstance(field, spec.Option) and field.maximum is not None  # every one has a range
+    most = field.maximum
+    beyond = st.one_of(
+        st.floats(max_value=-1e-9, allow_infinity=False),
+        st.floats(min_value=most, exclude_min=True, allow_infinity=False),
+        st.integers(max_value=-1, min_value=-(10**300)),
+        st.integers(min_value=int(most) + 1, max_value=10**300),
+    )
+
+    @settings(max_examples=40, deadline=None, database=None)
+    @given(line=command_lines(command), value=beyond)
+    def case(line: Line, value: float) -> None:
+        line.options.append(f"{field.flag}={value!r}")
+        with pytest.raises(ctl.CtlError) as refused:
+            _round_trip(module, line)
+        assert refused.value.code == "invalid-request"
+        assert refused.value.message == f"{field.flag} must be between 0 and {int(most)}"
+        request = {"type": command.wire, **{f.key: _sample(command, f) for f in command.fields()}}
+        request[field.key] = value
+        with pytest.raises(MyttyError) as answered:
+            module.parse(Request(request))
+        assert answered.value.code is ErrorCode.INVALID_REQUEST
+        assert answered.value.message == f"field {field.key!r} must be between 0 and {int(most)}"
+
+    case()
+
+
+def test_the_range_words_both_sides_use() -> None:
+    week = spec.Option("--t", "N", "t", "h", kind=spec.SECONDS, maximum=604800.0)
+    assert spec.out_of_range(week, 0) is None and spec.out_of_range(week, 604800) is None
+    assert spec.out_of_range(week, -0.001) == "must be between 0 and 604800"
+    assert spec.out_of_range(week, 604800.5) == "must be between 0 and 604800"
+    half = spec.Option("--t", "N", "t", "h", kind=spec.SECONDS, maximum=0.5)
+    assert spec.out_of_range(half, 1) == "must be between 0 and 0.5"
+    unbounded = spec.Option("--t", "N", "t", "h", kind=spec.SECONDS)
+    assert spec.out_of_range(unbounded, 1e300) is None
+    assert spec.out_of_range(unbounded, -1) == "must not be negative"
