@@ -25,6 +25,7 @@ from types import ModuleType  # noqa: E402
 from typing import Any, NoReturn  # noqa: E402
 
 from mytty.control import spec  # noqa: E402
+from mytty.core import codes  # noqa: E402
 from mytty.protocol.limits import MAX_CTL_RESPONSE_BYTES, MAX_REQUEST_BYTES  # noqa: E402
 
 CONNECT_TIMEOUT = 5.0
@@ -62,14 +63,14 @@ def find_command(argv: list[str]) -> tuple[ModuleType, list[str]]:
         if len(argv) < 2 or argv[1] in ("-h", "--help"):
             if len(argv) >= 2:
                 raise HelpRequested(word)
-            _fail("usage", f"mytty-ctl {word} {'|'.join(subs)} ...")
+            _fail(codes.USAGE, f"mytty-ctl {word} {'|'.join(subs)} ...")
         module = registry.module_for(f"{word} {argv[1]}")
         if module is None:
-            _fail("usage", f"unknown {word} command {argv[1]!r}; use {_one_of(tuple(subs))}")
+            _fail(codes.USAGE, f"unknown {word} command {argv[1]!r}; use {_one_of(tuple(subs))}")
         return module, argv[2:]
     module = registry.module_for(word)
     if module is None:
-        _fail("usage", f"unknown command {word!r}; run mytty-ctl --help")
+        _fail(codes.USAGE, f"unknown command {word!r}; run mytty-ctl --help")
     return module, argv[1:]
 
 
@@ -90,7 +91,7 @@ def parse_args(command: spec.Command, tokens: list[str]) -> spec.Values:
         return f"mytty-ctl {synopsis(command)}"
 
     def fail(code: str, message: str) -> NoReturn:
-        _fail(code, f"{message} (usage: {usage()})" if code == "usage" else message)
+        _fail(code, f"{message} (usage: {usage()})" if code == codes.USAGE else message)
 
     positionals: list[str] = []
     options: dict[str, str] = {}
@@ -112,7 +113,7 @@ def parse_args(command: spec.Command, tokens: list[str]) -> spec.Values:
             raise HelpRequested(command.name)
         opt = command.option(name)
         if opt is None:
-            fail("usage", f"unknown option {name}")
+            fail(codes.USAGE, f"unknown option {name}")
         if opt.takes_value:
             if eq:
                 options[opt.flag] = inline
@@ -120,20 +121,21 @@ def parse_args(command: spec.Command, tokens: list[str]) -> spec.Values:
                 i += 1
                 options[opt.flag] = tokens[i]
             else:
-                fail("usage", f"{name} requires a value")
+                fail(codes.USAGE, f"{name} requires a value")
         elif eq:
-            fail("usage", f"{name} takes no value")
+            fail(codes.USAGE, f"{name} takes no value")
         else:
             flags.add(opt.flag)
         i += 1
     required = sum(1 for a in command.args if not a.optional)
     most = len(positionals) if command.args and command.args[-1].variadic else len(command.args)
     if not required <= len(positionals) <= most:
-        _fail("usage", usage())
+        _fail(codes.USAGE, usage())
     return spec.Values(positionals, options, flags, fail)
 
 
-def _convert(kind: str, label: str, text: str, maximum: float | None, values: spec.Values) -> Any:
+def _convert(field: spec.Field, label: str, text: str, values: spec.Values) -> Any:
+    kind = field.kind
     if kind == spec.PATH:
         return os.path.abspath(os.path.expanduser(text))
     if kind == spec.JOB:
@@ -142,18 +144,26 @@ def _convert(kind: str, label: str, text: str, maximum: float | None, values: sp
         return [word for word in text.split(",") if word]
     if kind == spec.COUNT:
         if not (text.isascii() and text.isdigit()) or len(text) > MAX_COUNT_DIGITS:
-            values.fail("usage", f"{label} needs a non-negative integer, got {_short(text)}")
+            values.fail(codes.USAGE, f"{label} needs a non-negative integer, got {_short(text)}")
         return int(text)
     if kind == spec.SECONDS:
-        try:
-            number = float(text)
-        except ValueError:
-            values.fail("usage", f"{label} needs a number, got {_short(text)}")
-        if not math.isfinite(number):
-            values.fail("usage", f"{label} needs a finite number, got {_short(text)}")
-        number = max(0.0, number)
-        return number if maximum is None else min(number, maximum)
+        return _seconds(field, label, text, values)
     return text
+
+
+def _seconds(field: spec.Field, label: str, text: str, values: spec.Values) -> float:
+    """A duration: a non-number is a usage error, a number out of range an invalid request
+    (as the controller answers a raw request: mytty.control.base)."""
+    try:
+        number = float(text)
+    except ValueError:
+        values.fail(codes.USAGE, f"{label} needs a number, got {_short(text)}")
+    if not math.isfinite(number):
+        values.fail(codes.USAGE, f"{label} needs a finite number, got {_short(text)}")
+    problem = spec.out_of_range(field, number)
+    if problem is not None:
+        values.fail(codes.INVALID_REQUEST, f"{label} {problem}")
+    return number
 
 
 def _short(text: str) -> str:
@@ -175,13 +185,13 @@ def build_request(
     request: dict[str, Any] = {"type": command.wire}
     given: list[str | None] = [*values.positionals]
     for arg, text in zip(command.args, given + [None] * len(command.args), strict=False):
-        if text is None:
+        if text is None and isinstance(arg.default, str):
             text = arg.default
         if text is None:
             continue
         _check_choice(arg.choices, arg.code, arg.metavar.lower(), text, values)
         if arg.wire is not None:
-            request[arg.wire] = _convert(arg.kind, arg.metavar, text, None, values)
+            request[arg.wire] = _convert(arg, arg.metavar, text, values)
     for opt in command.options:
         text = values.options.get(opt.flag)
         if not opt.takes_value:
@@ -194,7 +204,7 @@ def build_request(
             if opt.required:
                 alt = f" or {opt.env_default}" if opt.env_default else ""
                 shown = f"{opt.flag} {_one_of(opt.choices)}" if opt.choices else opt.flag
-                values.fail("usage", f"{command.name} needs {shown}{alt}")
+                values.fail(codes.USAGE, f"{command.name} needs {shown}{alt}")
             if opt.wire is not None and opt.default is not None:
                 request[opt.wire] = opt.default
             elif opt.wire is not None and opt.kind == spec.LIST:
@@ -204,11 +214,11 @@ def build_request(
             values.fail(opt.code, f"{opt.flag} must not be empty")
         _check_choice(opt.choices, opt.code, opt.flag, text, values)
         if opt.wire is not None:
-            request[opt.wire] = _convert(opt.kind, opt.flag, text, opt.maximum, values)
+            request[opt.wire] = _convert(opt, opt.flag, text, values)
     for group in dict.fromkeys(o.group for o in command.options if o.group):
         flags = [o.flag for o in command.options if o.group == group]
         if sum(1 for f in flags if f in values.options or f in values.flags) != 1:
-            values.fail("usage", f"give exactly one of {_one_of(tuple(flags))}")
+            values.fail(codes.USAGE, f"give exactly one of {_one_of(tuple(flags))}")
     timeout = command.client(request, values) if command.client else None
     if command.wire_order:
         order = {key: n for n, key in enumerate(("type", *command.wire_order))}
@@ -315,7 +325,7 @@ def _check_utf8(argv: list[str]) -> None:
         except UnicodeEncodeError as exc:
             byte = ord(arg[exc.start]) - 0xDC00 if "\udc80" <= arg[exc.start] <= "\udcff" else None
             what = f" (byte 0x{byte:02x})" if byte is not None else ""
-            _fail("usage", f"argument {n} is not valid UTF-8{what}")
+            _fail(codes.USAGE, f"argument {n} is not valid UTF-8{what}")
 
 
 def _offline(argv: list[str]) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from mytty.control import registry, spec
+from mytty.core import codes
 
 #: ``__complete`` prints this alone when the shell should complete file names instead.
 FILES = "\x01files"
@@ -42,15 +43,16 @@ def _ask(request: dict[str, Any], key: str, field: str) -> list[str]:
     return ids
 
 
-def _values(metavar: str, kind: str, choices: tuple[str, ...]) -> list[str]:
-    if choices:
-        return list(choices)
-    if kind == spec.JOB:
+def _values(field: spec.Field) -> list[str]:
+    """What a value of ``field`` may be: its choices, else what its declared kind names."""
+    if field.choices:
+        return list(field.choices)
+    if field.kind == spec.JOB:
         # Every lead's jobs: a human completing a job id may not be in the pane that led it.
         return _ask({"type": "listAgents", "allLeads": True}, "jobs", "jobID")
-    if metavar == "PANE":
+    if field.kind == spec.PANE_ID:
         return _ask({"type": "list"}, "panes", "paneID")
-    if kind == spec.PATH or metavar in ("DIR", "FILE"):
+    if field.kind == spec.PATH:
         return [FILES]
     return []
 
@@ -89,14 +91,13 @@ def candidates(words: list[str]) -> list[str]:
         else:
             positionals += 1
     if pending is not None:
-        return _values(pending.metavar or "", pending.kind, pending.choices)
+        return _values(pending)
     if current.startswith("-"):
         return [o.flag for o in command.options if o.flag not in used] + ["--help"]
     if command.args and command.args[-1].variadic:
         positionals = min(positionals, len(command.args) - 1)
     if positionals < len(command.args):
-        arg = command.args[positionals]
-        return _values(arg.metavar, arg.kind, arg.choices)
+        return _values(command.args[positionals])
     return []
 
 
@@ -176,6 +177,6 @@ def completion_script(args: list[str]) -> str:
     from mytty.cli.ctl import CtlError
 
     if len(args) != 1 or args[0] not in SHELLS:
-        raise CtlError("usage", "mytty-ctl completion bash|zsh|fish")
+        raise CtlError(codes.USAGE, "mytty-ctl completion bash|zsh|fish")
     template = {"bash": _BASH, "zsh": _ZSH, "fish": _FISH}[args[0]]
     return template % {"top": " ".join(_top_words())}

@@ -21,19 +21,19 @@ if TYPE_CHECKING:
         """What ``agent_close`` uses of the controller."""
 
 
+REMOVE_WORKTREE = Option(
+    "--remove-worktree",
+    None,
+    "removeWorktree",
+    "also remove the worktree mytty created for the job, if nothing would be lost",
+)
+
 COMMAND = Command(
     name="agent close",
     wire="closeAgent",
     summary="close the worker's pane (an unfinished job becomes lost)",
     args=(JOB_ARG,),
-    options=(
-        Option(
-            "--remove-worktree",
-            None,
-            "removeWorktree",
-            "also remove the worktree mytty created for the job, if nothing would be lost",
-        ),
-    ),
+    options=(REMOVE_WORKTREE,),
     errors=(codes.JOB_NOT_FOUND, codes.INVALID_REQUEST),
     guide="""\
 Close the worker's pane (a job that had not finished becomes lost; a finished job keeps its
@@ -77,7 +77,7 @@ class Params:
 
 
 def parse(request: Request) -> Params:
-    return Params(request.raw_id("jobID"), request.bool("removeWorktree", False))
+    return Params(request.job(JOB_ARG), request.flag(REMOVE_WORKTREE))
 
 
 async def handle(ctx: AgentCloseContext, params: Params) -> AgentCloseReply:

@@ -23,12 +23,23 @@ if TYPE_CHECKING:
         """What ``agent_list`` uses of the controller."""
 
 
+STATES = Option(
+    "--state",
+    "LIST",
+    "states",
+    "only jobs in these states (comma-separated, e.g. running,waiting-approval)",
+    kind=LIST,
+)
+LABEL = Option("--label", "L", "label", "only jobs with this label")
+ALL_LEADS = Option("--all", None, "allLeads", "every lead's jobs, not only yours")
+
+
 def _client(request: dict[str, object], values: Values) -> None:
-    states = request.get("states")
+    states = request.get(STATES.key)
     if isinstance(states, list):
         for state in states:
             if state not in JOB_STATES:
-                values.fail("usage", f"--state: unknown job state {state!r}")
+                values.fail(codes.USAGE, f"--state: unknown job state {state!r}")
     return None
 
 
@@ -36,19 +47,10 @@ COMMAND = Command(
     name="agent list",
     wire="listAgents",
     summary="the jobs you lead (or every job: --all), oldest first",
-    options=(
-        Option(
-            "--state",
-            "LIST",
-            "states",
-            "only jobs in these states (comma-separated, e.g. running,waiting-approval)",
-            kind=LIST,
-        ),
-        Option("--label", "L", "label", "only jobs with this label"),
-        Option("--all", None, "allLeads", "every lead's jobs, not only yours"),
-    ),
+    options=(STATES, LABEL, ALL_LEADS),
     client=_client,
     errors=(codes.INVALID_REQUEST,),
+    client_errors=(codes.USAGE,),
     guide="""\
 Your jobs, oldest first ({"type":"agentJobs","jobs":[...]}): the jobs spawned from your pane.
 Lost track after a context compaction? agent list shows every worker you started, with its
@@ -92,13 +94,11 @@ class Params:
 def parse(request: Request) -> Params:
     from mytty.core.errors import ErrorCode, MyttyError
 
-    states = frozenset(request.str_list("states"))
+    states = frozenset(request.items(STATES))
     unknown = sorted(states - frozenset(JOB_STATES))
     if unknown:
         raise MyttyError(ErrorCode.INVALID_REQUEST, f"unknown job state {unknown[0]!r}")
-    return Params(
-        request.peer_pid, states, request.opt_str("label"), request.bool("allLeads", False)
-    )
+    return Params(request.peer_pid, states, request.optional_text(LABEL), request.flag(ALL_LEADS))
 
 
 async def handle(ctx: AgentListContext, params: Params) -> AgentJobsReply:

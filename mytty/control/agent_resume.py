@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from mytty.control.spec import JOB, Arg, Command, Option, Values
+from mytty.control.spec import JOB, JOB_LIST, Arg, Command, Field, Option, Values
 from mytty.core import codes
 
 if TYPE_CHECKING:
@@ -26,11 +26,16 @@ RECEIVE_TIMEOUT_S = 120.0
 MAX_JOBS = 256
 
 
+#: Only these jobs (``_client`` fills it from the JOB words).
+JOBS = Field("jobIDs", "only these jobs (absent: every lost job)", kind=JOB_LIST, maximum=MAX_JOBS)
+DRY_RUN = Option("--dry-run", None, "dryRun", "print the plan, change nothing")
+
+
 def _client(request: dict[str, object], values: Values) -> None:
     if len(values.positionals) > MAX_JOBS:
-        values.fail("usage", f"at most {MAX_JOBS} jobs at once")
+        values.fail(codes.USAGE, f"at most {MAX_JOBS} jobs at once")
     if values.positionals:
-        request["jobIDs"] = [{"rawValue": job} for job in values.positionals]
+        request[JOBS.key] = [{"rawValue": job} for job in values.positionals]
     return None
 
 
@@ -49,7 +54,8 @@ COMMAND = Command(
             variadic=True,
         ),
     ),
-    options=(Option("--dry-run", None, "dryRun", "print the plan, change nothing"),),
+    options=(DRY_RUN,),
+    wire_fields=(JOBS,),
     wire_order=("jobIDs", "dryRun"),
     client=_client,
     receive_timeout=RECEIVE_TIMEOUT_S,
@@ -102,15 +108,7 @@ class Params:
 
 
 def parse(request: Request) -> Params:
-    from mytty.core.errors import ErrorCode, MyttyError
-
-    job_ids = None
-    if request.has("jobIDs"):
-        raw = request.list("jobIDs")
-        if len(raw) > MAX_JOBS:
-            raise MyttyError(ErrorCode.INVALID_REQUEST, f"field 'jobIDs' lists over {MAX_JOBS}")
-        job_ids = [request.raw_id_of("jobIDs", item) for item in raw]
-    return Params(job_ids, request.bool("dryRun", False))
+    return Params(request.jobs(JOBS), request.flag(DRY_RUN))
 
 
 async def handle(ctx: AgentResumeContext, params: Params) -> ResumeReply:

@@ -21,11 +21,13 @@ if TYPE_CHECKING:
         """What ``agent_send`` uses of the controller."""
 
 
+TEXT = Arg("TEXT", "text", "the follow-up, typed literally")
+
 COMMAND = Command(
     name="agent send",
     wire="sendAgent",
     summary="type a follow-up into the worker (a finished job is re-armed)",
-    args=(JOB_ARG, Arg("TEXT", "text", "the follow-up, typed literally")),
+    args=(JOB_ARG, TEXT),
     options=(ENTER,),
     errors=(
         codes.JOB_NOT_FOUND,
@@ -60,7 +62,7 @@ class Params:
 
 
 def parse(request: Request) -> Params:
-    return Params(request.raw_id("jobID"), request.str("text"), request.bool("pressEnter", False))
+    return Params(request.job(JOB_ARG), request.text(TEXT), request.flag(ENTER))
 
 
 def job_pane(ctx: PaneDirectory, job: AgentJob) -> PaneView:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Protocol
 
-from mytty.control.spec import COUNT, PATH, Command, Option, Values
+from mytty.control.spec import COUNT, PANE_ID, PATH, Command, Field, Option, Values
 from mytty.core import codes
 from mytty.core.vocab import ACCESS_MODES, AUTO, DIRECTIONS, WORKER_PROVIDERS
 from mytty.protocol.limits import MAX_REQUEST_BYTES
@@ -42,11 +42,94 @@ if TYPE_CHECKING:
 RECEIVE_TIMEOUT_S = 60.0
 
 
+PROVIDER = Option(
+    "--provider",
+    "PROVIDER",
+    "provider",
+    "`claude` (Claude Code), `codex`, `cursor` (`cursor-agent`); not the event vocabulary "
+    "(`claude` here, `claude-code` there)",
+    choices=WORKER_PROVIDERS,
+    required=True,
+)
+#: The task: ``_client`` sends --task or the text of --task-file under this key.
+TASK = Option("--task", "TEXT", "task", "the prompt", group="task")
+TASK_FILE = Option(
+    "--task-file",
+    "FILE",
+    None,
+    "a UTF-8 file holding the prompt; mytty-ctl reads it, the controller never sees the path",
+    kind=PATH,
+    group="task",
+)
+ANCHOR = Option(
+    "--anchor",
+    "PANE",
+    "anchorPaneID",
+    "the pane to split next to (default $MYTTY_SURFACE_ID); with no anchor at all the worker "
+    "opens in a new window of the `mytty` session",
+    kind=PANE_ID,
+    env_default="MYTTY_SURFACE_ID",
+)
+DIRECTION = Option(
+    "--direction",
+    "D",
+    "direction",
+    "`auto` follows the layout policy below; `left`/`right`/`up`/`down` split the anchor "
+    "itself on that side, as `split` does",
+    choices=DIRECTIONS,
+    default=AUTO,
+)
+CWD = Option(
+    "--cwd", "DIR", "cwd", "the worker's directory (default: see Working directory)", kind=PATH
+)
+ACCESS = Option(
+    "--access",
+    "A",
+    "access",
+    "the worker's permission mode (default: see Access)",
+    choices=ACCESS_MODES,
+)
+MODEL = Option(
+    "--model",
+    "M",
+    "model",
+    "passed as `-m M` (codex) or `--model M` (claude, cursor); default: the provider's",
+)
+LABEL = Option("--label", "L", "label", "a name shown in job snapshots")
+WORKTREE = Option("--worktree", "BRANCH", "worktreeBranch", "run in a git worktree for BRANCH")
+KEY = Option(
+    "--key",
+    "K",
+    "key",
+    "idempotency key: when this lead already has a job for K, return it "
+    '(`"reused": true`) instead of starting another worker',
+)
+NOTIFY_LEAD = Option(
+    "--notify-lead",
+    None,
+    "notifyLead",
+    "tell the lead agent at its next turn when this job ends or needs attention "
+    "(through the lead's own hooks)",
+)
+BUDGET_TOKENS = Option(
+    "--budget-tokens",
+    "N",
+    "budgetTokens",
+    "a token budget: an attention item at 80 % of N, Esc into the worker at 100 % "
+    "(tokens as its transcript counts them; see Usage)",
+    kind=COUNT,
+)
+#: ``_client`` adds mytty-ctl's own directory: the worker's with neither --cwd nor an anchor.
+CALLER_CWD = Field(
+    "callerWorkingDirectory", "mytty-ctl's working directory (None: it has none)", kind=PATH
+)
+
+
 def _client(request: dict[str, object], values: Values) -> None:
     """Read --task-file, check the task and branch, and add the caller's directory."""
     import json
 
-    task, task_file = values.options.get("--task"), values.options.get("--task-file")
+    task, task_file = values.options.get(TASK.flag), values.options.get(TASK_FILE.flag)
     if task_file is not None:
         try:
             with open(task_file, encoding="utf-8") as f:
@@ -56,19 +139,19 @@ def _client(request: dict[str, object], values: Values) -> None:
     assert task is not None
     if not task:
         values.fail(codes.INVALID_TASK, "the task is empty")
-    request["task"] = task
-    branch = request.get("worktreeBranch")
+    request[TASK.key] = task
+    branch = request.get(WORKTREE.key)
     if isinstance(branch, str):
         from mytty.core.validation import validate_worktree_branch
 
         problem = validate_worktree_branch(branch)
         if problem:
             values.fail(codes.INVALID_WORKTREE_BRANCH, problem)
-    request["callerWorkingDirectory"] = os.getcwd() if os.path.isdir(".") else None
+    request[CALLER_CWD.key] = os.getcwd() if os.path.isdir(".") else None
     from mytty.core.jobs.launch import task_with_contract
 
     # The controller appends the worker contract; the whole request must still fit.
-    with_contract = dict(request, task=task_with_contract(task))
+    with_contract = {**request, TASK.key: task_with_contract(task)}
     encoded = json.dumps(with_contract, ensure_ascii=False, separators=(",", ":")).encode()
     if len(encoded) > MAX_REQUEST_BYTES:
         values.fail(
@@ -85,92 +168,21 @@ COMMAND = Command(
     summary="start a worker agent in a new pane; prints its job",
     heading="agent spawn",
     options=(
-        Option(
-            "--provider",
-            "PROVIDER",
-            "provider",
-            "`claude` (Claude Code), `codex`, `cursor` (`cursor-agent`); not the event "
-            "vocabulary (`claude` here, `claude-code` there)",
-            choices=WORKER_PROVIDERS,
-            required=True,
-        ),
-        Option(
-            "--task",
-            "TEXT",
-            None,
-            "the prompt",
-            group="task",
-        ),
-        Option(
-            "--task-file",
-            "FILE",
-            None,
-            "a UTF-8 file holding the prompt; mytty-ctl reads it, the controller never sees "
-            "the path",
-            group="task",
-        ),
-        Option(
-            "--anchor",
-            "PANE",
-            "anchorPaneID",
-            "the pane to split next to (default $MYTTY_SURFACE_ID); with no anchor at all the "
-            "worker opens in a new window of the `mytty` session",
-            env_default="MYTTY_SURFACE_ID",
-        ),
-        Option(
-            "--direction",
-            "D",
-            "direction",
-            "`auto` follows the layout policy below; `left`/`right`/`up`/`down` split the "
-            "anchor itself on that side, as `split` does",
-            choices=DIRECTIONS,
-            default=AUTO,
-        ),
-        Option(
-            "--cwd",
-            "DIR",
-            "cwd",
-            "the worker's directory (default: see Working directory)",
-            kind=PATH,
-        ),
-        Option(
-            "--access",
-            "A",
-            "access",
-            "the worker's permission mode (default: see Access)",
-            choices=ACCESS_MODES,
-        ),
-        Option(
-            "--model",
-            "M",
-            "model",
-            "passed as `-m M` (codex) or `--model M` (claude, cursor); default: the provider's",
-        ),
-        Option("--label", "L", "label", "a name shown in job snapshots"),
-        Option("--worktree", "BRANCH", "worktreeBranch", "run in a git worktree for BRANCH"),
-        Option(
-            "--key",
-            "K",
-            "key",
-            "idempotency key: when this lead already has a job for K, return it "
-            '(`"reused": true`) instead of starting another worker',
-        ),
-        Option(
-            "--notify-lead",
-            None,
-            "notifyLead",
-            "tell the lead agent at its next turn when this job ends or needs attention "
-            "(through the lead's own hooks)",
-        ),
-        Option(
-            "--budget-tokens",
-            "N",
-            "budgetTokens",
-            "a token budget: an attention item at 80 % of N, Esc into the worker at 100 % "
-            "(tokens as its transcript counts them; see Usage)",
-            kind=COUNT,
-        ),
+        PROVIDER,
+        TASK,
+        TASK_FILE,
+        ANCHOR,
+        DIRECTION,
+        CWD,
+        ACCESS,
+        MODEL,
+        LABEL,
+        WORKTREE,
+        KEY,
+        NOTIFY_LEAD,
+        BUDGET_TOKENS,
     ),
+    wire_fields=(CALLER_CWD,),
     wire_order=(
         "provider",
         "direction",
@@ -412,19 +424,19 @@ class Params:
 def parse(request: Request) -> Params:
     return Params(
         request.peer_pid,
-        request.choice("provider", WORKER_PROVIDERS, None),
-        request.choice("direction", DIRECTIONS, AUTO),
-        request.choice("access", ACCESS_MODES, None) if request.has("access") else None,
-        request.opt_str("anchorPaneID"),
-        request.str("task"),
-        request.opt_str("label"),
-        request.opt_str("model"),
-        request.opt_str("cwd"),
-        request.opt_str("callerWorkingDirectory"),
-        request.opt_str("worktreeBranch"),
-        request.opt_str("key"),
-        request.bool("notifyLead", False),
-        request.opt_int("budgetTokens"),
+        request.choice(PROVIDER),
+        request.choice(DIRECTION),
+        request.optional_choice(ACCESS),
+        request.optional_text(ANCHOR),
+        request.text(TASK),
+        request.optional_text(LABEL),
+        request.optional_text(MODEL),
+        request.optional_text(CWD),
+        request.optional_text(CALLER_CWD),
+        request.optional_text(WORKTREE),
+        request.optional_text(KEY),
+        request.flag(NOTIFY_LEAD),
+        request.count(BUDGET_TOKENS),
     )
 
 

@@ -8,7 +8,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol, cast
 
-from mytty.control.spec import JOB, JOB_ARG, Arg, Command, Option, Values, timeout_option
+from mytty.control.spec import (
+    JOB,
+    JOB_ARG,
+    JOB_LIST,
+    Arg,
+    Command,
+    Field,
+    Option,
+    Values,
+    timeout_option,
+)
 from mytty.core import codes, vocab
 from mytty.core.vocab import JOB_WAIT_CONDITIONS
 from mytty.protocol.limits import MAX_WAIT_S
@@ -30,20 +40,40 @@ MAX_JOBS = 256
 ANY, ALL = "any", "all"
 MATCHES = (ANY, ALL)
 
+UNTIL = Option(
+    "--until",
+    "CONDITION",
+    "until",
+    "running: the run started; attention: it waits for input or approval (or it ended); "
+    "completed: it ended",
+    choices=JOB_WAIT_CONDITIONS,
+    required=True,
+)
+TIMEOUT = timeout_option(DEFAULT_TIMEOUT_S, MAX_WAIT_S)
+#: Several jobs (``_client`` fills both from the JOB words and --any/--all).
+JOBS = Field(
+    "jobIDs",
+    "every job of a several-job wait, in the order given (the first is also jobID)",
+    kind=JOB_LIST,
+    maximum=MAX_JOBS,
+    nonempty=True,
+)
+MATCH = Field("match", "several jobs: any or all of them", choices=MATCHES)
+
 
 def _client(request: dict[str, object], values: Values) -> None:
     """Several jobs (or --any/--all): send them all as ``jobIDs`` with ``match``."""
     jobs = values.positionals
     match = [flag[2:] for flag in ("--any", "--all") if flag in values.flags]
     if len(match) > 1:
-        values.fail("usage", "give --any or --all, not both")
+        values.fail(codes.USAGE, "give --any or --all, not both")
     if len(jobs) > 1 and not match:
-        values.fail("usage", "several jobs need --any (the first to satisfy) or --all")
+        values.fail(codes.USAGE, "several jobs need --any (the first to satisfy) or --all")
     if len(jobs) > MAX_JOBS:
-        values.fail("usage", f"at most {MAX_JOBS} jobs in one wait")
+        values.fail(codes.USAGE, f"at most {MAX_JOBS} jobs in one wait")
     if match:
-        request["jobIDs"] = [{"rawValue": job} for job in jobs]
-        request["match"] = match[0]
+        request[JOBS.key] = [{"rawValue": job} for job in jobs]
+        request[MATCH.key] = match[0]
     return None
 
 
@@ -57,20 +87,13 @@ COMMAND = Command(
         Arg("JOB", None, "more jobs (with --any or --all)", kind=JOB, optional=True, variadic=True),
     ),
     options=(
-        Option(
-            "--until",
-            "CONDITION",
-            "until",
-            "running: the run started; attention: it waits for input or approval (or it ended); "
-            "completed: it ended",
-            choices=JOB_WAIT_CONDITIONS,
-            required=True,
-        ),
+        UNTIL,
         Option("--any", None, None, "several jobs: return once one of them satisfies --until"),
         Option("--all", None, None, "several jobs: return once every one of them satisfies it"),
-        timeout_option(DEFAULT_TIMEOUT_S, MAX_WAIT_S),
+        TIMEOUT,
     ),
-    wait_key="timeoutSeconds",
+    wire_fields=(JOBS, MATCH),
+    wait_key=TIMEOUT.key,
     wire_order=("jobID", "jobIDs", "match", "until", "timeoutSeconds"),
     client=_client,
     errors=(
@@ -78,9 +101,10 @@ COMMAND = Command(
         codes.PROVIDER_INTEGRATION_NOT_INSTALLED,
         codes.INVALID_REQUEST,
     ),
-    client_errors=(codes.USAGE,),
+    client_errors=(codes.USAGE, codes.INVALID_REQUEST),
     guide=f"""\
-Waits for the run this job started (never an older run). Default timeout {int(DEFAULT_TIMEOUT_S)} s.
+Waits for the run this job started (never an older run). Default timeout {int(DEFAULT_TIMEOUT_S)} s
+(0 to {int(MAX_WAIT_S)}: a week).
 completed = succeeded, failed, disconnected, launch-failed or lost. A worker that never
 reports a run becomes launch-failed within 30 s (its message says why; a provider CLI
 missing from PATH fails the spawn at once with provider-binary-not-found). Runs are reported by the provider's hook
@@ -93,7 +117,7 @@ Several jobs: agent wait A B C --any --until completed returns as soon as one is
 --all once all are; the reply adds "jobs" (every snapshot, in the order given).""",
     doc=f"""
 Blocks until the job meets the condition or the timeout passes (default
-{int(DEFAULT_TIMEOUT_S)} s; negative counts as 0, more than a week as a week).
+{int(DEFAULT_TIMEOUT_S)} s; from 0 to {int(MAX_WAIT_S)}, a week, else `invalid-request`).
 
 | `--until` | satisfied by |
 |---|---|
@@ -150,26 +174,10 @@ class Params:
 
 
 def parse(request: Request) -> Params:
-    from mytty.core.errors import ErrorCode, MyttyError
-
-    job_ids: list[str] | None = None
-    match: str | None = None
-    if request.has("jobIDs"):
-        raw = request.list("jobIDs")
-        if not raw or len(raw) > MAX_JOBS:
-            raise MyttyError(
-                ErrorCode.INVALID_REQUEST, f"field 'jobIDs' must list 1 to {MAX_JOBS} jobs"
-            )
-        job_ids = [request.raw_id_of("jobIDs", item) for item in raw]
-        match = request.choice("match", MATCHES, None)
-    job_id = request.raw_id("jobID") if request.has("jobID") or job_ids is None else job_ids[0]
-    return Params(
-        job_id,
-        request.choice("until", JOB_WAIT_CONDITIONS, None),
-        request.seconds("timeoutSeconds", DEFAULT_TIMEOUT_S, MAX_WAIT_S),
-        job_ids,
-        match,
-    )
+    job_ids = request.jobs(JOBS)
+    match = request.choice(MATCH) if job_ids is not None else None
+    job_id = request.job(JOB_ARG) if request.has(JOB_ARG) or job_ids is None else job_ids[0]
+    return Params(job_id, request.choice(UNTIL), request.seconds(TIMEOUT), job_ids, match)
 
 
 async def handle(ctx: AgentWaitContext, params: Params) -> AgentWaitResultReply:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from mytty.control.spec import Command
+from mytty.control.spec import FLAG, LIST, Command, Field
 from mytty.core import codes
 
 if TYPE_CHECKING:
@@ -27,10 +27,16 @@ if TYPE_CHECKING:
         """What ``attention`` uses of the controller."""
 
 
+ACKNOWLEDGE = Field(
+    "acknowledge", "run ids: acknowledge every open item of those runs first", kind=LIST
+)
+ACKNOWLEDGE_ALL = Field("acknowledgeAll", "acknowledge every open item first", kind=FLAG)
+
 COMMAND = Command(
     name=None,
     wire="attention",
     summary="what needs a human (used by `mytty attention`)",
+    wire_fields=(ACKNOWLEDGE, ACKNOWLEDGE_ALL),
     errors=(codes.INVALID_REQUEST, codes.RUN_NOT_FOUND, codes.INTERNAL_ERROR),
     doc="""
 `{"type":"attention", "acknowledge"?: [RUN_ID…], "acknowledgeAll"?: bool}` →
@@ -56,8 +62,8 @@ class Params:
 
 def parse(request: Request) -> Params:
     return Params(
-        frozenset(run.upper() for run in request.str_list("acknowledge")),
-        request.bool("acknowledgeAll", False),
+        frozenset(run.upper() for run in request.items(ACKNOWLEDGE)),
+        request.flag(ACKNOWLEDGE_ALL),
     )
 
 

@@ -1,18 +1,19 @@
-"""What the controller hands a command: the request, read field by field.
+"""What the controller hands a command: the request, read field by declared field.
 
-A command module's ``parse(request)`` turns a :class:`Request` into its typed ``Params``; every
-problem with the request's shape is ``invalid-request``. The declaration side of a command lives
-in :mod:`mytty.control.spec`.
+A command module's ``parse(request)`` turns a :class:`Request` into its typed ``Params``. Each
+reader takes the field's declaration (:mod:`mytty.control.spec`): the key, the default, the
+choices and the limits come from ``COMMAND``, so ``parse()`` spells none of them again. Every
+problem with the request's shape is ``invalid-request``.
 """
 
 from __future__ import annotations
 
-import builtins
 import math
 from collections.abc import Mapping
 
 # Handlers import their context from here; the ports themselves live in mytty.control.ports.
 from mytty.control.ports import Context
+from mytty.control.spec import Field, out_of_range
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.ids import normalize_uuid
 
@@ -20,53 +21,89 @@ __all__ = ["Context", "Request"]
 
 
 class Request:
-    """Typed access to a request object; every problem is ``invalid-request``."""
+    """A request object, read through the declarations of its keys.
+
+    The readers are the only public way in, and none of them calls another (a test wraps each
+    to record what ``parse()`` read); every key goes through :meth:`_get`.
+    """
 
     def __init__(self, obj: Mapping[str, object], peer_pid: int = 0) -> None:
         self._obj = obj
         self.peer_pid = peer_pid
 
+    def _get(self, key: str, default: object = None) -> object:
+        """The value at ``key`` (``default`` when absent; an explicit null stays None)."""
+        return self._obj.get(key, default)
+
     def _bad(self, key: str, what: str) -> MyttyError:
         return MyttyError(ErrorCode.INVALID_REQUEST, f"field {key!r} {what}")
 
-    def has(self, key: str) -> bool:
-        return self._obj.get(key) is not None
-
-    def str(self, key: str) -> str:
-        value = self._obj.get(key)
-        if not isinstance(value, str):
-            raise self._bad(key, "must be a string")
-        return value
-
-    def opt_str(self, key: builtins.str) -> builtins.str | None:
-        value = self._obj.get(key)
-        if value is None:
+    def _string(self, key: str, required: bool) -> str | None:
+        value = self._get(key)
+        if value is None and not required:
             return None
         if not isinstance(value, str):
             raise self._bad(key, "must be a string")
         return value
 
-    def choice(
-        self, key: builtins.str, choices: tuple[builtins.str, ...], default: builtins.str | None
-    ) -> builtins.str:
-        """A string from ``choices`` (``default`` when absent; required when that is None)."""
-        value = self.opt_str(key) if default is not None else self.str(key)
+    def _choice(self, field: Field, required: bool) -> str | None:
+        key = field.key
+        default = field.default if isinstance(field.default, str) else None
+        value = self._string(key, required and default is None)
+        if value is None and not required:
+            return None
         if value is None or value == "":
             value = default
-        if value not in choices:
+        if value not in field.choices:
             raise MyttyError(
-                ErrorCode.INVALID_REQUEST, f"{key} must be one of {', '.join(choices)}"
+                ErrorCode.INVALID_REQUEST, f"{key} must be one of {', '.join(field.choices)}"
             )
         return value
 
-    def bool(self, key: builtins.str, default: builtins.bool | None = None) -> builtins.bool:
-        value = self._obj.get(key, default)
+    def _job_id(self, key: str, value: object) -> str:
+        if isinstance(value, dict):
+            value = value.get("rawValue")
+        if not isinstance(value, str):
+            raise self._bad(key, 'must be {"rawValue": <UUID>}')
+        return normalize_uuid(value) or value
+
+    # -- the readers ----------------------------------------------------------------------------
+    def has(self, field: Field) -> bool:
+        """Whether the request holds the field (an explicit null counts as absent)."""
+        return self._get(field.key) is not None
+
+    def text(self, field: Field) -> str:
+        """A string the request must hold."""
+        value = self._string(field.key, required=True)
+        assert value is not None
+        return value
+
+    def optional_text(self, field: Field) -> str | None:
+        """A string, or None when the request has none."""
+        return self._string(field.key, required=False)
+
+    def choice(self, field: Field) -> str:
+        """One of ``field.choices``; absent or ``""``: the default (required without one)."""
+        value = self._choice(field, required=True)
+        assert value is not None
+        return value
+
+    def optional_choice(self, field: Field) -> str | None:
+        """One of ``field.choices``, or None when the request has none."""
+        return self._choice(field, required=False)
+
+    def flag(self, field: Field) -> bool:
+        """True or false; absent: false."""
+        key = field.key
+        value = self._get(key, False)
         if not isinstance(value, bool):
             raise self._bad(key, "must be true or false")
         return value
 
-    def number(self, key: builtins.str, default: float | None = None) -> float:
-        value = self._obj.get(key, default)
+    def seconds(self, field: Field) -> float:
+        """A duration: a finite number from 0 to ``field.maximum``; absent: the default."""
+        key = field.key
+        value = self._get(key, field.default)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self._bad(key, "must be a finite number")
         try:
@@ -75,41 +112,46 @@ class Request:
             raise self._bad(key, "must be a finite number") from None
         if not math.isfinite(number):
             raise self._bad(key, "must be a finite number")
+        problem = out_of_range(field, number)
+        if problem is not None:
+            raise self._bad(key, problem)
         return number
 
-    def seconds(self, key: builtins.str, default: float, maximum: float | None = None) -> float:
-        """A timeout: a finite number, negative counting as 0, clamped to ``maximum``."""
-        value = max(0.0, self.number(key, default))
-        return value if maximum is None else min(value, maximum)
-
-    def opt_int(self, key: builtins.str) -> int | None:
-        value = self._obj.get(key)
+    def count(self, field: Field) -> int | None:
+        """A non-negative integer, or None when the request has none."""
+        key = field.key
+        value = self._get(key)
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise self._bad(key, "must be a non-negative integer")
         return value
 
-    def str_list(self, key: builtins.str) -> list[builtins.str]:
-        value = self._obj.get(key, [])
+    def items(self, field: Field) -> list[str]:
+        """A list of strings; absent: empty."""
+        key = field.key
+        value = self._get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise self._bad(key, "must be a list of strings")
         return value
 
-    def list(self, key: builtins.str) -> builtins.list[object]:
-        value = self._obj.get(key)
-        if not isinstance(value, builtins.list):
-            raise self._bad(key, "must be a list")
-        return value
-
-    def raw_id(self, key: builtins.str) -> builtins.str:
+    def job(self, field: Field) -> str:
         """A ``{"rawValue": UUID}`` id, returned as the uppercase UUID (or the raw text)."""
-        return self.raw_id_of(key, self._obj.get(key))
+        key = field.key
+        return self._job_id(key, self._get(key))
 
-    def raw_id_of(self, key: builtins.str, value: object) -> builtins.str:
-        """:meth:`raw_id` of a value read from ``key`` (for instance, an item of a list)."""
-        if isinstance(value, dict):
-            value = value.get("rawValue")
-        if not isinstance(value, str):
-            raise self._bad(key, 'must be {"rawValue": <UUID>}')
-        return normalize_uuid(value) or value
+    def jobs(self, field: Field) -> list[str] | None:
+        """A list of job ids as :meth:`job` reads one, at most ``field.maximum`` of them
+        (``nonempty``: at least one); None when the request has none."""
+        key = field.key
+        value = self._get(key)
+        if value is None:
+            return None
+        if not isinstance(value, list):
+            raise self._bad(key, "must be a list")
+        most = int(field.maximum) if field.maximum is not None else len(value)
+        if field.nonempty and not 1 <= len(value) <= most:
+            raise self._bad(key, f"must list 1 to {most} jobs")
+        if len(value) > most:
+            raise self._bad(key, f"lists over {most}")
+        return [self._job_id(key, item) for item in value]

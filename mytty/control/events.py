@@ -26,11 +26,29 @@ if TYPE_CHECKING:
 DEFAULT_TIMEOUT_S = 30.0
 MAX_TIMEOUT_S = 600.0
 
+AFTER = Option(
+    "--after",
+    "SEQ",
+    "afterSequence",
+    "return records after this sequence number (0: all retained); without it, only the "
+    "current cursor",
+    kind=COUNT,
+)
+TIMEOUT = Option(
+    "--timeout",
+    "N",
+    "timeoutSeconds",
+    f"give up after N seconds (0 to {int(MAX_TIMEOUT_S)})",
+    kind=SECONDS,
+    default=DEFAULT_TIMEOUT_S,
+    maximum=MAX_TIMEOUT_S,
+)
+
 
 def _client(request: dict[str, object], values: Values) -> float | None:
     # Without a cursor the controller answers at once, so only a real poll waits longer.
-    timeout = request.get("timeoutSeconds")
-    if "afterSequence" in request and isinstance(timeout, int | float):
+    timeout = request.get(TIMEOUT.key)
+    if AFTER.key in request and isinstance(timeout, int | float):
         return math.ceil(float(timeout)) + 5.0
     return None
 
@@ -39,28 +57,10 @@ COMMAND = Command(
     name="events",
     wire="events",
     summary=f"long-poll agent events of every pane (default {int(DEFAULT_TIMEOUT_S)} s)",
-    options=(
-        Option(
-            "--after",
-            "SEQ",
-            "afterSequence",
-            "return records after this sequence number (0: all retained); without it, "
-            "only the current cursor",
-            kind=COUNT,
-        ),
-        Option(
-            "--timeout",
-            "N",
-            "timeoutSeconds",
-            f"give up after N seconds (at most {int(MAX_TIMEOUT_S)})",
-            kind=SECONDS,
-            default=DEFAULT_TIMEOUT_S,
-            maximum=MAX_TIMEOUT_S,
-        ),
-    ),
+    options=(AFTER, TIMEOUT),
     client=_client,
     errors=(codes.INVALID_REQUEST,),
-    client_errors=(codes.USAGE,),
+    client_errors=(codes.USAGE, codes.INVALID_REQUEST),
     guide="""\
 One loop watches every worker: see WATCHING SEVERAL WORKERS AT ONCE below.""",
     doc=f"""
@@ -72,8 +72,9 @@ watches many workers.
 - With `--after SEQ` (a non-negative integer of at most 19 digits; `0` means "everything
   retained"): returns as soon as records with `sequence > SEQ` exist, at most 200 of them,
   oldest first; otherwise blocks until one arrives or `N` seconds pass.
-- `N` defaults to {int(DEFAULT_TIMEOUT_S)} and is capped at {int(MAX_TIMEOUT_S)} (by
-  `mytty-ctl` and by the controller); a negative `N` counts as 0.
+- `N` defaults to {int(DEFAULT_TIMEOUT_S)} and must be from 0 to {int(MAX_TIMEOUT_S)}, else
+  `invalid-request` (from `mytty-ctl` before connecting, and from the controller for a raw
+  request).
 
 Feed `latestSequence` back as the next `--after`. When a page had to stop at 200 records,
 `latestSequence` is the last record returned, so this loop never skips a record (a deliberate
@@ -117,10 +118,7 @@ class Params:
 
 
 def parse(request: Request) -> Params:
-    return Params(
-        request.opt_int("afterSequence"),
-        request.seconds("timeoutSeconds", DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S),
-    )
+    return Params(request.count(AFTER), request.seconds(TIMEOUT))
 
 
 async def handle(ctx: EventsContext, params: Params) -> EventsReply:

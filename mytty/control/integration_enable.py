@@ -79,7 +79,7 @@ class Params:
 
 
 def parse(request: Request) -> Params:
-    return Params(request.str("provider"))
+    return Params(request.text(PROVIDER))
 
 
 def provider_of(text: str) -> AgentProvider:

@@ -18,20 +18,20 @@ if TYPE_CHECKING:
         """What ``integration_repair`` uses of the controller."""
 
 
+ONLY_PROVIDER = Arg(
+    PROVIDER.metavar,
+    PROVIDER.wire,
+    "only this provider (default: every needs-repair one)",
+    choices=PROVIDER.choices,
+    code=PROVIDER.code,
+    optional=True,
+)
+
 COMMAND = Command(
     name="integration repair",
     wire="integrationRepair",
     summary="reinstall needs-repair hooks (asks the human first)",
-    args=(
-        Arg(
-            PROVIDER.metavar,
-            PROVIDER.wire,
-            "only this provider (default: every needs-repair one)",
-            choices=PROVIDER.choices,
-            code=PROVIDER.code,
-            optional=True,
-        ),
-    ),
+    args=(ONLY_PROVIDER,),
     receive_timeout=RECEIVE_TIMEOUT_S,
     errors=ERRORS,
     client_errors=(codes.USAGE, codes.INVALID_PROVIDER),
@@ -58,7 +58,7 @@ class Params:
 
 
 def parse(request: Request) -> Params:
-    return Params(request.opt_str("provider"))
+    return Params(request.optional_text(ONLY_PROVIDER))
 
 
 async def handle(ctx: IntegrationContext, params: Params) -> IntegrationStatusesReply:

@@ -62,7 +62,7 @@ class Params:
 
 
 def parse(request: Request) -> Params:
-    return Params(request.opt_str("workingDirectory"), request.opt_str("command"))
+    return Params(request.optional_text(CWD), request.optional_text(INITIAL_COMMAND))
 
 
 def _active_directory(ctx: PaneDirectory, session: str) -> str | None:

@@ -23,11 +23,13 @@ if TYPE_CHECKING:
 
 ENTER_DELAY_S = 0.05
 
+TEXT = Arg("TEXT", "text", "the text, typed literally")
+
 COMMAND = Command(
     name="send",
     wire="send",
     summary="type TEXT (a newline is Enter)",
-    args=(PANE, Arg("TEXT", "text", "the text, typed literally")),
+    args=(PANE, TEXT),
     options=(ENTER,),
     errors=(codes.PANE_NOT_FOUND, codes.TMUX_UNAVAILABLE, codes.INVALID_REQUEST),
     client_errors=(codes.USAGE, codes.REQUEST_TOO_LARGE),
@@ -57,7 +59,7 @@ class Params:
 
 
 def parse(request: Request) -> Params:
-    return Params(request.str("paneID"), request.str("text"), request.bool("pressEnter", False))
+    return Params(request.text(PANE), request.text(TEXT), request.flag(ENTER))
 
 
 async def deliver(ctx: TmuxAccess, pane: PaneView, text: str, press_enter: bool) -> None:

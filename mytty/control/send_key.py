@@ -16,20 +16,21 @@ if TYPE_CHECKING:
         """What ``send_key`` uses of the controller."""
 
 
+KEY = Arg("KEY", "key", "a key name, a character, or C-c style")
+MODIFIERS = Option(
+    "--modifiers",
+    "LIST",
+    "modifiers",
+    "comma-separated modifiers: shift, control, option, command (or ctrl, alt, meta, ...)",
+    kind=LIST,
+)
+
 COMMAND = Command(
     name="send-key",
     wire="sendKey",
     summary="one key press (escape, C-c, pageup, f1, a, ...)",
-    args=(PANE, Arg("KEY", "key", "a key name, a character, or C-c style")),
-    options=(
-        Option(
-            "--modifiers",
-            "LIST",
-            "modifiers",
-            "comma-separated modifiers: shift, control, option, command (or ctrl, alt, meta, ...)",
-            kind=LIST,
-        ),
-    ),
+    args=(PANE, KEY),
+    options=(MODIFIERS,),
     errors=(
         codes.INVALID_KEY,
         codes.PANE_NOT_FOUND,
@@ -72,7 +73,7 @@ class Params:
 
 
 def parse(request: Request) -> Params:
-    return Params(request.str("paneID"), request.str("key"), request.str_list("modifiers"))
+    return Params(request.text(PANE), request.text(KEY), request.items(MODIFIERS))
 
 
 async def handle(ctx: SendKeyContext, params: Params) -> OkReply:

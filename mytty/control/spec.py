@@ -5,8 +5,12 @@ Every command module ``mytty/control/<command>.py`` holds, in this order:
 - ``COMMAND = Command(...)``: the declaration below. ``mytty-ctl``'s parser, ``--help``,
   ``guide`` and shell completion, the reference page (``scripts/gen-docs``), the control
   registry and the check that a handler raises only its declared codes all read it;
-- ``class Params`` and ``parse(request) -> Params``: the typed request (every problem is
-  ``invalid-request``);
+- ``class Params`` and ``parse(request) -> Params``: the typed request, read through the
+  same declaration (``request.seconds(TIMEOUT)`` takes the key, the default and the range from
+  the ``Option`` named ``TIMEOUT``, so each is spelled once; every problem is
+  ``invalid-request``). ``tests/control/test_round_trip.py`` holds each command to it: what
+  ``mytty-ctl`` builds from a command line, ``parse()`` reads back as the same values, and
+  ``parse()`` reads every declared key and no other;
 - ``async def handle(ctx, params)``: the controller side.
 
 ``mytty-ctl`` imports the one command module it runs (by name, from the registry), so a command
@@ -24,31 +28,76 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, NoReturn
 
-# How the CLI turns an argument into its wire value (see mytty.cli.ctl).
+# What a field holds: how the CLI turns an argument into its wire value (mytty.cli.ctl) and
+# how the controller reads it back (mytty.control.base.Request). Completion offers by kind.
 TEXT = "text"  # as typed
-PATH = "path"  # ~ expanded and made absolute against mytty-ctl's working directory
-SECONDS = "seconds"  # a finite number >= 0, clamped to the option's maximum
+PATH = "path"  # a file or directory; sent ~-expanded and absolute against mytty-ctl's own
+PANE_ID = "pane"  # a pane id, as typed (completion offers the controller's panes)
+SECONDS = "seconds"  # a finite number from 0 to the field's maximum (both sides check it)
 COUNT = "count"  # a non-negative integer
 LIST = "list"  # comma-separated words, empty ones dropped; always sent ([] when absent)
 JOB = "job"  # a job id, sent as {"rawValue": ...}
+FLAG = "flag"  # true or false (an option without a value: given or not)
+JOB_LIST = "job-list"  # a list of job ids (filled by a client hook), at most ``maximum``
 
 USAGE = "usage"  # the code of a malformed command line
 
 
-class Arg:
+class Field:
+    """One request key and what it holds: the controller's ``parse()`` reads it through
+    :class:`mytty.control.base.Request` with the default and limits declared here.
+
+    A ``Field`` itself declares a key no command-line word fills directly (a client hook
+    computes it, or the command has no ``mytty-ctl`` form); :class:`Arg` and :class:`Option`
+    are the keys that come from one argument. ``wire`` None: the CLI only uses the argument.
+    """
+
+    __slots__ = ("choices", "code", "default", "help", "kind", "maximum", "nonempty", "wire")
+
+    def __init__(
+        self,
+        wire: str | None,
+        help: str,
+        *,
+        kind: str = TEXT,
+        choices: tuple[str, ...] = (),
+        default: object = None,
+        maximum: float | None = None,
+        nonempty: bool = False,
+        code: str = USAGE,
+    ) -> None:
+        self.wire = wire
+        self.help = help
+        self.kind = kind
+        self.choices = choices
+        self.default = default  # what the request holds when the key is absent
+        self.maximum = maximum  # SECONDS: the largest accepted; JOB_LIST: the most ids
+        self.nonempty = nonempty  # an empty value (text, or a JOB_LIST) is refused
+        self.code = code  # the CLI's error for an empty value or one outside ``choices``
+
+    @property
+    def key(self) -> str:
+        """The request key (a ``TypeError`` for an argument only the CLI uses)."""
+        if self.wire is None:
+            raise TypeError(f"{self.help!r} is not a request key")
+        return self.wire
+
+
+def out_of_range(field: Field, number: float) -> str | None:
+    """Why ``number`` is not a value of the ``SECONDS`` field (None: it is one). ``mytty-ctl``
+    and the controller both answer it as ``invalid-request``, in these words."""
+    most = field.maximum
+    if most is None:
+        return "must not be negative" if number < 0 else None
+    if 0 <= number <= most:
+        return None
+    return f"must be between 0 and {int(most) if most.is_integer() else most}"
+
+
+class Arg(Field):
     """A positional argument. ``wire`` is its request key (None: the CLI only uses it)."""
 
-    __slots__ = (
-        "choices",
-        "code",
-        "default",
-        "help",
-        "kind",
-        "metavar",
-        "optional",
-        "variadic",
-        "wire",
-    )
+    __slots__ = ("metavar", "optional", "variadic")
 
     def __init__(
         self,
@@ -63,35 +112,16 @@ class Arg:
         variadic: bool = False,
         code: str = USAGE,
     ) -> None:
+        super().__init__(wire, help, kind=kind, choices=choices, default=default, code=code)
         self.metavar = metavar
         self.variadic = variadic  # the last argument only: takes every remaining word
-        self.code = code  # the error for a value outside ``choices``
-        self.wire = wire
-        self.help = help
-        self.kind = kind
-        self.choices = choices
-        self.default = default
         self.optional = optional or default is not None
 
 
-class Option:
-    """A ``--flag`` (``metavar`` None: a boolean) or ``--option VALUE``."""
+class Option(Field):
+    """A ``--flag`` (``metavar`` None: a boolean, kind ``FLAG``) or ``--option VALUE``."""
 
-    __slots__ = (
-        "choices",
-        "code",
-        "default",
-        "env_default",
-        "flag",
-        "group",
-        "help",
-        "kind",
-        "maximum",
-        "metavar",
-        "nonempty",
-        "required",
-        "wire",
-    )
+    __slots__ = ("env_default", "flag", "group", "metavar", "required")
 
     def __init__(
         self,
@@ -110,19 +140,21 @@ class Option:
         code: str = USAGE,
         group: str | None = None,
     ) -> None:
+        super().__init__(
+            wire,
+            help,
+            kind=kind if metavar is not None else FLAG,
+            choices=choices,
+            default=default,
+            maximum=maximum,
+            nonempty=nonempty,
+            code=code,
+        )
         self.flag = flag
         self.group = group  # options sharing a group: exactly one of them must be given
         self.metavar = metavar
-        self.wire = wire
-        self.help = help
-        self.kind = kind
-        self.choices = choices
-        self.default = default
         self.required = required
         self.env_default = env_default
-        self.maximum = maximum  # SECONDS: larger values count as this
-        self.nonempty = nonempty
-        self.code = code  # the error for an empty value (nonempty) or one outside ``choices``
 
     @property
     def takes_value(self) -> bool:
@@ -175,6 +207,7 @@ class Command:
         "summary",
         "wait_key",
         "wire",
+        "wire_fields",
         "wire_order",
     )
 
@@ -188,6 +221,7 @@ class Command:
         doc: str,
         args: tuple[Arg, ...] = (),
         options: tuple[Option, ...] = (),
+        wire_fields: tuple[Field, ...] = (),
         client_errors: tuple[str, ...] = (),
         guide: str = "",
         heading: str | None = None,
@@ -204,6 +238,7 @@ class Command:
         self.doc = doc  # the reference text (Markdown), after the synopsis
         self.args = args
         self.options = options
+        self.wire_fields = wire_fields  # keys a client hook fills (or with no CLI form at all)
         self.client_errors = client_errors  # codes mytty-ctl itself may answer before connecting
         self.guide = guide  # the entry in `mytty-ctl guide` (plain text), if any
         self.heading = heading  # the reference heading when the synopsis is too long for one
@@ -219,55 +254,18 @@ class Command:
                 return opt
         return None
 
+    def fields(self) -> tuple[Field, ...]:
+        """Every declared request key: arguments, options and wire fields that have one."""
+        every = (*self.args, *self.options, *self.wire_fields)
+        return tuple(field for field in every if field.wire is not None)
+
 
 # -- arguments several commands share ---------------------------------------------------------
-# -- params of the commands whose only field names their target ---------------------------------
-# ``read``, ``focus`` and ``close-pane`` take ``paneID``; ``agent result|focus`` take
-# ``jobID``; ``env`` and ``notifyTest`` take nothing but the caller's process (the socket peer).
-# Each of those modules binds the matching pair as its own ``Params`` and ``parse``.
-class PaneParams:
-    """The request's fields, typed (read-only by convention)."""
-
-    __slots__ = ("pane_id",)
-
-    def __init__(self, pane_id: str) -> None:
-        self.pane_id = pane_id
-
-
-def parse_pane(request: Request) -> PaneParams:
-    return PaneParams(request.str("paneID"))
-
-
-class JobParams:
-    """The request's fields, typed (read-only by convention)."""
-
-    __slots__ = ("job_id",)
-
-    def __init__(self, job_id: str) -> None:
-        self.job_id = job_id
-
-
-def parse_job(request: Request) -> JobParams:
-    return JobParams(request.raw_id("jobID"))
-
-
-class CallerParams:
-    """The caller's process (SO_PEERCRED pid): the pane is found from its ancestry."""
-
-    __slots__ = ("peer_pid",)
-
-    def __init__(self, peer_pid: int) -> None:
-        self.peer_pid = peer_pid
-
-
-def parse_caller(request: Request) -> CallerParams:
-    return CallerParams(request.peer_pid)
-
-
 PANE = Arg(
     "PANE",
     "paneID",
     "a pane id: a UUID from `list`, a `pane` reply or $MYTTY_SURFACE_ID (any letter case)",
+    kind=PANE_ID,
 )
 JOB_ARG = Arg("JOB", "jobID", "a job id: `job.jobID.rawValue` of an agent reply", kind=JOB)
 ENTER = Option("--enter", None, "pressEnter", "press Enter after the text")
@@ -289,13 +287,56 @@ INITIAL_COMMAND = Option(
 
 
 def timeout_option(default: float, maximum: float) -> Option:
-    """``--timeout-seconds N`` of a wait: a number of seconds, clamped to ``[0, maximum]``."""
+    """``--timeout-seconds N`` of a wait: a number of seconds from 0 to ``maximum``."""
     return Option(
         "--timeout-seconds",
         "N",
         "timeoutSeconds",
-        f"give up after N seconds (negative counts as 0, at most {int(maximum)})",
+        f"give up after N seconds (0 to {int(maximum)})",
         kind=SECONDS,
         default=default,
         maximum=maximum,
     )
+
+
+# -- params of the commands whose only field names their target ---------------------------------
+# ``read``, ``focus`` and ``close-pane`` take ``paneID``; ``agent result|focus`` take
+# ``jobID``; ``env`` and ``notifyTest`` take nothing but the caller's process (the socket peer).
+# Each of those modules binds the matching pair as its own ``Params`` and ``parse``.
+class PaneParams:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = ("pane_id",)
+
+    def __init__(self, pane_id: str) -> None:
+        self.pane_id = pane_id
+
+
+def parse_pane(request: Request) -> PaneParams:
+    return PaneParams(request.text(PANE))
+
+
+class JobParams:
+    """The request's fields, typed (read-only by convention)."""
+
+    __slots__ = ("job_id",)
+
+    def __init__(self, job_id: str) -> None:
+        self.job_id = job_id
+
+
+def parse_job(request: Request) -> JobParams:
+    return JobParams(request.job(JOB_ARG))
+
+
+class CallerParams:
+    """The caller's process (SO_PEERCRED pid): the pane is found from its ancestry."""
+
+    __slots__ = ("peer_pid",)
+
+    def __init__(self, peer_pid: int) -> None:
+        self.peer_pid = peer_pid
+
+
+def parse_caller(request: Request) -> CallerParams:
+    return CallerParams(request.peer_pid)

@@ -20,20 +20,19 @@ if TYPE_CHECKING:
         """What ``split`` uses of the controller."""
 
 
+DIRECTION = Arg(
+    "DIRECTION",
+    "direction",
+    "where the new pane goes; auto keeps the tab an even grid",
+    choices=DIRECTIONS,
+    default=AUTO,
+)
+
 COMMAND = Command(
     name="split",
     wire="split",
     summary="split a pane (direction defaults to auto)",
-    args=(
-        PANE,
-        Arg(
-            "DIRECTION",
-            "direction",
-            "where the new pane goes; auto keeps the tab an even grid",
-            choices=DIRECTIONS,
-            default=AUTO,
-        ),
-    ),
+    args=(PANE, DIRECTION),
     options=(CWD, INITIAL_COMMAND),
     errors=(
         codes.PANE_NOT_FOUND,
@@ -71,10 +70,10 @@ class Params:
 
 def parse(request: Request) -> Params:
     return Params(
-        request.str("paneID"),
-        request.choice("direction", DIRECTIONS, AUTO),
-        request.opt_str("workingDirectory"),
-        request.opt_str("command"),
+        request.text(PANE),
+        request.choice(DIRECTION),
+        request.optional_text(CWD),
+        request.optional_text(INITIAL_COMMAND),
     )
 
 

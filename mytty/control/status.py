@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from mytty.control.spec import Arg, Command, Option, Values
+from mytty.control.spec import PANE_ID, Arg, Command, Option, Values
 from mytty.core import codes
 
 if TYPE_CHECKING:
@@ -16,6 +16,18 @@ if TYPE_CHECKING:
         """What ``status`` uses of the controller."""
 
 
+NOTE = Arg("TEXT", "status", "the note", optional=True)
+PANE = Option(
+    "--pane",
+    "PANE",
+    "paneID",
+    "the pane (default: your own, $MYTTY_SURFACE_ID)",
+    kind=PANE_ID,
+    required=True,
+    env_default="MYTTY_SURFACE_ID",
+)
+
+
 def _client(request: dict[str, object], values: Values) -> None:
     from mytty.core.validation import validate_status
 
@@ -23,9 +35,9 @@ def _client(request: dict[str, object], values: Values) -> None:
         if values.positionals:
             values.fail(codes.USAGE, "give a status text or --clear, not both")
         return None
-    if "status" not in request:
+    if NOTE.key not in request:
         values.fail(codes.USAGE, "give a status text (or --clear to remove it)")
-    problem = validate_status(request["status"])
+    problem = validate_status(request[NOTE.key])
     if problem is not None:
         values.fail(codes.INVALID_STATUS, problem)
     return None
@@ -35,18 +47,8 @@ COMMAND = Command(
     name="status",
     wire="setPaneStatus",
     summary="report your own progress (one line, <= 100 chars)",
-    args=(Arg("TEXT", "status", "the note", optional=True),),
-    options=(
-        Option(
-            "--pane",
-            "PANE",
-            "paneID",
-            "the pane (default: your own, $MYTTY_SURFACE_ID)",
-            required=True,
-            env_default="MYTTY_SURFACE_ID",
-        ),
-        Option("--clear", None, None, "remove the note instead"),
-    ),
+    args=(NOTE,),
+    options=(PANE, Option("--clear", None, None, "remove the note instead")),
     wire_order=("paneID", "status"),
     client=_client,
     errors=(
@@ -92,7 +94,7 @@ class Params:
 
 
 def parse(request: Request) -> Params:
-    return Params(request.str("paneID"), request.opt_str("status"))
+    return Params(request.text(PANE), request.optional_text(NOTE))
 
 
 async def handle(ctx: StatusContext, params: Params) -> OkReply:

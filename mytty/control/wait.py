@@ -24,40 +24,40 @@ if TYPE_CHECKING:
 
 DEFAULT_TIMEOUT_S = vocab.DEFAULT_WAIT_TIMEOUT_S
 
+UNTIL = Option(
+    "--until",
+    "CONDITION",
+    "until",
+    "idle: the run ended or went idle; attention: it waits for input or approval (or it ended)",
+    choices=PANE_WAIT_CONDITIONS,
+    required=True,
+)
+TIMEOUT = timeout_option(DEFAULT_TIMEOUT_S, MAX_WAIT_S)
+
 COMMAND = Command(
     name="wait",
     wire="wait",
     summary="block until the pane's run is idle or needs attention",
     args=(PANE,),
-    options=(
-        Option(
-            "--until",
-            "CONDITION",
-            "until",
-            "idle: the run ended or went idle; attention: it waits for input or approval "
-            "(or it ended)",
-            choices=PANE_WAIT_CONDITIONS,
-            required=True,
-        ),
-        timeout_option(DEFAULT_TIMEOUT_S, MAX_WAIT_S),
-    ),
-    wait_key="timeoutSeconds",
+    options=(UNTIL, TIMEOUT),
+    wait_key=TIMEOUT.key,
     errors=(
         codes.PANE_NOT_FOUND,
         codes.PROVIDER_INTEGRATION_NOT_INSTALLED,
         codes.TMUX_UNAVAILABLE,
         codes.INVALID_REQUEST,
     ),
-    client_errors=(codes.USAGE,),
+    client_errors=(codes.USAGE, codes.INVALID_REQUEST),
     guide="""\
 Waits on the pane's most relevant run. idle only resolves after the pane's agent reported a
-run; a pane without agent events waits until its timeout (default 120 s). attention also
-returns once that run has ended (succeeded, failed, disconnected): check "state".""",
+run; a pane without agent events waits until its timeout (default 120 s, at most a week).
+attention also returns once that run has ended (succeeded, failed, disconnected): check
+"state".""",
     doc=f"""
 Blocks until the pane's [most relevant run](event-protocol.md#most-relevant-run) is in a
-matching state, or the timeout passes. `N` defaults to {int(DEFAULT_TIMEOUT_S)}, a negative
-value counts as 0 and a value over {int(MAX_WAIT_S)} (a week) counts as a week; a non-number
-is a `usage` error.
+matching state, or the timeout passes. `N` defaults to {int(DEFAULT_TIMEOUT_S)}; it must be
+from 0 to {int(MAX_WAIT_S)} (a week), else `invalid-request` (from `mytty-ctl` before
+connecting, and from the controller for a raw request). A non-number is a `usage` error.
 
 | `--until` | satisfied by run state |
 |---|---|
@@ -103,11 +103,7 @@ class Params:
 
 
 def parse(request: Request) -> Params:
-    return Params(
-        request.str("paneID"),
-        request.choice("until", PANE_WAIT_CONDITIONS, None),
-        request.seconds("timeoutSeconds", DEFAULT_TIMEOUT_S, MAX_WAIT_S),
-    )
+    return Params(request.text(PANE), request.choice(UNTIL), request.seconds(TIMEOUT))
 
 
 async def handle(ctx: WaitContext, params: Params) -> WaitResultReply:

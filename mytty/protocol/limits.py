@@ -14,7 +14,7 @@ MAX_HOOK_STDIN_BYTES = 1024 * 1024
 REQUEST_READ_TIMEOUT_S = 2.0
 #: How long a server may spend writing a reply.
 RESPONSE_WRITE_TIMEOUT_S = 10.0
-#: The longest wait (``wait``, ``agent wait``) a client may ask for; longer ones count as this.
+#: The longest wait (``wait``, ``agent wait``) a client may ask for; a longer one is refused.
 MAX_WAIT_S = 7 * 24 * 3600.0
 #: How long the controller waits for the human to approve a hook install.
 CONSENT_TIMEOUT_S = 180.0

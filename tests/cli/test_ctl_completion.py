@@ -146,3 +146,36 @@ def test_without_a_controller_no_ids_are_offered(workdir: Path) -> None:
 def test_an_unknown_shell_is_a_usage_error(server: FakeController) -> None:
     assert run_ctl("completion", "tcsh", env=_env(server)).code == "usage"
     assert os.path.exists(CTL_EXE)
+
+
+def test_what_is_completed_follows_the_declared_kind(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mytty.cli import ctl_completion
+    from mytty.control import spec
+
+    asked: list[str] = []
+
+    def ask(request: dict[str, object], key: str, field: str) -> list[str]:
+        asked.append(str(request["type"]))
+        return [f"<{key}>"]
+
+    monkeypatch.setattr(ctl_completion, "_ask", ask)
+    # The metavar's spelling no longer decides: a PANE_ID named WHERE completes panes, a text
+    # named PANE or FILE completes nothing.
+    where = spec.Option("--where", "WHERE", "paneID", "a pane", kind=spec.PANE_ID)
+    assert ctl_completion._values(where) == ["<panes>"]
+    assert ctl_completion._values(spec.Arg("WHICH", "jobID", "a job", kind=spec.JOB)) == ["<jobs>"]
+    assert ctl_completion._values(spec.Option("--in", "X", "dir", "d", kind=spec.PATH)) == [
+        ctl_completion.FILES
+    ]
+    assert ctl_completion._values(spec.Option("--p", "PANE", "p", "text")) == []
+    assert ctl_completion._values(spec.Option("--f", "FILE", "f", "text")) == []
+    assert asked == ["list", "listAgents"]
+    # Every pane and job field of the real declarations says so by its kind.
+    from mytty.control import registry
+
+    for command in registry.declarations():
+        for field in (*command.args, *command.options):
+            if field.wire in ("paneID", "anchorPaneID"):
+                assert field.kind == spec.PANE_ID, (command.wire, field.wire)
+            if field.wire == "jobID":
+                assert field.kind == spec.JOB, (command.wire, field.wire)

@@ -65,12 +65,33 @@ def test_version(flag: str, fake: FakeController) -> None:
 
 
 # -- issue 15 #7: one clear line with a stable code, never a traceback ------------------------
-def test_a_huge_timeout_is_clamped_to_a_week(fake: FakeController) -> None:
-    for args in (["wait", PANE, "--until", "idle"], ["agent", "wait", "J", "--until", "running"]):
-        ran = run_ctl(*args, "--timeout-seconds", "1e20", env=ctl_env(fake.path))
-        assert ran.returncode == 0, ran.stderr
-        assert fake.decoded[-1]["timeoutSeconds"] == 7 * 24 * 3600.0
-    ran = run_ctl("events", "--after", "1", "--timeout", "1e300", env=ctl_env(fake.path))
+WAITS = (["wait", PANE, "--until", "idle"], ["agent", "wait", "J", "--until", "running"])
+
+
+@pytest.mark.parametrize("value", ["1e20", "604800.5", "-5", "-0.001", "99999999999"])
+def test_a_wait_beyond_a_week_or_below_zero_is_refused(value: str, fake: FakeController) -> None:
+    # Issue 26 #7: it used to be clamped (or counted as 0) and sent.
+    for args in WAITS:
+        ran = run_ctl(*args, "--timeout-seconds", value, env=ctl_env(fake.path))
+        assert ran.code == "invalid-request"
+        assert ran.message == "--timeout-seconds must be between 0 and 604800"
+    assert fake.connections == 0
+
+
+def test_the_bounds_of_a_wait_are_accepted(fake: FakeController) -> None:
+    for args in WAITS:
+        for value, sent in (("604800", 604800.0), ("0", 0.0), ("0.25", 0.25)):
+            ran = run_ctl(*args, f"--timeout-seconds={value}", env=ctl_env(fake.path))
+            assert ran.returncode == 0, ran.stderr
+            assert fake.decoded[-1]["timeoutSeconds"] == sent
+
+
+def test_an_events_poll_beyond_600_seconds_is_refused(fake: FakeController) -> None:
+    for value in ("100000", "600.5", "-1", "1e300"):
+        ran = run_ctl("events", "--after", "1", "--timeout", value, env=ctl_env(fake.path))
+        assert (ran.code, ran.message) == ("invalid-request", "--timeout must be between 0 and 600")
+    assert fake.connections == 0
+    ran = run_ctl("events", "--after", "1", "--timeout", "600", env=ctl_env(fake.path))
     assert ran.returncode == 0 and fake.decoded[-1]["timeoutSeconds"] == 600.0
 
 

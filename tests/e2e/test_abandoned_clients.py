@@ -42,7 +42,7 @@ def long_polls(m: Mytty, count: int) -> list[dict[str, object]]:
     cursor = events_request(m, None)["latestSequence"]
     shapes: list[dict[str, object]] = [
         {"type": "wait", "paneID": pane, "until": "idle", "timeoutSeconds": 3600},
-        {"type": "wait", "paneID": pane, "until": "idle", "timeoutSeconds": 1e12},
+        {"type": "wait", "paneID": pane, "until": "idle", "timeoutSeconds": 604800},
         {"type": "events", "afterSequence": cursor, "timeoutSeconds": 600},
     ]
     return [shapes[i % len(shapes)] for i in range(count)]
@@ -168,7 +168,7 @@ def test_abandoned_agent_waits_release_their_descriptors(
         "type": "waitAgent",
         "jobID": {"rawValue": job_id(job)},
         "until": "completed",
-        "timeoutSeconds": 1e12,  # beyond any ceiling: the server's own bound applies
+        "timeoutSeconds": 604800,  # the longest wait a client may ask for
     }
     baseline = m.open_fds()
     sockets.extend(open_request(m.control_socket, request) for _ in range(60))

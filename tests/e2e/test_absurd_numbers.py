@@ -44,6 +44,28 @@ def test_control_requests_with_absurd_numbers(mytty: Mytty, template: str, field
     assert "Traceback" not in mytty.log()
 
 
+@pytest.mark.parametrize(
+    ("request_", "maximum"),
+    [
+        ({"type": "wait", "until": "idle", "timeoutSeconds": 99999999999}, 604800),
+        ({"type": "wait", "until": "idle", "timeoutSeconds": -5}, 604800),
+        ({"type": "events", "afterSequence": 0, "timeoutSeconds": 100000}, 600),
+        ({"type": "events", "afterSequence": 0, "timeoutSeconds": -0.5}, 600),
+    ],
+)
+def test_a_timeout_out_of_range_is_refused_at_once(
+    mytty: Mytty, request_: dict[str, object], maximum: int
+) -> None:
+    # Issue 26 #7: such a wait blocked for ever, returned at once, or was cut to 600 in silence.
+    body = dict(request_, paneID=mytty.first_pane()) if request_["type"] == "wait" else request_
+    reply = control_raw(mytty, json.dumps(body))
+    assert reply == {
+        "type": "failure",
+        "code": "invalid-request",
+        "message": f"field 'timeoutSeconds' must be between 0 and {maximum}",
+    }
+
+
 @pytest.mark.parametrize("where", ["outer", "inner"])
 @pytest.mark.parametrize("number", [HUGE, ENDLESS])
 def test_event_envelopes_with_absurd_schema_versions(mytty: Mytty, where: str, number: str) -> None:
