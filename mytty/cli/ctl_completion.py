@@ -26,11 +26,11 @@ def _top_words() -> list[str]:
 
 def _ask(request: dict[str, Any], key: str, field: str) -> list[str]:
     """Ids from the controller's reply to ``request`` (nothing when it does not answer)."""
-    from mytty.cli import ctl
+    from mytty.cli import transport
 
     try:
-        reply = ctl.send(request, 2.0)
-    except ctl.CtlError:
+        reply = transport.send(request, 2.0)
+    except transport.CtlError:
         return []
     ids = []
     for entry in reply.get(key) or []:
@@ -173,7 +173,7 @@ complete -c mytty-ctl -f -n 'not __fish_is_first_arg' -a '(__mytty_ctl_complete)
 
 def completion_script(args: list[str]) -> str:
     """``mytty-ctl completion SHELL``: the script for that shell."""
-    from mytty.cli.ctl import CtlError
+    from mytty.cli.transport import CtlError
 
     if len(args) != 1 or args[0] not in SHELLS:
         raise CtlError("usage", "mytty-ctl completion bash|zsh|fish")

@@ -103,12 +103,12 @@ def _home() -> Any:
 
 
 def _request(obj: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
-    from mytty.cli import ctl
+    from mytty.cli import transport
 
     body = json.dumps(obj).encode()
     try:
-        reply = ctl.exchange(str(_home().control_socket), body, timeout)
-    except ctl.CtlError as exc:
+        reply = transport.exchange(str(_home().control_socket), body, timeout)
+    except transport.CtlError as exc:
         raise MyttyError(_code(exc.code), exc.message) from None
     if reply.get("type") == "failure":
         raise MyttyError(_code(str(reply.get("code"))), str(reply.get("message")))

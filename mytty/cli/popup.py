@@ -37,11 +37,11 @@ def _control_socket() -> str:
 
 
 def request(obj: dict[str, Any]) -> dict[str, Any]:
-    from mytty.cli import ctl
+    from mytty.cli import transport
 
     try:
-        reply = ctl.exchange(_control_socket(), json.dumps(obj).encode(), 10.0)
-    except ctl.CtlError as exc:
+        reply = transport.exchange(_control_socket(), json.dumps(obj).encode(), 10.0)
+    except transport.CtlError as exc:
         raise PopupError(f"{exc.code}: {exc.message}") from None
     if reply.get("type") == "failure":
         raise PopupError(f"{reply.get('code')}: {reply.get('message')}")
