@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from mytty.control.spec import Command
+from mytty.control.spec import LIST, Command, Option
 from mytty.core import codes
 
 if TYPE_CHECKING:
@@ -31,6 +31,16 @@ COMMAND = Command(
     name=None,
     wire="attention",
     summary="what needs a human (used by `mytty attention`)",
+    options=(
+        Option(
+            "--acknowledge",
+            "RUNS",
+            "acknowledge",
+            "first mark every open item of these runs as seen (run ids)",
+            kind=LIST,
+        ),
+        Option("--acknowledge-all", None, "acknowledgeAll", "first mark every open item as seen"),
+    ),
     errors=(codes.INVALID_REQUEST, codes.RUN_NOT_FOUND, codes.INTERNAL_ERROR),
     doc="""
 `{"type":"attention", "acknowledge"?: [RUN_ID…], "acknowledgeAll"?: bool}` →
