@@ -3,6 +3,8 @@ commands' declarations, filled as mytty-ctl fills them, and nothing undeclared g
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,6 +12,8 @@ import pytest
 from mytty.cli import ctl
 from mytty.cli.requests import Refused, RequestError, build, command, request_for
 from mytty.control import registry, spec
+
+CLI = Path(__file__).resolve().parents[2] / "mytty" / "cli"
 
 # Every request the mytty commands, the popup and mytty-ctl's completion send.
 HUMAN_REQUESTS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
@@ -157,3 +161,31 @@ def test_defaults_are_filled_as_mytty_ctl_fills_them(monkeypatch: pytest.MonkeyP
     assert typed == ctl.build_request(events, ["--after", "3", "--timeout", "30"])[0]
     typed = request_for(resume, {"JOB": ["J1", "J2"], "dryRun": True})
     assert typed == ctl.build_request(resume, ["J1", "J2", "--dry-run"])[0]
+
+
+def _hand_built_requests(path: Path) -> list[int]:
+    """Lines of ``path`` holding a dict literal with a "type" key (a request spelled by hand)."""
+    tree = ast.parse(path.read_text(), str(path))
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Dict)
+        and any(isinstance(k, ast.Constant) and k.value == "type" for k in node.keys)
+    ]
+
+
+def test_no_cli_module_spells_a_request_by_hand() -> None:
+    # The builder itself, and mytty-ctl's parser, which reads the declarations its own way.
+    spelled = {
+        path.name: lines
+        for path in sorted(CLI.glob("*.py"))
+        if path.name not in ("requests.py", "ctl.py", "ctl_completion.py")
+        and (lines := _hand_built_requests(path))
+    }
+    assert spelled == {}
+
+
+def test_the_hand_built_request_check_sees_one(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text('REQUEST = {"type": "attention", "acknowledgeAll": True}\n')
+    assert _hand_built_requests(probe) == [1]
