@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mytty.cli.requests import build
 from mytty.control import registry, spec
 
 #: ``__complete`` prints this alone when the shell should complete file names instead.
@@ -47,9 +48,9 @@ def _values(metavar: str, kind: str, choices: tuple[str, ...]) -> list[str]:
         return list(choices)
     if kind == spec.JOB:
         # Every lead's jobs: a human completing a job id may not be in the pane that led it.
-        return _ask({"type": "listAgents", "allLeads": True}, "jobs", "jobID")
+        return _ask(build("agent list", {"allLeads": True}), "jobs", "jobID")
     if metavar == "PANE":
-        return _ask({"type": "list"}, "panes", "paneID")
+        return _ask(build("list"), "panes", "paneID")
     if kind == spec.PATH or metavar in ("DIR", "FILE"):
         return [FILES]
     return []
