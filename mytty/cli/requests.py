@@ -51,7 +51,11 @@ def command(name: str) -> spec.Command:
     if module is not None:
         found: spec.Command = module.COMMAND
         return found
-    for _cli, module_name in registry.ENTRIES:
+    # A wire type usually names its module (ensureSession: ensure_session); trying that one
+    # first spares the attention popup importing every command module.
+    guess = "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
+    names = [m for _cli, m in registry.ENTRIES]
+    for module_name in sorted(names, key=lambda m: m != guess):
         declared: spec.Command = registry.load(module_name).COMMAND
         if declared.wire == name:
             return declared
