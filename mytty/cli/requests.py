@@ -75,6 +75,7 @@ class _Fields:
         self.positionals: list[str] = []
         self.options: dict[str, str] = {}
         self.flags: set[str] = set()
+        self.given: set[str] = set()  # the flags of the options given (for groups)
 
     def take(self, *names: str | None) -> object:
         found = [name for name in names if name is not None and name in self.values]
@@ -117,10 +118,12 @@ def _options(fields: _Fields, request: dict[str, Any]) -> None:
                 raise RequestError(f"{fields.declared.wire}: {opt.flag} is a flag (true/false)")
             if value is True:
                 fields.flags.add(opt.flag)
+                fields.given.add(opt.flag)
             if opt.wire is not None:
                 request[opt.wire] = value is True
             continue
-        if value is _MISSING and opt.env_default:
+        given = value is not _MISSING
+        if not given and opt.env_default:
             value = os.environ.get(opt.env_default) or _MISSING
         if value is _MISSING:
             if opt.required:
@@ -131,8 +134,10 @@ def _options(fields: _Fields, request: dict[str, Any]) -> None:
                 request[opt.wire] = []
             continue
         fields.check_choice(opt.choices, opt.flag, value)
-        if isinstance(value, str):
-            fields.options[opt.flag] = value
+        if given:  # as in mytty-ctl, a value from the environment is not a given option
+            fields.given.add(opt.flag)
+            if isinstance(value, str):
+                fields.options[opt.flag] = value
         if opt.wire is not None:
             request[opt.wire] = value
 
@@ -141,7 +146,7 @@ def _groups(fields: _Fields) -> None:
     options = fields.declared.options
     for group in dict.fromkeys(o.group for o in options if o.group):
         members = [o.flag for o in options if o.group == group]
-        given = [f for f in members if f in fields.options or f in fields.flags]
+        given = [f for f in members if f in fields.given]
         if len(given) != 1:
             raise RequestError(f"{fields.declared.wire}: give exactly one of {members}")
 

@@ -137,6 +137,32 @@ def test_defaults_choices_groups_and_order_come_from_the_declaration() -> None:
             request_for(FROB, bad)
 
 
+def test_a_typed_value_counts_for_its_group_and_the_environment_fills_a_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert request_for(FROB, {"paneID": "P", "b": 2.5, "must": "m"})["b"] == 2.5
+    from_env = spec.Command(
+        name=None,
+        wire="fromEnv",
+        summary="s",
+        options=(
+            spec.Option("--pane", "P", "paneID", "p", env_default="FROB_PANE", group="g"),
+            spec.Option("--lead", "L", "lead", "l", env_default="FROB_PANE"),
+        ),
+        errors=("invalid-request",),
+        doc="d",
+    )
+    monkeypatch.setenv("FROB_PANE", "P-FROM-ENV")
+    assert request_for(from_env, {"paneID": "P"}) == {
+        "type": "fromEnv",
+        "paneID": "P",
+        "lead": "P-FROM-ENV",
+    }
+    # mytty-ctl fills it from the environment too, but it is no option given for the group.
+    with pytest.raises(RequestError, match="exactly one of"):
+        request_for(from_env, {})
+
+
 def _without_arguments() -> list[spec.Command]:
     """The declared commands mytty-ctl can build with no arguments at all."""
     found = []
