@@ -19,27 +19,20 @@ gc.disable()
 import json  # noqa: E402
 import math  # noqa: E402
 import os  # noqa: E402
-import socket  # noqa: E402
 import sys  # noqa: E402
 from types import ModuleType  # noqa: E402
 from typing import Any, NoReturn  # noqa: E402
 
+# CtlError is re-exported: mytty-ctl's callers catch ctl.CtlError.
+from mytty.cli.transport import CtlError as CtlError  # noqa: E402
+from mytty.cli.transport import send  # noqa: E402
 from mytty.control import spec  # noqa: E402
 from mytty.core import codes  # noqa: E402
-from mytty.protocol.limits import MAX_CTL_RESPONSE_BYTES, MAX_REQUEST_BYTES  # noqa: E402
 
-CONNECT_TIMEOUT = 5.0
 #: The extra seconds a wait's reply may take beyond the wait itself.
 WAIT_GRACE = 5.0
 #: ``int()`` refuses more digits than this (and a sequence number never has them).
 MAX_COUNT_DIGITS = 19
-
-
-class CtlError(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 def _fail(code: str, message: str) -> NoReturn:
@@ -228,91 +221,6 @@ def build_request(
         if command.wait_key is not None and command.wait_key in request:
             timeout = math.ceil(request[command.wait_key]) + WAIT_GRACE
     return request, timeout, values
-
-
-# --------------------------------------------------------------------------------------------
-# transport
-# --------------------------------------------------------------------------------------------
-def encode(obj: dict[str, Any]) -> bytes:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-
-def socket_path() -> str:
-    from mytty.core.paths import control_socket
-
-    return control_socket(os.environ)
-
-
-def exchange(path: str, body: bytes, timeout: float) -> dict[str, Any]:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.settimeout(CONNECT_TIMEOUT)
-        try:
-            sock.connect(path)
-        except (FileNotFoundError, ConnectionRefusedError):
-            _fail(
-                "not-running",
-                f"no mytty controller is listening on {path}; start one with "
-                "`mytty start` (or `mytty up` to also attach)",
-            )
-        except PermissionError:
-            _fail(
-                "permission-denied",
-                f"not allowed to connect to {path} (a sandbox, or another "
-                "user's socket); run mytty-ctl outside the sandbox",
-            )
-        except OSError as exc:
-            _fail("not-running", f"cannot connect to {path}: {exc.strerror or exc}")
-        sock.sendall(body + b"\n")
-        sock.shutdown(socket.SHUT_WR)
-        sock.settimeout(timeout)
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            try:
-                chunk = sock.recv(262144)
-            except TimeoutError:
-                _fail("timeout", f"the controller did not answer within {timeout:.0f} s")
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > MAX_CTL_RESPONSE_BYTES:
-                _fail("invalid-response", "the controller's reply is too large")
-            if b"\n" in chunk:
-                break
-    except (BrokenPipeError, ConnectionResetError):
-        _fail("not-running", "the controller closed the connection")
-    finally:
-        sock.close()
-    data = b"".join(chunks).split(b"\n", 1)[0]
-    if not data:
-        _fail("invalid-response", "the controller closed the connection without a reply")
-    try:
-        reply = json.loads(data)
-    except ValueError:
-        _fail("invalid-response", "the controller's reply is not JSON")
-    if not isinstance(reply, dict):
-        _fail("invalid-response", "the controller's reply is not an object")
-    return reply
-
-
-def send(request: dict[str, Any], timeout: float) -> dict[str, Any]:
-    """Send one request; the controller's reply, or CtlError (a failure reply included)."""
-    body = encode(request)
-    if len(body) > MAX_REQUEST_BYTES:
-        _fail(
-            "request-too-large",
-            f"the request is {len(body)} bytes; the limit is {MAX_REQUEST_BYTES // 1024} KiB "
-            "(split the text or pipe it through a file)",
-        )
-    reply = exchange(socket_path(), body, timeout)
-    if reply.get("type") == "failure":
-        _fail(
-            str(reply.get("code") or "internal-error"),
-            str(reply.get("message") or "the controller refused the request"),
-        )
-    return reply
 
 
 # --------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mytty.cli.requests import build
 from mytty.control import registry, spec
 from mytty.core import codes
 
@@ -27,11 +28,11 @@ def _top_words() -> list[str]:
 
 def _ask(request: dict[str, Any], key: str, field: str) -> list[str]:
     """Ids from the controller's reply to ``request`` (nothing when it does not answer)."""
-    from mytty.cli import ctl
+    from mytty.cli import transport
 
     try:
-        reply = ctl.send(request, 2.0)
-    except ctl.CtlError:
+        reply = transport.send(request, 2.0)
+    except transport.CtlError:
         return []
     ids = []
     for entry in reply.get(key) or []:
@@ -49,9 +50,9 @@ def _values(field: spec.Field) -> list[str]:
         return list(field.choices)
     if field.kind == spec.JOB:
         # Every lead's jobs: a human completing a job id may not be in the pane that led it.
-        return _ask({"type": "listAgents", "allLeads": True}, "jobs", "jobID")
+        return _ask(build("agent list", {"allLeads": True}), "jobs", "jobID")
     if field.kind == spec.PANE_ID:
-        return _ask({"type": "list"}, "panes", "paneID")
+        return _ask(build("list"), "panes", "paneID")
     if field.kind == spec.PATH:
         return [FILES]
     return []
@@ -174,7 +175,7 @@ complete -c mytty-ctl -f -n 'not __fish_is_first_arg' -a '(__mytty_ctl_complete)
 
 def completion_script(args: list[str]) -> str:
     """``mytty-ctl completion SHELL``: the script for that shell."""
-    from mytty.cli.ctl import CtlError
+    from mytty.cli.transport import CtlError
 
     if len(args) != 1 or args[0] not in SHELLS:
         raise CtlError(codes.USAGE, "mytty-ctl completion bash|zsh|fish")

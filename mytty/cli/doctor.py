@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 import typer
 
+from mytty.cli import client, controller
 from mytty.core.errors import MyttyError
 
 Status = Literal["ok", "note", "warn", "fail"]
@@ -54,10 +55,8 @@ class Doctor:
     """Runs the checks; each appends its findings."""
 
     def __init__(self, env: dict[str, str]) -> None:
-        from mytty.cli import main
-
         self.env = env
-        self.home = main._home()
+        self.home = client.home()
         self.findings: list[Finding] = []
         self.running = False
         self.panes: list[dict[str, Any]] | None = None  # the controller's `list`, when it runs
@@ -102,9 +101,7 @@ class Doctor:
         self.socket = server_socket(None)
 
     def controller(self) -> None:
-        from mytty.cli import main
-
-        self.running = main._running()
+        self.running = client.running()
         if not self.running:
             self.add(
                 "controller",
@@ -115,7 +112,7 @@ class Doctor:
             return
         self.add("controller", "ok", f"running (home {self.home.root}, log {self.home.log_file})")
         try:
-            self.panes = list(main._request({"type": "list"}).get("panes", []))
+            self.panes = list(client.request("list").get("panes", []))
         except MyttyError as exc:
             self.add("controller", "warn", f"it did not list its panes: {exc.message}", "mytty up")
 
@@ -232,7 +229,7 @@ class Doctor:
                 "mytty-ctl",
                 "fail",
                 "mytty-ctl is not on this pane's PATH: agents cannot call it",
-                f'export PATH="$PATH:{Path(_ctl_bin()).parent}" (e.g. in ~/.profile)',
+                f'export PATH="$PATH:{Path(controller.ctl_bin()).parent}" (e.g. in ~/.profile)',
             )
         else:
             self.add("mytty-ctl", "ok", ctl)
@@ -394,12 +391,6 @@ def _age(path: Path, now: float) -> float:
         return 0.0
 
 
-def _ctl_bin() -> str:
-    from mytty.cli import main
-
-    return str(main.ctl_bin())
-
-
 def doctor_command(
     as_json: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
 ) -> None:
@@ -419,7 +410,6 @@ def doctor_command(
 
 
 def _print(findings: list[Finding]) -> None:
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
@@ -434,7 +424,7 @@ def _print(findings: list[Finding]) -> None:
         table.add_row(
             f"[{style}]{_MARKS[f.status]}[/]", escape(f.area), escape(f.detail), escape(f.fix or "")
         )
-    console = Console()
+    console = client.console()
     console.print(table)
     counts = {s: sum(1 for f in findings if f.status == s) for s in ("fail", "warn")}
     if counts["fail"]:

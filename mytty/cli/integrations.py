@@ -11,12 +11,12 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
-from rich.console import Console
 
-from mytty.core.errors import MyttyError
+from mytty.cli import client, controller
+from mytty.core.errors import ErrorCode
 from mytty.core.events import AgentProvider
 from mytty.integrations import api
 
@@ -30,20 +30,18 @@ app = typer.Typer(
 _PROVIDERS = ", ".join(p.value for p in AgentProvider)
 T = TypeVar("T")
 
-
-def _console() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
 
 
 def _run(action: Callable[[], T]) -> T:
-    try:
+    with client.exit_on_error(os_errors=True):  # the file edits' OSErrors are internal-error
         return action()
-    except MyttyError as exc:
-        typer.echo(f"mytty: {exc.code.value}: {exc.message}", err=True)
-        raise typer.Exit(1) from None
-    except OSError as exc:
-        typer.echo(f"mytty: internal-error: {exc}", err=True)
-        raise typer.Exit(1) from None
+
+
+def _line(console: Console, what: RenderableType) -> None:
+    # Never wrapped: a path stays one copyable line however narrow the terminal.
+    console.print(what, markup=False, soft_wrap=True)
 
 
 def _print_status(
@@ -56,19 +54,19 @@ def _print_status(
         line += f" — {status.upgrade}; run `mytty integrations repair {status.provider.value}`"
     if verified:
         line += f" (hooks last verified with {verified})"
-    console.print(line, markup=False)
+    _line(console, line)
 
 
 def _report(changed: list[str], warnings: list[str], statuses: list[api.IntegrationStatus]) -> None:
-    console = _console()
+    console = client.console()
     if changed:
-        console.print("Changed:", markup=False)
+        _line(console, "Changed:")
         for path in changed:
-            console.print(f"  {path}", markup=False)
+            _line(console, f"  {path}")
     else:
-        console.print("Nothing to change.", markup=False)
+        _line(console, "Nothing to change.")
     for warning in warnings:
-        console.print(f"Note: {warning}", markup=False)
+        _line(console, f"Note: {warning}")
     for status in statuses:
         _print_status(console, status)
 
@@ -82,7 +80,7 @@ def list_command(
     if as_json:
         typer.echo(json.dumps(wire, ensure_ascii=False))
         return
-    console = _console()
+    console = client.console()
     verified = _last_verified()
     for status in _run(api.list_statuses):
         _print_status(console, status, verified.get(status.provider.value))
@@ -157,7 +155,6 @@ def verify_command(
 
     from rich.table import Table
 
-    from mytty.cli.main import ctl_bin
     from mytty.core.paths import mytty_home
     from mytty.verify import runner
 
@@ -166,19 +163,18 @@ def verify_command(
     else:
         chosen = [p for p, (name, _) in runner.BINARIES.items() if which(name)]
         if not chosen:
-            typer.echo("mytty: invalid-request: neither claude nor codex is on PATH", err=True)
-            raise typer.Exit(1)
-    mytty_bin = str(Path(ctl_bin()).with_name("mytty"))
-    console = _console()
+            client.fail(ErrorCode.INVALID_REQUEST, "neither claude nor codex is on PATH")
+    ctl_bin = _run(controller.ctl_bin)
+    mytty_bin = str(Path(ctl_bin).with_name("mytty"))
+    console = client.console()
     failed = False
     for one in chosen:
         if not as_json:
-            console.print(f"Verifying {one.value} offline (about a minute)…", markup=False)
+            _line(console, f"Verifying {one.value} offline (about a minute)…")
         try:
-            report = runner.verify(one, mytty_bin=mytty_bin, ctl_bin=ctl_bin())
+            report = runner.verify(one, mytty_bin=mytty_bin, ctl_bin=ctl_bin)
         except runner.VerifyError as exc:
-            typer.echo(f"mytty: internal-error: verify {one.value}: {exc}", err=True)
-            raise typer.Exit(1) from None
+            client.fail(ErrorCode.INTERNAL_ERROR, f"verify {one.value}: {exc}")
         at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         runner.record(Path(mytty_home(os.environ)), report, at)
         failed = failed or not report.ok
@@ -192,8 +188,8 @@ def verify_command(
         for row in report.rows:
             style = _OUTCOME_STYLE[row.outcome]
             table.add_row(row.transition, f"[{style}]{_OUTCOME_TEXT[row.outcome]}[/]", row.detail)
-        console.print(table)
+        console.print(table, soft_wrap=True)
         for problem in report.problems:
-            console.print(f"Problem: {problem}: {', '.join(report.leaks)}", markup=False)
+            _line(console, f"Problem: {problem}: {', '.join(report.leaks)}")
     if failed:
         raise typer.Exit(1)

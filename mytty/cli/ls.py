@@ -14,7 +14,9 @@ from typing import Any
 
 import typer
 
-from mytty.core.errors import ErrorCode, MyttyError
+from mytty.cli import client
+from mytty.cli.tmux_cmd import server_socket
+from mytty.core.errors import ErrorCode
 from mytty.core.events import format_timestamp
 from mytty.tmux.port import PRIVATE_SESSION
 
@@ -105,21 +107,16 @@ def table_rows(panes: list[dict[str, Any]], now: float) -> list[dict[str, str]]:
 
 
 def show(tmux_socket: str | None, as_json: bool) -> None:
-    from mytty.cli import main
-    from mytty.cli.tmux_cmd import server_socket
     from mytty.tmux.bootstrap import tmux_binary
     from mytty.tmux.user_formats import TmuxCli, TmuxCliError, published_panes
 
     try:
-        cli = TmuxCli(server_socket(tmux_socket), tmux_binary())
-        panes = entries(published_panes(cli))
+        with client.exit_on_error():
+            cli = TmuxCli(server_socket(tmux_socket), tmux_binary())
+            panes = entries(published_panes(cli))
     except TmuxCliError as exc:
-        main._die(f"{ErrorCode.TMUX_UNAVAILABLE.value}: {exc}")
-        return
-    except MyttyError as exc:
-        main._die(f"{exc.code.value}: {exc.message}")
-        return
-    running = main._running()
+        client.fail(ErrorCode.TMUX_UNAVAILABLE, str(exc))
+    running = client.running()
     if as_json:
         typer.echo(json.dumps({"controllerRunning": running, "panes": panes}, ensure_ascii=False))
         return
@@ -144,12 +141,11 @@ def layout(rows: list[dict[str, str]], width: int) -> list[str] | None:
 
 def _print(panes: list[dict[str, Any]], running: bool) -> None:
     from rich import box
-    from rich.console import Console
     from rich.padding import Padding
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(highlight=False)
+    console = client.console()
     rows = table_rows(panes, time.time())
     columns = layout(rows, console.width)
     if columns is not None:

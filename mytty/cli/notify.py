@@ -11,11 +11,13 @@ import json
 
 import typer
 
-from mytty.core.errors import MyttyError
+from mytty.cli import client
 
 app = typer.Typer(help="Notifications: try the channels of [notify] in config.toml.")
 
 _STYLES = {"sent": "green", "skipped": "yellow", "failed": "bold red"}
+#: The controller may take up to [notify] timeout (at most 60 s) for the command channel.
+NOTIFY_TIMEOUT_S = 75.0
 
 
 @app.command("test")
@@ -23,13 +25,8 @@ def test_command(
     as_json: bool = typer.Option(False, "--json", help="Print the controller's reply as JSON."),
 ) -> None:
     """Send a test notification through every enabled channel and report each result."""
-    from mytty.cli import main
-
-    try:
-        reply = main._request({"type": "notifyTest"}, timeout=75.0)
-    except MyttyError as exc:
-        main._die(f"{exc.code.value}: {exc.message}")
-        return
+    with client.exit_on_error():
+        reply = client.request("notifyTest", timeout=NOTIFY_TIMEOUT_S)
     channels = reply.get("channels", [])
     failed = any(c.get("status") == "failed" for c in channels)
     if as_json:
@@ -41,11 +38,10 @@ def test_command(
 
 
 def _print(channels: list[dict[str, str]]) -> None:
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
-    console = Console()
+    console = client.console()
     if not channels:
         console.print("No channel is enabled: set [notify] channels in config.toml.")
         return

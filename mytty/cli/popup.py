@@ -12,7 +12,6 @@ ANSI output (no rich: its import alone would delay the popup noticeably).
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import shutil
 import sys
@@ -36,20 +35,19 @@ def _control_socket() -> str:
     return str(Home(default_home()).control_socket)
 
 
-def request(obj: dict[str, Any]) -> dict[str, Any]:
-    from mytty.cli import ctl
+def request(command: str, values: dict[str, object] | None = None) -> dict[str, Any]:
+    """Ask the controller (``command`` and ``values`` as :func:`mytty.cli.requests.build`
+    takes them); PopupError with ``<code>: <message>`` when that fails."""
+    from mytty.cli import requests, transport
 
     try:
-        reply = ctl.exchange(_control_socket(), json.dumps(obj).encode(), 10.0)
-    except ctl.CtlError as exc:
+        return transport.send(requests.build(command, values), 10.0, path=_control_socket())
+    except transport.CtlError as exc:
         raise PopupError(f"{exc.code}: {exc.message}") from None
-    if reply.get("type") == "failure":
-        raise PopupError(f"{reply.get('code')}: {reply.get('message')}")
-    return reply
 
 
 def open_items() -> list[dict[str, Any]]:
-    return [i for i in request({"type": "attention"}).get("items", []) if not i.get("resolvedAt")]
+    return [i for i in request("attention").get("items", []) if not i.get("resolvedAt")]
 
 
 def age(created: str, now: float) -> str:
@@ -130,7 +128,7 @@ def choose(item: dict[str, Any]) -> None:
             jump(cli, this_client(cli), pane)
     except TmuxCliError as exc:
         raise PopupError(f"tmux-unavailable: {exc}") from None
-    request({"type": "attention", "acknowledge": [item["runID"]]})
+    request("attention", {"acknowledge": [item["runID"]]})
 
 
 def main() -> int:

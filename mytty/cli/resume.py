@@ -20,22 +20,16 @@ from typing import Any
 
 import typer
 
+from mytty.cli import client, controller
+from mytty.core.errors import MyttyError
+
 #: Creating the panes and starting the agents takes a moment per job.
 RESUME_TIMEOUT_S = 120.0
 
 
-def _main() -> Any:
-    from mytty.cli import main
-
-    return main
-
-
-def _request(job_ids: Sequence[str], dry_run: bool) -> dict[str, Any]:
-    request: dict[str, Any] = {"type": "resumeJobs", "dryRun": dry_run}
-    if job_ids:
-        request["jobIDs"] = [{"rawValue": job} for job in job_ids]
-    reply: dict[str, Any] = _main()._request(request, timeout=RESUME_TIMEOUT_S)
-    return reply
+def _resume(job_ids: Sequence[str], dry_run: bool) -> dict[str, Any]:
+    values = {"JOB": list(job_ids), "dryRun": dry_run}
+    return client.request("resumeJobs", values, timeout=RESUME_TIMEOUT_S)
 
 
 def describe(entry: Mapping[str, Any], *, dry_run: bool) -> str:
@@ -75,18 +69,12 @@ def command(
     ),
 ) -> None:
     """Restart workers lost with their tmux server, each on its own conversation."""
-    main = _main()
-    from mytty.core.errors import MyttyError
-
-    started = main._start(tmux_socket)
+    started = controller.start(tmux_socket)
     if not dry_run:
         # A dead tmux server is replaced here (as `mytty up` does); a dry run touches no tmux.
-        main._ensure_session(tmux_socket, started)
-    try:
-        reply = _request(jobs or [], dry_run)
-    except MyttyError as exc:
-        main._die(f"{exc.code.value}: {exc.message}")
-        return
+        controller.ensure_session(tmux_socket, started)
+    with client.exit_on_error():
+        reply = _resume(jobs or [], dry_run)
     _print(reply, as_json=as_json)
 
 
@@ -94,33 +82,31 @@ def offer(started: bool) -> None:
     """After ``up``/``start`` started a controller: resume lost workers as configured."""
     if not started:
         return  # the same controller as before: its lost jobs were offered when it started
-    from mytty.core.errors import MyttyError
     from mytty.daemon.config.load import read_settings
 
-    main = _main()
-    settings, _warnings = read_settings(main._home().root)  # the controller logs the warnings
+    settings, _warnings = read_settings(client.home().root)  # the controller logs the warnings
     mode = settings.resume.mode
     if mode == "off":
         return
     try:
-        plan = _request([], dry_run=mode != "auto")
+        plan = _resume([], dry_run=mode != "auto")
     except MyttyError as exc:
-        main._say(f"could not check for workers to resume: {exc.code.value}: {exc.message}")
+        client.say(f"could not check for workers to resume: {exc.code.value}: {exc.message}")
         return
     ready = [e for e in plan.get("jobs") or [] if not e.get("skipped")]
     if mode == "auto":
         for entry in plan.get("jobs") or []:
-            main._say(describe(entry, dry_run=False))
+            client.say(describe(entry, dry_run=False))
         return
     if not ready:
         return
-    main._say(f"{len(ready)} worker(s) were lost with their tmux pane and can be resumed:")
+    client.say(f"{len(ready)} worker(s) were lost with their tmux pane and can be resumed:")
     for entry in ready:
-        main._say("  " + describe(entry, dry_run=True))
+        client.say("  " + describe(entry, dry_run=True))
     if not sys.stdin.isatty():
-        main._say("run `mytty resume` to resume them ([resume] mode in config.toml)")
+        client.say("run `mytty resume` to resume them ([resume] mode in config.toml)")
         return
     if typer.confirm("mytty: resume them now?", default=False, err=True):
-        done = _request([str(e["jobID"]["rawValue"]) for e in ready], dry_run=False)
+        done = _resume([str(e["jobID"]["rawValue"]) for e in ready], dry_run=False)
         for entry in done.get("jobs") or []:
-            main._say(describe(entry, dry_run=False))
+            client.say(describe(entry, dry_run=False))

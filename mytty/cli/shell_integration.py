@@ -15,7 +15,7 @@ from pathlib import Path
 
 import typer
 
-from mytty.cli.integrations import _run as run_reporting_errors
+from mytty.cli import client
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.shell.rc import Shell, with_line, without_line
 from mytty.integrations.common import atomic_write
@@ -73,7 +73,8 @@ def _change(shell_name: str | None, edit: Callable[[Shell, bytes, Path], bytes])
         atomic_write(path, new, default_mode=0o644)
         typer.echo(f"{path}: changed")
 
-    run_reporting_errors(change)  # one `mytty: <code>: <message>` line and exit 1 on failure
+    with client.exit_on_error(os_errors=True):  # one `mytty: <code>: <message>` line, exit 1
+        change()
 
 
 def _add(shell: Shell, text: bytes, path: Path) -> bytes:

@@ -15,6 +15,7 @@ from typing import Any
 
 import typer
 
+from mytty.cli import client, controller
 from mytty.core.errors import ErrorCode
 
 app = typer.Typer(
@@ -25,19 +26,12 @@ app = typer.Typer(
 _SOCKET_HELP = "tmux server socket (like tmux -S); default: the running controller's server."
 
 
-def _die(code: ErrorCode, message: str) -> None:
-    typer.echo(f"mytty: {code.value}: {message}", err=True)
-    raise typer.Exit(1)
-
-
 def server_socket(explicit: str | None) -> str:
     """The tmux server a `mytty` command acts on (see the module docstring)."""
     if explicit:
         return explicit
-    from mytty.cli import main
-
-    recorded = main._recorded_socket(main._home())
-    if recorded and main._running():
+    recorded = controller.recorded_socket(client.home())
+    if recorded and client.running():
         return str(recorded)
     if recorded and not (os.environ.get("MYTTY_TMUX_SOCKET") or os.environ.get("TMUX")):
         return str(recorded)  # the server the controller last ran on
@@ -48,10 +42,9 @@ def server_socket(explicit: str | None) -> str:
 
 def tmux_settings() -> Any:
     """``[tmux]`` of config.toml (defaults when there is no file or no such section)."""
-    from mytty.cli import main
     from mytty.daemon.config.load import read_settings
 
-    settings, _warnings = read_settings(main._home().root)
+    settings, _warnings = read_settings(client.home().root)
     return settings.tmux
 
 
@@ -61,7 +54,7 @@ def _cli(tmux_socket: str | None) -> Any:
 
     socket_path = server_socket(tmux_socket)
     if not server_alive(socket_path):
-        _die(ErrorCode.TMUX_UNAVAILABLE, f"no tmux server answers at {socket_path}")
+        client.fail(ErrorCode.TMUX_UNAVAILABLE, f"no tmux server answers at {socket_path}")
     return TmuxCli(socket_path, tmux_binary())
 
 
@@ -83,7 +76,6 @@ def install(
 
     Idempotent; `mytty tmux uninstall` restores every option exactly.
     """
-    from mytty.cli import main
     from mytty.tmux.user_formats import TmuxCliError, install
 
     cli = _cli(tmux_socket)
@@ -95,11 +87,10 @@ def install(
             status=settings.status_segment,
             key=key if key is not None else settings.popup_key,
             python=sys.executable,
-            home=str(main._home().root),
+            home=str(client.home().root),
         )
     except TmuxCliError as exc:
-        _die(ErrorCode.INVALID_REQUEST, f"tmux refused: {exc}")
-        return
+        client.fail(ErrorCode.INVALID_REQUEST, f"tmux refused: {exc}")
     typer.echo(f"mytty tmux install ({cli.argv[-1]}):")
     _report(changes)
 
@@ -115,7 +106,6 @@ def uninstall(
     try:
         changes = uninstall(cli)
     except TmuxCliError as exc:
-        _die(ErrorCode.INVALID_REQUEST, f"tmux refused: {exc}")
-        return
+        client.fail(ErrorCode.INVALID_REQUEST, f"tmux refused: {exc}")
     typer.echo(f"mytty tmux uninstall ({cli.argv[-1]}):")
     _report(changes)

@@ -11,6 +11,8 @@ from typing import Any
 
 import typer
 
+from mytty.cli import client
+
 app = typer.Typer(
     help="List and clean up the git worktrees mytty created for workers.",
     no_args_is_help=True,
@@ -19,10 +21,9 @@ app = typer.Typer(
 
 
 def _record() -> Any:
-    from mytty.daemon.home import Home, default_home
     from mytty.daemon.worktree.record_file import WorktreeRecord
 
-    return WorktreeRecord(Home(default_home()).worktree_record)
+    return WorktreeRecord(client.home().worktree_record)
 
 
 def _yes_no(value: object) -> str:
@@ -43,11 +44,10 @@ def _merged(row: dict[str, Any]) -> str:
 
 def _table(title: str, rows: list[dict[str, Any]], last: tuple[str, str]) -> None:
     from rich import box
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(highlight=False)
+    console = client.console()
     table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
     for column in ("job", "branch", "path", "dirty", "ahead/behind", "merged", last[0]):
         wrap = column in ("path", last[0])

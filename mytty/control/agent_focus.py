@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import JOB_ARG, Command
-from mytty.control.spec import JobParams as Params
-from mytty.control.spec import parse_job as parse  # noqa: F401 - the command's parse()
+from mytty.control.targets import JobParams as Params
+from mytty.control.targets import parse_job as parse  # noqa: F401 - the command's parse()
 from mytty.core import codes
 
 if TYPE_CHECKING:

@@ -11,9 +11,9 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
-from mytty.control.spec import CallerParams as Params
 from mytty.control.spec import Command, Option, Values
-from mytty.control.spec import parse_caller as parse  # noqa: F401 - the command's parse()
+from mytty.control.targets import CallerParams as Params
+from mytty.control.targets import parse_caller as parse  # noqa: F401 - the command's parse()
 from mytty.core import codes
 
 if TYPE_CHECKING:

@@ -180,8 +180,6 @@ class Values:
 
 
 if TYPE_CHECKING:  # (a runtime alias with forward references would compile them on import)
-    from mytty.control.base import Request
-
     #: ``client(request, values)``: command-specific client-side work (may fail through
     #: ``values``); returns a receive timeout to use instead of the declared one.
     ClientHook = Callable[[dict[str, object], Values], float | None]
@@ -297,46 +295,3 @@ def timeout_option(default: float, maximum: float) -> Option:
         default=default,
         maximum=maximum,
     )
-
-
-# -- params of the commands whose only field names their target ---------------------------------
-# ``read``, ``focus`` and ``close-pane`` take ``paneID``; ``agent result|focus`` take
-# ``jobID``; ``env`` and ``notifyTest`` take nothing but the caller's process (the socket peer).
-# Each of those modules binds the matching pair as its own ``Params`` and ``parse``.
-class PaneParams:
-    """The request's fields, typed (read-only by convention)."""
-
-    __slots__ = ("pane_id",)
-
-    def __init__(self, pane_id: str) -> None:
-        self.pane_id = pane_id
-
-
-def parse_pane(request: Request) -> PaneParams:
-    return PaneParams(request.text(PANE))
-
-
-class JobParams:
-    """The request's fields, typed (read-only by convention)."""
-
-    __slots__ = ("job_id",)
-
-    def __init__(self, job_id: str) -> None:
-        self.job_id = job_id
-
-
-def parse_job(request: Request) -> JobParams:
-    return JobParams(request.job(JOB_ARG))
-
-
-class CallerParams:
-    """The caller's process (SO_PEERCRED pid): the pane is found from its ancestry."""
-
-    __slots__ = ("peer_pid",)
-
-    def __init__(self, peer_pid: int) -> None:
-        self.peer_pid = peer_pid
-
-
-def parse_caller(request: Request) -> CallerParams:
-    return CallerParams(request.peer_pid)

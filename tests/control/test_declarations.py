@@ -25,6 +25,7 @@ FRAMEWORK = {
     "__init__",
     "base",
     "spec",
+    "targets",
     "registry",
     "manual",
     "pane_args",

@@ -1,0 +1,108 @@
+"""What every ``mytty`` command shares: its ``MYTTY_HOME``, requests to that home's controller,
+the one way a command fails, progress lines, and the one rich console set-up.
+
+A failure is one line on stderr, ``mytty: <code>: <explanation>``, and exit status 1, whether
+it comes from the controller's reply, the transport or the command itself: :func:`fail` and
+:func:`die` print it, and ``with exit_on_error():`` turns a :class:`MyttyError` raised inside
+into it. Requests are built from the control commands' declarations
+(:func:`mytty.cli.requests.build`), never spelled here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import typer
+
+from mytty.core.errors import ErrorCode, MyttyError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from mytty.daemon.home import Home
+
+#: How long a request waits for its reply unless the command chooses otherwise.
+REPLY_TIMEOUT_S = 10.0
+#: How long :func:`running` gives the controller to answer.
+PROBE_TIMEOUT_S = 3.0
+
+
+def home() -> Home:
+    """This ``mytty``'s home: ``$MYTTY_HOME``, else ``~/.config/mytty``."""
+    from mytty.daemon.home import Home, default_home
+
+    return Home(default_home())
+
+
+def _code(text: str) -> ErrorCode:
+    try:
+        return ErrorCode(text)
+    except ValueError:
+        return ErrorCode.INTERNAL_ERROR
+
+
+def request(
+    command: str, values: Mapping[str, object] | None = None, *, timeout: float = REPLY_TIMEOUT_S
+) -> dict[str, Any]:
+    """Ask this home's controller: ``command`` (its ``mytty-ctl`` words or wire type) with
+    ``values`` as :func:`mytty.cli.requests.build` takes them. The reply, or MyttyError (a
+    failure reply, no controller, no answer within ``timeout`` seconds)."""
+    from mytty.cli import requests, transport
+
+    try:
+        built = requests.build(command, values)
+        return transport.send(built, timeout, path=str(home().control_socket))
+    except transport.CtlError as exc:
+        raise MyttyError(_code(exc.code), exc.message) from None
+    except requests.Refused as exc:
+        raise MyttyError(_code(exc.code), exc.message) from None
+
+
+def running() -> bool:
+    """Whether this home's controller answers (within :data:`PROBE_TIMEOUT_S`)."""
+    try:
+        request("attention", timeout=PROBE_TIMEOUT_S)
+        return True
+    except MyttyError:
+        return False
+
+
+def say(message: str) -> None:
+    """A progress line for humans (stderr: stdout stays for what scripts read)."""
+    typer.echo(f"mytty: {message}", err=True)
+
+
+def die(message: str) -> NoReturn:
+    """End the command: ``mytty: <message>`` on stderr, exit status 1."""
+    typer.echo(f"mytty: {message}", err=True)
+    raise typer.Exit(1)
+
+
+def fail(code: ErrorCode, message: str) -> NoReturn:
+    """End the command with the one failure line, ``mytty: <code>: <message>``."""
+    die(f"{code.value}: {message}")
+
+
+@contextlib.contextmanager
+def exit_on_error(*, os_errors: bool = False) -> Iterator[None]:
+    """Turn a MyttyError raised inside into the failure line and exit 1; with ``os_errors``,
+    an OSError too (as ``internal-error``: the commands that edit the user's files)."""
+    try:
+        yield
+    except MyttyError as exc:
+        fail(exc.code, exc.message)
+    except OSError as exc:
+        if not os_errors:
+            raise
+        fail(ErrorCode.INTERNAL_ERROR, str(exc))
+
+
+def console() -> Console:
+    """The console every human command prints rich output to (a new one each time: it reads
+    the terminal then). No automatic highlighting: numbers, paths and quotes in a message keep
+    the style their table gives them."""
+    from rich.console import Console
+
+    return Console(highlight=False)

@@ -1,0 +1,131 @@
+"""One request over the control socket and its reply: the transport ``mytty-ctl``, its shell
+completion, the ``mytty`` commands and the attention popup share.
+
+A request is one JSON line; the controller answers one JSON line and closes. Every way that
+can go wrong is a :class:`CtlError` with a wire error code (``not-running``,
+``permission-denied``, ``timeout``, ``invalid-response``, ``request-too-large``, or the code of
+the controller's ``failure`` reply). ``mytty-ctl`` loads this on every call, so it imports only
+the stdlib and :mod:`mytty.protocol.limits` (``tests/cli/test_ctl_imports.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from typing import Any, NoReturn
+
+from mytty.core import codes
+from mytty.protocol.limits import MAX_CTL_RESPONSE_BYTES, MAX_REQUEST_BYTES
+
+CONNECT_TIMEOUT = 5.0
+#: One ``recv`` at most; a reply is at most ``MAX_CTL_RESPONSE_BYTES``.
+RECV_CHUNK = 262144
+
+
+class CtlError(Exception):
+    """A request that got no usable reply: ``code`` is a wire error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _fail(code: str, message: str) -> NoReturn:
+    raise CtlError(code, message)
+
+
+def encode(obj: dict[str, Any]) -> bytes:
+    """A request as the bytes of its JSON line (without the newline)."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def socket_path() -> str:
+    """The socket ``mytty-ctl`` talks to: ``$MYTTY_CONTROL_SOCKET``, else the home's."""
+    from mytty.core.paths import control_socket
+
+    return control_socket(os.environ)
+
+
+def _connect(sock: socket.socket, path: str) -> None:
+    try:
+        sock.connect(path)
+    except (FileNotFoundError, ConnectionRefusedError):
+        _fail(
+            codes.NOT_RUNNING,
+            f"no mytty controller is listening on {path}; start one with "
+            "`mytty start` (or `mytty up` to also attach)",
+        )
+    except PermissionError:
+        _fail(
+            codes.PERMISSION_DENIED,
+            f"not allowed to connect to {path} (a sandbox, or another "
+            "user's socket); run mytty-ctl outside the sandbox",
+        )
+    except OSError as exc:
+        _fail(codes.NOT_RUNNING, f"cannot connect to {path}: {exc.strerror or exc}")
+
+
+def _receive(sock: socket.socket, timeout: float) -> bytes:
+    """The reply's first line (the controller sends one), at most the reply size limit."""
+    sock.settimeout(timeout)
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        try:
+            chunk = sock.recv(RECV_CHUNK)
+        except TimeoutError:
+            _fail(codes.TIMEOUT, f"the controller did not answer within {timeout:.0f} s")
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_CTL_RESPONSE_BYTES:
+            _fail(codes.INVALID_RESPONSE, "the controller's reply is too large")
+        if b"\n" in chunk:
+            break
+    return b"".join(chunks).split(b"\n", 1)[0]
+
+
+def exchange(path: str, body: bytes, timeout: float) -> dict[str, Any]:
+    """Send ``body`` to the socket at ``path``; the reply object (a failure reply included)."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(CONNECT_TIMEOUT)
+        _connect(sock, path)
+        sock.sendall(body + b"\n")
+        sock.shutdown(socket.SHUT_WR)
+        data = _receive(sock, timeout)
+    except (BrokenPipeError, ConnectionResetError):
+        _fail(codes.NOT_RUNNING, "the controller closed the connection")
+    finally:
+        sock.close()
+    if not data:
+        _fail(codes.INVALID_RESPONSE, "the controller closed the connection without a reply")
+    try:
+        reply = json.loads(data)
+    except ValueError:
+        _fail(codes.INVALID_RESPONSE, "the controller's reply is not JSON")
+    if not isinstance(reply, dict):
+        _fail(codes.INVALID_RESPONSE, "the controller's reply is not an object")
+    return reply
+
+
+def send(request: dict[str, Any], timeout: float, path: str | None = None) -> dict[str, Any]:
+    """Send one request (to ``path``, default :func:`socket_path`); the controller's reply, or
+    CtlError (a failure reply included)."""
+    body = encode(request)
+    if len(body) > MAX_REQUEST_BYTES:
+        _fail(
+            codes.REQUEST_TOO_LARGE,
+            f"the request is {len(body)} bytes; the limit is {MAX_REQUEST_BYTES // 1024} KiB "
+            "(split the text or pipe it through a file)",
+        )
+    reply = exchange(socket_path() if path is None else path, body, timeout)
+    if reply.get("type") == "failure":
+        _fail(
+            str(reply.get("code") or codes.INTERNAL_ERROR),
+            str(reply.get("message") or "the controller refused the request"),
+        )
+    return reply
