@@ -28,6 +28,7 @@ FRAMEWORK = {
     "registry",
     "manual",
     "pane_args",
+    "placement",
     "ports",
 }
 
