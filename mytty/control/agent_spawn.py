@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     )
     from mytty.core.errors import ErrorCode
     from mytty.core.events import WorkerProvider
-    from mytty.core.jobs.tracker import SpawnTags
+    from mytty.core.jobs.launch_record import JobLaunch
+    from mytty.core.jobs.tracker import AgentJob, SpawnTags
     from mytty.protocol.replies import AgentJobReply
 
     class SpawnContext(
@@ -498,20 +499,28 @@ async def _spawn_new(
     anchor: PaneView | None,
     tags: SpawnTags,
 ) -> AgentJobReply:
-    import uuid
-
-    from mytty.control.split import place_worker_from
-    from mytty.core.errors import ErrorCode, MyttyError
-    from mytty.core.ids import SurfaceId
-    from mytty.core.jobs.launch import CHOOSES_SESSION_ID, build_launch_argv, launch_command
-    from mytty.core.jobs.launch_record import JobLaunch
-    from mytty.core.layout import WORKERS_WINDOW
-    from mytty.core.validation import validate_worktree_branch
+    from mytty.core.jobs.launch import launch_command
     from mytty.protocol import wire
 
-    check = _check
     await ctx.spawn_preflight(provider)
     ctx.binary_preflight(provider, anchor, params.peer_pid)
+    cwd, anchor = await _working_directory(ctx, params, anchor)
+    launch, session_id = await _launch(ctx, params, provider, anchor, cwd)
+    pane, note = await _worker_pane(ctx, params, anchor, cwd, launch_command(launch.argv))
+    job = await _start_job(ctx, pane, params, provider, tags, session_id, launch)
+    if params.branch is not None:
+        await ctx.worktree_used(cwd, job.job_id)  # what `agent close --remove-worktree` finds
+    reused = False if tags.key is not None else None
+    return wire.agent_job_reply(ctx.jobs.snapshot(job), placement=note, reused=reused)
+
+
+async def _working_directory(
+    ctx: SpawnContext, params: Params, anchor: PaneView | None
+) -> tuple[str, PaneView | None]:
+    """The worker's directory (see the reference's Working directory and Worktree), and the
+    anchor as tmux lists it now when that had to be looked up."""
+    from mytty.core.errors import ErrorCode, MyttyError
+    from mytty.core.validation import validate_worktree_branch
 
     cwd = params.cwd
     if cwd is not None:
@@ -532,10 +541,24 @@ async def _spawn_new(
             cwd = (
                 caller_cwd if caller_cwd and os.path.isdir(caller_cwd) else os.path.expanduser("~")
             )
-
     if params.branch is not None:
-        check(validate_worktree_branch(params.branch), ErrorCode.INVALID_WORKTREE_BRANCH)
+        _check(validate_worktree_branch(params.branch), ErrorCode.INVALID_WORKTREE_BRANCH)
         cwd = await ctx.resolve_worktree(cwd, params.branch)
+    return cwd, anchor
+
+
+async def _launch(
+    ctx: SpawnContext,
+    params: Params,
+    provider: WorkerProvider,
+    anchor: PaneView | None,
+    cwd: str,
+) -> tuple[JobLaunch, str | None]:
+    """How the worker starts (its argv, mode flags, directory) and its conversation id."""
+    import uuid
+
+    from mytty.core.jobs.launch import CHOOSES_SESSION_ID, build_launch_argv
+    from mytty.core.jobs.launch_record import JobLaunch
 
     mode_flags = await ctx.access_mode_flags(provider, params.access, anchor)
     # The worker's conversation id, chosen here where the provider lets mytty choose it, so its
@@ -557,47 +580,38 @@ async def _spawn_new(
         mode_flags=tuple(mode_flags),
         argv=tuple(argv),
     )
-    launch_text = launch_command(argv)
+    return launch, session_id
+
+
+async def _worker_pane(
+    ctx: SpawnContext, params: Params, anchor: PaneView | None, cwd: str, launch_text: str
+) -> tuple[PaneView, str | None]:
+    """The worker's new pane, and where it went when that is not next to the lead.
+
+    A pane that cannot be made is ``spawn-failed`` (``tmux-unavailable`` stays what it is).
+    """
+    from mytty.core.errors import ErrorCode, MyttyError
 
     worker_env = ctx.worker_environment()  # the worker mark and the kill-server guard
-    note: str | None = None  # where the worker went, when not next to the lead
     try:
-        if anchor is not None:
-            await ctx.refresh_panes()
-            anchor = ctx.require_pane(anchor.surface_id)
-            if params.direction == AUTO:
-                placement = place_worker_from(ctx, anchor)
-                if placement.split is not None and placement.direction is not None:
-                    pane = await ctx.create_pane(
-                        split_from=ctx.panes.by_surface[SurfaceId(placement.split)],
-                        direction=placement.direction,
-                        cwd=cwd,
-                        command=launch_text,
-                        extra_env=worker_env,
-                    )
-                else:
-                    pane = await ctx.create_pane(
-                        after_window=placement.after,
-                        window_name=WORKERS_WINDOW,
-                        cwd=cwd,
-                        command=launch_text,
-                        extra_env=worker_env,
-                    )
-                if not placement.next_to_lead:
-                    note = f"in window {WORKERS_WINDOW!r}: {placement.reason}"
-            else:
-                pane = await ctx.create_pane(
-                    split_from=anchor,
-                    direction=params.direction,
-                    cwd=cwd,
-                    command=launch_text,
-                    extra_env=worker_env,
-                )
-        else:
+        if anchor is None:
             session = await ctx.ensure_user_session()
             pane = await ctx.create_pane(
                 session=session, cwd=cwd, command=launch_text, extra_env=worker_env
             )
+            return pane, None
+        await ctx.refresh_panes()
+        anchor = ctx.require_pane(anchor.surface_id)
+        if params.direction != AUTO:
+            pane = await ctx.create_pane(
+                split_from=anchor,
+                direction=params.direction,
+                cwd=cwd,
+                command=launch_text,
+                extra_env=worker_env,
+            )
+            return pane, None
+        return await _placed_pane(ctx, anchor, cwd, launch_text, worker_env)
     except MyttyError as exc:
         if exc.code is ErrorCode.TMUX_UNAVAILABLE:
             raise
@@ -605,9 +619,51 @@ async def _spawn_new(
             ErrorCode.SPAWN_FAILED, f"could not create the worker pane: {exc.message}"
         ) from None
 
+
+async def _placed_pane(
+    ctx: SpawnContext, anchor: PaneView, cwd: str, launch_text: str, worker_env: dict[str, str]
+) -> tuple[PaneView, str | None]:
+    """``--direction auto``: next to the lead while its tab has room, else a ``workers`` window."""
+    from mytty.control.placement import place_worker_from
+    from mytty.core.ids import SurfaceId
+    from mytty.core.layout import WORKERS_WINDOW
+
+    placement = place_worker_from(ctx, anchor)
+    if placement.split is not None and placement.direction is not None:
+        pane = await ctx.create_pane(
+            split_from=ctx.panes.by_surface[SurfaceId(placement.split)],
+            direction=placement.direction,
+            cwd=cwd,
+            command=launch_text,
+            extra_env=worker_env,
+        )
+    else:
+        pane = await ctx.create_pane(
+            after_window=placement.after,
+            window_name=WORKERS_WINDOW,
+            cwd=cwd,
+            command=launch_text,
+            extra_env=worker_env,
+        )
+    note = None if placement.next_to_lead else f"in window {WORKERS_WINDOW!r}: {placement.reason}"
+    return pane, note
+
+
+async def _start_job(
+    ctx: SpawnContext,
+    pane: PaneView,
+    params: Params,
+    provider: WorkerProvider,
+    tags: SpawnTags,
+    session_id: str | None,
+    launch: JobLaunch,
+) -> AgentJob:
+    """The worker's job, stored; a job that cannot be stored closes the worker's pane again."""
+    from mytty.core.errors import MyttyError
+
     baseline = [r.id for r in ctx.hub.book.runs_for(pane.surface_id, provider.agent_provider)]
     try:
-        job = await ctx.jobs.spawn(
+        return await ctx.jobs.spawn(
             pane.surface_id,
             provider,
             params.label,
@@ -623,7 +679,3 @@ async def _spawn_new(
         except MyttyError:
             pass
         raise MyttyError(exc.code, f"{exc.message}; the worker's pane was closed") from None
-    if params.branch is not None:
-        await ctx.worktree_used(cwd, job.job_id)  # what `agent close --remove-worktree` finds
-    reused = False if tags.key is not None else None
-    return wire.agent_job_reply(ctx.jobs.snapshot(job), placement=note, reused=reused)

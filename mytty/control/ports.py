@@ -4,7 +4,7 @@ A handler's ``ctx`` parameter names only the ports it uses (usually an intersect
 next to the handler, e.g. ``class SendContext(PaneDirectory, TmuxAccess, Protocol)``), so a
 reader sees at a glance what a command can touch and a test can hand it small fakes
 (``tests/control``). :class:`Context` is all of them together: what the daemon's
-``Controller`` provides, checked by mypy where the router receives it.
+``HandlerContext`` provides, checked by mypy where the router receives it.
 
 Everything is typed against core and :mod:`mytty.tmux.port`; nothing here is daemon code.
 """

@@ -10,11 +10,8 @@ from mytty.core.vocab import AUTO, DIRECTIONS
 
 if TYPE_CHECKING:
     from mytty.control.base import Request
-    from mytty.control.ports import PaneDirectory, PaneFactory, PaneView
-    from mytty.core.ids import SurfaceId
-    from mytty.core.layout import WorkerPlacement
+    from mytty.control.ports import PaneDirectory, PaneFactory
     from mytty.protocol.replies import PaneReply
-    from mytty.tmux.port import PaneRow
 
     class SplitContext(PaneDirectory, PaneFactory, Protocol):
         """What ``split`` uses of the controller."""
@@ -77,56 +74,9 @@ def parse(request: Request) -> Params:
     )
 
 
-def place_worker_from(ctx: PaneDirectory, anchor: PaneView) -> WorkerPlacement:
-    """Where an ``auto`` worker spawned from ``anchor`` goes (:func:`core.layout.place_worker`)."""
-    from mytty.core.errors import ErrorCode, MyttyError
-    from mytty.core.layout import PaneGeom, WindowGeom, place_worker
-
-    home = anchor.row
-    if home is None:
-        raise MyttyError(ErrorCode.PANE_NOT_FOUND, "tmux has not listed the anchor pane yet")
-    windows: dict[str, list[PaneRow]] = {}
-    ids: dict[str, SurfaceId] = {}
-    for p in ctx.panes.panes():
-        if p.row is not None and p.row.session_id == home.session_id:
-            windows.setdefault(p.row.window_id, []).append(p.row)
-            ids[p.row.pane_id] = p.surface_id
-    geoms = [
-        WindowGeom(
-            id=window_id,
-            index=rows[0].window_index,
-            name=rows[0].window_name,
-            width=rows[0].window_width,
-            height=rows[0].window_height,
-            zoomed=rows[0].window_zoomed,
-            panes=tuple(PaneGeom(ids[r.pane_id], r.left, r.top, r.width, r.height) for r in rows),
-        )
-        for window_id, rows in windows.items()
-    ]
-    return place_worker(anchor.surface_id, geoms)
-
-
-def choose_target(ctx: PaneDirectory, pane: PaneView, direction: str) -> tuple[PaneView, str]:
-    """Resolve ``auto`` into a concrete (pane, direction) within the pane's tab."""
-    from mytty.core.layout import PaneGeom, balanced_split
-
-    row = pane.row
-    if direction != AUTO or row is None:
-        return pane, direction
-    siblings: dict[str, PaneView] = {}
-    geoms: list[PaneGeom] = []
-    for p in ctx.panes.panes():
-        if p.row is not None and p.row.window_id == row.window_id:
-            siblings[p.surface_id] = p
-            geoms.append(PaneGeom(p.surface_id, p.row.left, p.row.top, p.row.width, p.row.height))
-    target_id, side = balanced_split(
-        geoms, row.window_width, row.window_height, prefer=pane.surface_id
-    )
-    return siblings[target_id], side
-
-
 async def handle(ctx: SplitContext, params: Params) -> PaneReply:
     from mytty.control.pane_args import initial_command, working_directory
+    from mytty.control.placement import choose_target
     from mytty.protocol import wire
 
     pane = ctx.require_pane(params.pane_id)

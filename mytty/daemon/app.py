@@ -8,8 +8,9 @@ The parts, each in its own module: :mod:`~mytty.daemon.lifecycle` (the lock),
 :mod:`~mytty.daemon.tmux_link` (the tmux connection and hooks),
 :mod:`~mytty.daemon.panes.service` (the pane set; creating and describing panes),
 :mod:`~mytty.daemon.panes.sweep` (the startup sweep), :mod:`~mytty.daemon.preflight` (checks the
-agent commands make). :class:`Controller` is what control handlers see as their context
-(``mytty.control.base.Context``); its methods delegate to those parts.
+agent commands make). Control handlers see them through
+:class:`~mytty.daemon.handler_context.HandlerContext` (``mytty.control.ports.Context``), which
+this module builds like any other part.
 """
 
 from __future__ import annotations
@@ -18,31 +19,29 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from mytty.control.ports import PaneView
-from mytty.core.config import spawn_access
+from mytty.core.attention.items import AttentionItem
 from mytty.core.errors import ErrorCode
-from mytty.core.events import AgentEvent, AgentProvider, WorkerProvider
-from mytty.core.ids import SurfaceId
+from mytty.core.events import AgentEvent
+from mytty.core.ids import RunId, SurfaceId
 from mytty.core.jobs.tracker import AgentJob
-from mytty.core.kill_guard import worker_environment
 from mytty.daemon.agents import AgentHub, settle_heap
 from mytty.daemon.clock import DEFAULT_TIMINGS, Clock, SystemClock, Timings
 from mytty.daemon.config.load import Settings, load_settings
 from mytty.daemon.config.watch import ConfigWatcher
 from mytty.daemon.estimation.cursor_approval import CursorApprovalEstimator
-from mytty.daemon.estimation.detect import AgentDetector
+from mytty.daemon.estimation.detect import AgentDetector, Detection
 from mytty.daemon.estimation.estimator import NativeEstimator
 from mytty.daemon.estimation.shell_events import ShellEventWatcher
 from mytty.daemon.events.codex_routing import CodexRouter
 from mytty.daemon.events.ingest import EventIngest
+from mytty.daemon.handler_context import HandlerContext
 from mytty.daemon.home import Home
 from mytty.daemon.integration_service import IntegrationService
 from mytty.daemon.jobs.lead_inbox import LeadInbox
 from mytty.daemon.jobs.registry import FINISHED_JOBS_IN_MEMORY, JobRegistry
-from mytty.daemon.jobs.resume import ResumeService
 from mytty.daemon.lifecycle import ControllerLock, write_guide
 from mytty.daemon.notifier import Notifier
-from mytty.daemon.panes.identity import Pane, PaneRegistry
+from mytty.daemon.panes.identity import PaneRegistry
 from mytty.daemon.panes.service import PaneService
 from mytty.daemon.panes.sweep import startup_sweep
 from mytty.daemon.preflight import AgentPreflight
@@ -58,8 +57,7 @@ from mytty.daemon.welcome import welcome_command
 from mytty.daemon.worktree.service import WorktreeService
 from mytty.protocol.control import encode_reply, failure
 from mytty.protocol.envelope import encode_event_reply
-from mytty.protocol.replies import NotifyTestReply, PaneEntry, ResumeReply, WorktreeRemovalReply
-from mytty.tmux.port import PaneRow, TmuxPort
+from mytty.protocol.replies import TokenUsageEntry
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +87,8 @@ class Controller:
         self.tmux_socket = tmux_socket
         self.ctl_bin = ctl_bin
         self._lock = ControllerLock(home)
+        self._stop = asyncio.Event()
+        self._servers: list[OneShotServer] = []
         self.store = EventStore(home.store)
         self.hub = AgentHub(self.store, clock=self.clock.now)
         self.panes = PaneRegistry(b"")  # keyed with the home's secret once the lock is held
@@ -99,24 +99,50 @@ class Controller:
                 "MYTTY_CONTROL_SOCKET": str(home.control_socket),
             },
         )
+        self.integrations = IntegrationService(
+            require_port=self.link.require_port, tmux_socket=tmux_socket
+        )
+        self._build_panes_and_jobs(timings)
+        self._build_transcripts_and_estimates(timings)
+        self._build_outputs()
+        self.context = HandlerContext(
+            tmux_socket=tmux_socket,
+            link=self.link,
+            panes=self.panes,
+            pane_service=self.pane_service,
+            hub=self.hub,
+            jobs=self.jobs,
+            integrations=self.integrations,
+            preflight=AgentPreflight(
+                panes=self.pane_service, integrations=self.integrations, hub=self.hub
+            ),
+            worktrees=WorktreeService(home),
+            notifier=self.notifier,
+            spawn_settings=lambda: self.settings.spawn,
+            now=self.clock.now,
+        )
+        self.router = ControlRouter(self.context)
+
+    def _build_panes_and_jobs(self, timings: Timings) -> None:
+        """The pane set and service, codex routing, the jobs, their notifier and usage book."""
         self.shell_events = ShellEventWatcher(
-            home.shell_events_dir,
+            self.home.shell_events_dir,
             authorize=self.panes.authorize,
             is_live=lambda surface: surface in self.panes.by_surface,
             clock=self.clock.now,
         )
         self.pane_service = PaneService(
-            home=home,
-            ctl_bin=ctl_bin,
+            home=self.home,
+            ctl_bin=self.ctl_bin,
             panes=self.panes,
             hub=self.hub,
             require_port=self.link.require_port,
             shell_events=self.shell_events,
             detector=AgentDetector(),
-        )
-        # A fresh home's first `mytty` session greets the human (once per home).
-        self.pane_service.first_command = lambda: welcome_command(
-            home, self.settings.tmux.popup_key
+            # A fresh home's first `mytty` session greets the human (once per home).
+            first_command=lambda: welcome_command(self.home, self.settings.tmux.popup_key),
+            # The estimator's last look: `list` reads no /proc per pane (the one cycle, below).
+            last_detection=self._last_detection,
         )
         self.codex_router = CodexRouter(
             panes=self.panes,
@@ -131,21 +157,11 @@ class Controller:
             clock=self.clock,
             launch_window=timings.launch_window,
             store=self.store,
+            # the one cycle (below)
+            usage_of=self._job_usage,
+            on_attention_item=self._attention_item,
+            successor_run=self._successor_run,
         )
-        self.resumer = ResumeService(self, self.clock.now)
-        self._stop = asyncio.Event()
-        self._servers: list[OneShotServer] = []
-        self.cursor_approval = CursorApprovalEstimator(
-            self.hub.ingest, self.clock, threshold=timings.cursor_approval
-        )
-        self.router = ControlRouter(self)
-        self.integrations = IntegrationService(
-            require_port=self.link.require_port, tmux_socket=tmux_socket
-        )
-        self.preflight = AgentPreflight(
-            panes=self.pane_service, integrations=self.integrations, hub=self.hub
-        )
-        self.worktrees = WorktreeService(home)
         self.notifier = Notifier(
             self.settings.notify,
             hub=self.hub,
@@ -154,19 +170,19 @@ class Controller:
             port=lambda: self.link.port,
             now=self.clock.now,
         )
-        self.jobs.on_attention_item = self.notifier.observe_item
-        self.config_watch = ConfigWatcher(home.root, lambda: self.settings, self.apply_settings)
         # Transcripts: turns for the estimator, Claude's Esc, usage and budgets per job.
         self.usage = UsageBook(
             hub=self.hub,
             newest_job=self.jobs.newest_in_pane,
-            interrupt=self._press_escape,
+            interrupt=self.pane_service.press_escape,
             store=self.store,
         )
-        self.jobs.usage_of = self.usage.entry
+
+    def _build_transcripts_and_estimates(self, timings: Timings) -> None:
+        """Transcript reading and watching, native run estimation, the Cursor approval guess."""
         self.transcript_events = IngestSoon(self.hub.ingest, settle=self.jobs.settle_pane)
         self.transcripts = TranscriptReader(
-            emit=self._transcript_emit,
+            emit=self._transcript_emit,  # the one cycle (below)
             on_usage=self.usage.pane_usage,
             clock=self.clock.now,
             session_hint=self.jobs.session_in_pane,
@@ -187,6 +203,12 @@ class Controller:
             detector=self.pane_service.detector,
             turns=self.transcripts,
         )
+        self.cursor_approval = CursorApprovalEstimator(
+            self.hub.ingest, self.clock, threshold=timings.cursor_approval
+        )
+
+    def _build_outputs(self) -> None:
+        """Event intake, what is published to tmux, and config.toml's watcher."""
         self.ingest = EventIngest(
             hub=self.hub,
             panes=self.panes,
@@ -198,12 +220,39 @@ class Controller:
             panes=self.panes,
             jobs_by_pane=self.jobs.newest_by_pane,
             port=lambda: self.link.port,
-            tokens_of=self._job_tokens,
+            tokens_of=_tokens_of(self.usage),
+        )
+        self.config_watch = ConfigWatcher(
+            self.home.root, lambda: self.settings, self.apply_settings
         )
 
-    def _job_tokens(self, job: AgentJob) -> int | None:
-        usage = self.jobs.usage_of(job)  # set once the usage book exists
-        return usage["totalTokens"] if usage is not None else None
+    # ----------------------------------------------------------------------------------------
+    # the one cycle
+    # ----------------------------------------------------------------------------------------
+    # The pane service and the job registry are built first, since the usage book, the
+    # notifier, the transcript reader and the estimator read panes and jobs. Yet the registry
+    # asks those later parts back (a job's usage, who to tell of its attention items, the turn
+    # run an estimated epoch continues in), the pane service describes panes from the
+    # estimator's last look, and the transcript reader reports to the estimator that reads
+    # its turns. Each such question is one method here, handed to the earlier part as a
+    # constructor argument; none is asked before __init__ has built every part it names
+    # (nothing runs before run()).
+    def _job_usage(self, job: AgentJob) -> TokenUsageEntry | None:
+        return self.usage.entry(job)
+
+    def _attention_item(self, item: AttentionItem) -> None:
+        self.notifier.observe_item(item)
+
+    def _successor_run(self, run_id: RunId) -> RunId | None:
+        return self.estimator.machine.successor(run_id)
+
+    def _last_detection(self, surface_id: SurfaceId) -> Detection | None:
+        return self.estimator.detection(surface_id)
+
+    def _transcript_emit(self, event: AgentEvent) -> None:
+        # The estimator sees the reader's events too (a Codex API error fails the turn it asks about).
+        self.estimator.source_emitted(event)
+        self.transcript_events(event)
 
     # ----------------------------------------------------------------------------------------
     # lifecycle
@@ -290,16 +339,9 @@ class Controller:
         finally:
             await self._shutdown()
 
-    def _transcript_emit(self, event: AgentEvent) -> None:
-        # The estimator sees the reader's events too (a Codex API error fails the turn it asks about).
-        self.estimator.source_emitted(event)
-        self.transcript_events(event)
-
     def _wire_estimator(self) -> None:
         self.estimator.attach()
-        self.jobs.successor_run = self.estimator.machine.successor
         self.pane_service.pane_gone_listeners.append(self.estimator.pane_gone)
-        self.pane_service.last_detection = self.estimator.detection  # list: no /proc per pane
         self.pane_service.pane_gone_listeners.append(self.transcripts.forget)
         self.shell_events.add_listener(self.estimator.on_shell_event)
 
@@ -347,123 +389,15 @@ class Controller:
     async def _handle_control(self, body: bytes, peer: Peer) -> bytes:
         return encode_reply(await self.router.dispatch(body, peer.pid))
 
-    # ----------------------------------------------------------------------------------------
-    # the handlers' context (mytty.control.base.Context): delegation only
-    # ----------------------------------------------------------------------------------------
-    @property
-    def port(self) -> TmuxPort | None:
-        return self.link.port
 
-    def require_port(self) -> TmuxPort:
-        return self.link.require_port()
+def _tokens_of(usage: UsageBook) -> Callable[[AgentJob], int | None]:
+    """A job's total tokens so far, as its transcript counts them (None: none known)."""
 
-    def require_pane(self, pane_id: str | None, code: ErrorCode = ErrorCode.PANE_NOT_FOUND) -> Pane:
-        return self.pane_service.require_pane(pane_id, code)
+    def tokens(job: AgentJob) -> int | None:
+        entry = usage.entry(job)
+        return entry["totalTokens"] if entry is not None else None
 
-    def pane_lock(self, surface_id: str) -> asyncio.Lock:
-        return self.pane_service.pane_lock(surface_id)
-
-    def foreground_agent(self, pane: PaneView) -> tuple[AgentProvider | None, int | None]:
-        return self.pane_service.foreground_agent(pane)
-
-    def pane_info(self, pane: PaneView) -> PaneEntry:
-        return self.pane_service.pane_info(pane)
-
-    def pane_environment(self, surface_id: str) -> dict[str, str]:
-        return self.pane_service.pane_environment(surface_id)
-
-    async def notify_test(self, surface_id: SurfaceId | None) -> NotifyTestReply:
-        return await self.notifier.test(surface_id)
-
-    def caller_surface(self, peer_pid: int) -> SurfaceId | None:
-        return self.pane_service.caller_surface(peer_pid)
-
-    def pane_directory(self, pane: PaneView) -> str | None:
-        return self.pane_service.pane_directory(pane)
-
-    async def refresh_panes(self) -> list[PaneRow]:
-        return await self.pane_service.refresh_panes()
-
-    async def create_pane(
-        self,
-        *,
-        split_from: PaneView | None = None,
-        direction: str = "right",
-        session: str | None = None,
-        cwd: str | None,
-        command: str | None,
-        extra_env: dict[str, str] | None = None,
-        after_window: str | None = None,
-        window_name: str | None = None,
-    ) -> Pane:
-        return await self.pane_service.create_pane(
-            split_from=split_from,
-            direction=direction,
-            session=session,
-            cwd=cwd,
-            command=command,
-            extra_env=extra_env,
-            after_window=after_window,
-            window_name=window_name,
-        )
-
-    async def ensure_user_session(self) -> str:
-        return await self.pane_service.ensure_user_session()
-
-    async def close_pane(self, pane: PaneView) -> None:
-        await self.pane_service.close_pane(pane)
-
-    async def preferred_session(self) -> str:
-        return await self.pane_service.preferred_session()
-
-    async def attention_preflight(self, pane: PaneView) -> None:
-        await self.preflight.attention_preflight(pane)
-
-    async def job_attention_preflight(self, job: AgentJob) -> None:
-        await self.preflight.job_attention_preflight(job)
-
-    async def spawn_preflight(self, provider: WorkerProvider) -> None:
-        await self.preflight.spawn_preflight(provider)
-
-    def binary_preflight(
-        self, provider: WorkerProvider, anchor: PaneView | None, caller_pid: int
-    ) -> None:
-        self.preflight.binary_preflight(provider, anchor, caller_pid)
-
-    async def resolve_worktree(self, base_dir: str, branch: str) -> str:
-        return await self.worktrees.resolve(base_dir, branch)
-
-    async def worktree_used(self, path: str, job_id: str) -> None:
-        await self.worktrees.used_by(path, job_id)
-
-    async def resume_jobs(self, job_ids: list[str] | None, *, dry_run: bool) -> ResumeReply:
-        return await self.resumer.resume(job_ids, dry_run=dry_run)
-
-    def worker_environment(self) -> dict[str, str]:
-        return worker_environment(
-            guard_on=self.settings.spawn.guard_tmux_server, tmux_socket=self.tmux_socket
-        )
-
-    async def remove_job_worktree(self, job_id: str) -> WorktreeRemovalReply | None:
-        return await self.worktrees.remove_for_job(job_id)
-
-    async def access_mode_flags(
-        self, worker: WorkerProvider, access: str | None, anchor: PaneView | None
-    ) -> list[str]:
-        # [spawn] access in config.toml stands in for a left-out --access.
-        requested = spawn_access(access, self.settings.spawn)
-        return await self.preflight.access_mode_flags(worker, requested, anchor)
-
-    async def _press_escape(self, surface_id: SurfaceId) -> None:
-        """Esc into a pane, as ``send-key PANE Escape`` does (a job used up its token budget)."""
-        pane = self.panes.by_surface.get(surface_id)
-        if pane is not None:
-            async with self.pane_lock(surface_id):
-                await self.require_port().send_key(pane.tmux_id, "Escape")
-
-    def route_codex(self, event: AgentEvent) -> AgentEvent | None:
-        """Place a codex event on a pane by its sessionID; None when it can't be placed exactly."""
-        return self.codex_router.route(event)
+    return tokens
 
 
 class _Stop(Exception):

@@ -29,6 +29,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, TypeVar, cast
 
 from mytty.core.attention.items import AttentionItem
 from mytty.core.events import AgentEvent
@@ -40,6 +41,9 @@ from mytty.protocol.envelope import event_from_wire
 from mytty.protocol.wire import agent_event
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+R_co = TypeVar("R_co", covariant=True)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS agent_event (
@@ -137,13 +141,131 @@ def encode_payload(event: AgentEvent) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
+# -- the writer's operations ---------------------------------------------------------------------
+# One frozen dataclass per kind of write, each applying itself inside the writer's transaction
+# and returning what its caller awaits. A batch is a list of them, so the writer never asks
+# what an operation is.
+
+
+class _Write(Protocol[R_co]):
+    """One operation of the writer thread, applied inside its open transaction."""
+
+    def apply(self, conn: sqlite3.Connection) -> R_co: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _InsertEvent:
+    event: AgentEvent
+
+    def apply(self, conn: sqlite3.Connection) -> int:
+        """The new row's sequence; 0 when an event with this id is already stored."""
+        event = self.event
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO agent_event(event_id, run_id, payload) VALUES (?, ?, ?)",
+            (event.id, event.run_id, encode_payload(event)),
+        )
+        return int(cur.lastrowid or 0) if cur.rowcount == 1 else 0
+
+
+@dataclass(frozen=True, slots=True)
+class _ContainsEvent:
+    event_id: str
+
+    def apply(self, conn: sqlite3.Connection) -> bool:
+        found = conn.execute("SELECT 1 FROM agent_event WHERE event_id = ?", (self.event_id,))
+        return found.fetchone() is not None
+
+
+@dataclass(frozen=True, slots=True)
+class _SaveJob:
+    job: AgentJob
+
+    def apply(self, conn: sqlite3.Connection) -> None:
+        job = self.job
+        conn.execute(
+            "INSERT INTO agent_job(job_id, terminal, payload) VALUES (?, ?, ?) "
+            "ON CONFLICT(job_id) DO UPDATE SET terminal = excluded.terminal, "
+            "payload = excluded.payload",
+            (job.job_id, int(is_terminal(job.state)), encode_job(job)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _SaveUsage:
+    job_id: str
+    payload: str
+
+    def apply(self, conn: sqlite3.Connection) -> None:
+        conn.execute(
+            "INSERT OR REPLACE INTO job_usage(job_id, payload) VALUES (?, ?)",
+            (self.job_id, self.payload),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _SaveSnapshot:
+    runs: list[AgentRun]
+    items: list[AttentionItem]
+    event_upto: int
+    ack_upto: int
+
+    def apply(self, conn: sqlite3.Connection) -> None:
+        # Encoded here, on the writer thread: off the event loop.
+        conn.execute(
+            "INSERT OR REPLACE INTO books_snapshot(id, event_upto, ack_upto, payload) "
+            "VALUES (1, ?, ?, ?)",
+            (self.event_upto, self.ack_upto, encode_snapshot(self.runs, self.items)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _DeleteRuns:
+    run_ids: list[str]
+
+    def apply(self, conn: sqlite3.Connection) -> None:
+        ids = self.run_ids
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            conn.execute(f"DELETE FROM agent_event WHERE run_id IN ({marks})", chunk)
+
+
+@dataclass(frozen=True, slots=True)
+class _Acknowledge:
+    item_ids: list[str]
+    at: float
+
+    def apply(self, conn: sqlite3.Connection) -> int:
+        """The highest acknowledgement rowid (the snapshot's mark)."""
+        conn.executemany(
+            "INSERT OR IGNORE INTO attention_acknowledgement(item_id, acknowledged_at) VALUES (?, ?)",
+            [(item_id, self.at) for item_id in self.item_ids],
+        )
+        row = conn.execute("SELECT max(rowid) FROM attention_acknowledgement").fetchone()
+        return int(row[0] or 0)
+
+
+@dataclass(frozen=True, slots=True)
+class _BindSurfaces:
+    bindings: list[tuple[str, str, str]]
+
+    def apply(self, conn: sqlite3.Connection) -> None:
+        conn.executemany(
+            "INSERT OR IGNORE INTO surface_binding(surface_id, tmux_server, tmux_pane) "
+            "VALUES (?, ?, ?)",
+            self.bindings,
+        )
+
+
+#: A queued write and the future its caller awaits.
+_Pending = tuple[_Write[object], asyncio.Future[object]]
+
+
 class EventStore:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._conn: sqlite3.Connection | None = None
-        self._queue: queue.SimpleQueue[tuple[str, object, asyncio.Future[object]] | None] = (
-            queue.SimpleQueue()
-        )
+        self._queue: queue.SimpleQueue[_Pending | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._checkpointer: threading.Thread | None = None
@@ -315,7 +437,7 @@ class EventStore:
     # -- writes (through the writer thread) ------------------------------------------------------
     async def save_job(self, job: AgentJob) -> None:
         """Store (insert or replace) one job; resolves once committed. Raises StoreError."""
-        await self._submit("job", job)
+        await self._submit(_SaveJob(job))
 
     def save_job_soon(self, job: AgentJob) -> asyncio.Future[object]:
         """Queue a job's new state without waiting for the commit (from synchronous code).
@@ -323,53 +445,50 @@ class EventStore:
         Writes are applied in the order they are queued, so a job's rows never go back in time.
         The future carries the outcome (StoreError when the write failed or the store is closed).
         """
-        return self._enqueue("job", job)
+        return self._enqueue(_SaveJob(job))
 
     def save_usage_soon(self, job_id: str, payload: str) -> asyncio.Future[object]:
         """Queue a job's usage record (insert or replace), like :meth:`save_job_soon`."""
-        return self._enqueue("usage", (job_id, payload))
+        return self._enqueue(_SaveUsage(job_id, payload))
 
     async def insert(self, event: AgentEvent) -> int:
         """Insert one event: its sequence when new, 0 for a duplicate id. Raises StoreError."""
-        result = await self._submit("insert", event)
-        assert isinstance(result, int)
-        return result
+        return await self._submit(_InsertEvent(event))
 
     async def contains(self, event_id: str) -> bool:
         """True when an event with this id is stored (it may be unknown to the books)."""
-        return bool(await self._submit("contains", event_id))
+        return await self._submit(_ContainsEvent(event_id))
 
     async def save_snapshot(
         self, runs: list[AgentRun], items: list[AttentionItem], event_upto: int, ack_upto: int
     ) -> None:
         """Replace the books' snapshot; the writer thread encodes it, off the event loop."""
-        await self._submit("snapshot", (runs, items, event_upto, ack_upto))
+        await self._submit(_SaveSnapshot(runs, items, event_upto, ack_upto))
 
     async def delete_runs(self, run_ids: Iterable[str]) -> None:
-        await self._submit("delete_runs", list(run_ids))
+        await self._submit(_DeleteRuns(list(run_ids)))
 
     async def acknowledge(self, item_ids: Iterable[str], at: float) -> int:
         """Store acknowledgements of attention items, all in one transaction. Raises StoreError.
 
         Returns the highest acknowledgement rowid once committed (the snapshot's mark).
         """
-        result = await self._submit("ack", (list(item_ids), at))
-        assert isinstance(result, int)
-        return result
+        return await self._submit(_Acknowledge(list(item_ids), at))
 
     async def bind_surfaces(self, bindings: Iterable[tuple[str, str, str]]) -> None:
         """Record (surface id, tmux server, tmux pane) bindings; the first one of an id stays."""
-        await self._submit("bind", list(bindings))
+        await self._submit(_BindSurfaces(list(bindings)))
 
-    async def _submit(self, op: str, arg: object) -> object:
-        return await self._enqueue(op, arg)
+    async def _submit(self, op: _Write[T]) -> T:
+        # The writer settles the future with what op.apply returned: a T.
+        return cast(T, await self._enqueue(op))
 
-    def _enqueue(self, op: str, arg: object) -> asyncio.Future[object]:
+    def _enqueue(self, op: _Write[object]) -> asyncio.Future[object]:
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[object] = loop.create_future()
         if self._thread is None:
             raise StoreError("the store is closed")
-        self._queue.put((op, arg, fut))
+        self._queue.put((op, fut))
         return fut
 
     def _writer(self) -> None:
@@ -414,19 +533,17 @@ class EventStore:
             "more is stored until the controller restarts (mytty stop, then mytty start)"
         )
 
-    def _run_batch(
-        self, conn: sqlite3.Connection, batch: list[tuple[str, object, asyncio.Future[object]]]
-    ) -> None:
+    def _run_batch(self, conn: sqlite3.Connection, batch: list[_Pending]) -> None:
         if self._gone:
             gone = StoreError("the event store file is gone (see the first error in the log)")
-            for _op, _arg, fut in batch:
+            for _op, fut in batch:
                 self._settle(fut, None, gone)
             return
         results: list[object] = []
         try:
             conn.execute("BEGIN IMMEDIATE")
-            for op, arg, _fut in batch:
-                results.append(self._apply(conn, op, arg))
+            for op, _fut in batch:
+                results.append(op.apply(conn))
             conn.execute("COMMIT")
             # Checked after the commit: a commit into a deleted file must not be acknowledged.
             problem = self._file_problem() if self._identity is not None else None
@@ -434,7 +551,7 @@ class EventStore:
                 self._gone = True
                 log.error("%s", problem)
                 error = StoreError(problem)
-                for _op, _arg, fut in batch:
+                for _op, fut in batch:
                     self._settle(fut, None, error)
                 return
         except Exception as exc:  # noqa: BLE001 - not just sqlite3.Error: a dead writer would hang every insert
@@ -451,10 +568,10 @@ class EventStore:
                 self._failing_since = time.time()
             self._failed_batches += 1
             error = StoreError(str(exc))
-            for _op, _arg, fut in batch:
+            for _op, fut in batch:
                 self._settle(fut, None, error)
             return
-        for (_op, _arg, fut), result in zip(batch, results, strict=True):
+        for (_op, fut), result in zip(batch, results, strict=True):
             self._settle(fut, result, None)
         if self._failed_batches:
             log.warning(
@@ -489,66 +606,6 @@ class EventStore:
                 self._tighten()  # should SQLite ever have created the WAL files anew
         finally:
             conn.close()
-
-    @staticmethod
-    def _apply(conn: sqlite3.Connection, op: str, arg: object) -> object:
-        if op == "insert":
-            assert isinstance(arg, AgentEvent)
-            cur = conn.execute(
-                "INSERT OR IGNORE INTO agent_event(event_id, run_id, payload) VALUES (?, ?, ?)",
-                (arg.id, arg.run_id, encode_payload(arg)),
-            )
-            return int(cur.lastrowid or 0) if cur.rowcount == 1 else 0
-        if op == "job":
-            assert isinstance(arg, AgentJob)
-            conn.execute(
-                "INSERT INTO agent_job(job_id, terminal, payload) VALUES (?, ?, ?) "
-                "ON CONFLICT(job_id) DO UPDATE SET terminal = excluded.terminal, "
-                "payload = excluded.payload",
-                (arg.job_id, int(is_terminal(arg.state)), encode_job(arg)),
-            )
-            return None
-        if op == "usage":
-            assert isinstance(arg, tuple)
-            conn.execute("INSERT OR REPLACE INTO job_usage(job_id, payload) VALUES (?, ?)", arg)
-            return None
-        if op == "contains":
-            found = conn.execute("SELECT 1 FROM agent_event WHERE event_id = ?", (arg,))
-            return found.fetchone() is not None
-        if op == "snapshot":
-            assert isinstance(arg, tuple)
-            runs, items, event_upto, ack_upto = arg
-            conn.execute(
-                "INSERT OR REPLACE INTO books_snapshot(id, event_upto, ack_upto, payload) "
-                "VALUES (1, ?, ?, ?)",
-                (event_upto, ack_upto, encode_snapshot(runs, items)),
-            )
-            return None
-        if op == "delete_runs":
-            ids = list(arg)  # type: ignore[call-overload]
-            for i in range(0, len(ids), 500):
-                chunk = ids[i : i + 500]
-                marks = ",".join("?" * len(chunk))
-                conn.execute(f"DELETE FROM agent_event WHERE run_id IN ({marks})", chunk)
-            return None
-        if op == "bind":
-            assert isinstance(arg, list)
-            conn.executemany(
-                "INSERT OR IGNORE INTO surface_binding(surface_id, tmux_server, tmux_pane) "
-                "VALUES (?, ?, ?)",
-                arg,
-            )
-            return None
-        if op == "ack":
-            assert isinstance(arg, tuple)
-            item_ids, at = arg
-            conn.executemany(
-                "INSERT OR IGNORE INTO attention_acknowledgement(item_id, acknowledged_at) VALUES (?, ?)",
-                [(item_id, at) for item_id in item_ids],
-            )
-            row = conn.execute("SELECT max(rowid) FROM attention_acknowledgement").fetchone()
-            return int(row[0] or 0)
-        raise ValueError(op)  # pragma: no cover
 
     def _settle(self, fut: asyncio.Future[object], result: object, error: Exception | None) -> None:
         assert self._loop is not None

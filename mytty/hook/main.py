@@ -25,15 +25,16 @@ delivers: surface ``00000000-0000-0000-0000-000000000000`` and no ``capability``
 other provider needs both and fails (exit 1) without them.
 
 Start-up time matters as much as correctness: this module and everything it imports at the
-top level use only cheap stdlib modules (``json``, ``socket``, ``os``, ``time``, ``select``) and
-``mytty.core.ids`` / ``mytty.protocol.limits``.
+top level use only cheap stdlib modules (``json``, ``socket``, ``os``, ``time``, ``select``,
+``types``, which the adapters load anyway) and ``mytty.core.ids`` / ``mytty.protocol.limits``.
 """
 
 import os
 import sys
 import time
+from types import ModuleType
 
-from mytty.hook.mapping import PROVIDERS
+from mytty.hook.mapping import PROVIDERS, HookMapping
 from mytty.protocol.limits import MAX_HOOK_STDIN_BYTES, MAX_REQUEST_BYTES
 
 #: Everything — reading stdin, connecting, one retry, the reply — fits in this many seconds,
@@ -137,29 +138,12 @@ def _run(args: list[str], deadline: float) -> int:
     from mytty.hook.adapters import load_adapter
 
     adapter = load_adapter(provider)
-    raw, problem = _read_stdin(deadline)
-    payload: dict[str, object] | None = None
-    if problem is None:
-        payload, problem = _parse(raw)
-    neutral_reply = getattr(adapter, "neutral_reply", None)
-    if neutral_reply is not None:
-        reply_bytes = neutral_reply(payload)
-        if reply_bytes:
-            _write_stdout(reply_bytes)
+    payload, problem = _read_payload(adapter, deadline)
     if len(args) != 1:
         _say(USAGE)
         return 1
-    # The kill-server guard of workers mytty spawned (core.kill_guard.GUARD_VAR), decided here
-    # without the controller. Claude Code and Codex read a hook's JSON only after exit 0, so a
-    # deny ends the run at once (neither provider's PreToolUse is an event mytty follows).
-    if payload is not None and os.environ.get("MYTTY_TMUX_GUARD"):
-        from mytty.hook.guard import pre_tool_use_reply
-
-        deny = pre_tool_use_reply(provider, payload, os.environ)
-        if deny is not None:
-            _write_stdout(deny)
-            return 0
-
+    if payload is not None and _guard_denied(provider, payload):
+        return 0
     socket_path = os.environ.get("MYTTY_EVENT_SOCKET", "")
     if not socket_path:
         return 0  # a global hook firing outside mytty
@@ -179,36 +163,65 @@ def _run(args: list[str], deadline: float) -> int:
     if isinstance(credentials, str):
         _say(credentials)
         return 1
-    surface_id, capability = credentials
-
     # A hook at the agent's turn boundary (Claude's UserPromptSubmit/SessionStart) can hand it
     # the lead notices of `agent spawn --notify-lead`; the envelope says so, the reply brings them.
     takes_notice = getattr(adapter, "takes_notice", None)
     lead_notices = bool(takes_notice(payload)) if takes_notice is not None else False
+    line = _event_line(provider, payload, mapping, mapping.run_key, credentials, lead_notices)
+    return _deliver(adapter, payload, line, lead_notices, socket_path, deadline)
 
-    from mytty.hook.client import ControllerNotRunning, DeliveryError, deliver
-    from mytty.hook.identity import hook_event_id, hook_run_id
-    from mytty.hook.wire import encode_event_line, format_occurred_at
 
-    line = encode_event_line(
-        event_id=hook_event_id(provider, mapping.kind, payload),
-        run_id=hook_run_id(provider, mapping.run_key),
-        surface_id=surface_id,
-        provider=provider,
-        kind=mapping.kind,
-        occurred_at=format_occurred_at(time.time()),
-        capability=capability,
-        session_id=mapping.session_id,
-        message=mapping.message,
-        hook_name=mapping.hook_name,
-        tool_use_id=mapping.tool_use_id,
-        tool_name=mapping.tool_name,
-        last_assistant_message=mapping.last_assistant_message,
-        lead_notices=lead_notices,
-    )
+def _read_payload(
+    adapter: ModuleType, deadline: float
+) -> tuple[dict[str, object] | None, str | None]:
+    """The hook's payload (or why there is none), after printing the provider's neutral reply.
+
+    The reply goes out first, whatever happens next: some providers read silence as a denial.
+    """
+    raw, problem = _read_stdin(deadline)
+    payload: dict[str, object] | None = None
+    if problem is None:
+        payload, problem = _parse(raw)
+    neutral_reply = getattr(adapter, "neutral_reply", None)
+    if neutral_reply is not None:
+        reply_bytes = neutral_reply(payload)
+        if reply_bytes:
+            _write_stdout(reply_bytes)
+    return payload, problem
+
+
+def _guard_denied(provider: str, payload: dict[str, object]) -> bool:
+    """True when the kill-server guard denied this tool call (the deny is on stdout).
+
+    The guard of workers mytty spawned (core.kill_guard.GUARD_VAR) is decided here without the
+    controller. Claude Code and Codex read a hook's JSON only after exit 0, so a deny ends the
+    run at once (neither provider's PreToolUse is an event mytty follows).
+    """
+    if not os.environ.get("MYTTY_TMUX_GUARD"):
+        return False
+    from mytty.hook.guard import pre_tool_use_reply
+
+    deny = pre_tool_use_reply(provider, payload, os.environ)
+    if deny is None:
+        return False
+    _write_stdout(deny)
+    return True
+
+
+def _deliver(
+    adapter: ModuleType,
+    payload: dict[str, object],
+    line: bytes,
+    lead_notices: bool,
+    socket_path: str,
+    deadline: float,
+) -> int:
+    """Send the event line to the controller; print a lead notice it brings back. The status."""
     if len(line) - 1 > MAX_REQUEST_BYTES:
         _say("event exceeds the 64 KiB request limit")
         return 1
+    from mytty.hook.client import ControllerNotRunning, DeliveryError, deliver
+
     try:
         reply = deliver(socket_path, line, deadline=deadline)
     except ControllerNotRunning:
@@ -227,6 +240,37 @@ def _run(args: list[str], deadline: float) -> int:
     else:
         _say("mytty's reply is not a valid event reply")
     return 1
+
+
+def _event_line(
+    provider: str,
+    payload: dict[str, object],
+    mapping: HookMapping,
+    run_key: str,
+    credentials: tuple[str, str | None],
+    lead_notices: bool,
+) -> bytes:
+    """The envelope of this hook's event, as one line for the event socket."""
+    from mytty.hook.identity import hook_event_id, hook_run_id
+    from mytty.hook.wire import encode_event_line, format_occurred_at
+
+    surface_id, capability = credentials
+    return encode_event_line(
+        event_id=hook_event_id(provider, mapping.kind, payload),
+        run_id=hook_run_id(provider, run_key),
+        surface_id=surface_id,
+        provider=provider,
+        kind=mapping.kind,
+        occurred_at=format_occurred_at(time.time()),
+        capability=capability,
+        session_id=mapping.session_id,
+        message=mapping.message,
+        hook_name=mapping.hook_name,
+        tool_use_id=mapping.tool_use_id,
+        tool_name=mapping.tool_name,
+        last_assistant_message=mapping.last_assistant_message,
+        lead_notices=lead_notices,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -351,35 +351,41 @@ def _outcome(record: tuple[str, bool] | None) -> str:
 
 
 def drive(box: Sandbox, provider: AgentProvider) -> list[Coverage]:
-    worker = BINARIES[provider][1]
-    d = Driver(box, provider, worker)
+    """Drive each scripted turn in order; the coverage rows in :data:`TRANSITIONS` order."""
+    d = Driver(box, provider, BINARIES[provider][1])
     mock = box.anthropic if provider is AgentProvider.CLAUDE_CODE else box.openai
     rows: dict[str, Coverage] = {}
+    for step in (_plain_turn, _approval, _input, _failed_turn, _interrupt, _subagent):
+        rows.update((row.transition, row) for row in step(d, mock))
+    return [rows[name] for name in TRANSITIONS]
 
-    # 1. A plain turn: started, succeeded.
+
+def _plain_turn(d: Driver, mock: MockAPI) -> list[Coverage]:
+    """A plain turn: started, succeeded."""
     mock.script(Turn.answer(ANSWER))
     job, pane = d.spawn("Say hello.")
     seen = Observed()
     d.follow(pane, seen, lambda o: o.first(TERMINAL) is not None, TURN_TIMEOUT_S)
-    rows["started"] = Coverage("started", _outcome(seen.first({"started"})))
     end = seen.first(TERMINAL)
-    rows["succeeded"] = Coverage(
-        "succeeded",
-        _outcome(end) if end and end[0] == "succeeded" else "missing",
-        "" if end else "the plain turn never ended",
-    )
+    rows = [
+        Coverage("started", _outcome(seen.first({"started"}))),
+        Coverage(
+            "succeeded",
+            _outcome(end) if end and end[0] == "succeeded" else "missing",
+            "" if end else "the plain turn never ended",
+        ),
+    ]
     d.close(job)
+    return rows
 
-    # 2. An approval: a writing command the default access does not allow by itself.
+
+def _approval(d: Driver, mock: MockAPI) -> list[Coverage]:
+    """An approval: a writing command the default access does not allow by itself."""
+    box, codex = d.box, d.provider is AgentProvider.CODEX
     target = box.work / "verify_approval"
-    mock.script(
-        Turn.shell(
-            f"python3 -c \"open('{target}', 'w').write('ok')\"",
-            escalate=provider is AgentProvider.CODEX,
-        )
-    )
+    mock.script(Turn.shell(f"python3 -c \"open('{target}', 'w').write('ok')\"", escalate=codex))
     lead = None
-    if provider is AgentProvider.CODEX:
+    if codex:
         # mytty starts Codex workers with -a never unless they inherit a lead's policy: a
         # lead started with -a on-request makes its worker ask before an escalated command.
         lead = str(
@@ -391,44 +397,46 @@ def drive(box: Sandbox, provider: AgentProvider) -> list[Coverage]:
     d.follow(pane, seen, lambda o: o.first({"approval-requested"} | TERMINAL) is not None, 60)
     asked = seen.first({"approval-requested"})
     detail = "a worker inheriting its lead's -a on-request" if lead is not None else ""
-    rows["approval"] = Coverage(
-        "approval", _outcome(asked), detail if asked else "no approval event arrived"
-    )
+    row = Coverage("approval", _outcome(asked), detail if asked else "no approval event arrived")
     d.close(job)
     if lead is not None:
         with contextlib.suppress(VerifyError):
             box.ctl("close-pane", lead)
+    return [row]
 
-    # 3. Input: the model asks the user a question (Claude's AskUserQuestion tool).
-    if provider is AgentProvider.CLAUDE_CODE:
-        mock.script(Turn.ask("Which option should I take?"))
-        job, pane = d.spawn("Ask me which option to take.")
-        seen = Observed()
-        d.follow(pane, seen, lambda o: o.first({"input-requested"} | TERMINAL) is not None, 60)
-        asked = seen.first({"input-requested"})
-        rows["input"] = Coverage(
-            "input", _outcome(asked), "" if asked else "no input event arrived"
-        )
-        d.close(job)
-    else:
-        rows["input"] = Coverage(
-            "input", "not-driven", "the bundled mock does not script Codex questions"
-        )
 
-    # 4. A failed turn: the API answers an error.
+def _input(d: Driver, mock: MockAPI) -> list[Coverage]:
+    """Input: the model asks the user a question (Claude's AskUserQuestion tool)."""
+    if d.provider is not AgentProvider.CLAUDE_CODE:
+        return [Coverage("input", "not-driven", "the bundled mock does not script Codex questions")]
+    mock.script(Turn.ask("Which option should I take?"))
+    job, pane = d.spawn("Ask me which option to take.")
+    seen = Observed()
+    d.follow(pane, seen, lambda o: o.first({"input-requested"} | TERMINAL) is not None, 60)
+    asked = seen.first({"input-requested"})
+    row = Coverage("input", _outcome(asked), "" if asked else "no input event arrived")
+    d.close(job)
+    return [row]
+
+
+def _failed_turn(d: Driver, mock: MockAPI) -> list[Coverage]:
+    """A failed turn: the API answers an error."""
     mock.script(Turn.error(400, "verify: scripted API error"))
     job, pane = d.spawn("Say hello.")
     seen = Observed()
     d.follow(pane, seen, lambda o: o.first(TERMINAL) is not None, FAILURE_TIMEOUT_S)
     end = seen.first(TERMINAL)
-    rows["failed"] = Coverage(
+    row = Coverage(
         "failed",
         _outcome(end) if end and end[0] == "failed" else "missing",
         f"the run ended {end[0]}" if end and end[0] != "failed" else "",
     )
     d.close(job)
+    return [row]
 
-    # 5. An interrupt: Esc while the model is still thinking.
+
+def _interrupt(d: Driver, mock: MockAPI) -> list[Coverage]:
+    """An interrupt: Esc while the model is still thinking."""
     mock.script(Turn.answer(ANSWER, delay=20))
     asked_before = len(mock.requests)
     job, pane = d.spawn("Say hello slowly.")
@@ -443,19 +451,22 @@ def drive(box: Sandbox, provider: AgentProvider) -> list[Coverage]:
         ),
         30,
     )
-    box.ctl("send-key", pane, "escape")
+    d.box.ctl("send-key", pane, "escape")
     d.follow(pane, seen, lambda o: any(k in ENDED for k, _ in o.records[before:]), 20)
     after = next(((k, s) for k, s in seen.records[before:] if k in ENDED), None)
-    rows["interrupt"] = Coverage("interrupt", _outcome(after), f"ended {after[0]}" if after else "")
+    row = Coverage("interrupt", _outcome(after), f"ended {after[0]}" if after else "")
     d.close(job)
+    return [row]
 
-    # 6. A subagent (Claude's Agent tool, Codex's spawn_agent): the job stays running while
-    # it works.
+
+def _subagent(d: Driver, mock: MockAPI) -> list[Coverage]:
+    """A subagent (Claude's Agent tool, Codex's spawn_agent): the job stays running while it
+    works."""
     mock.script(Turn.subagent(ANSWER, delay=4))
     job, pane = d.spawn("Use a subagent.")
     seen = Observed()
     d.follow(pane, seen, lambda o: o.first(TERMINAL) is not None, TURN_TIMEOUT_S, poll=1)
-    rows["subagent"] = Coverage(
+    row = Coverage(
         "subagent",
         "hook" if seen.max_subagents >= 1 else "missing",
         f"live subagents seen: {seen.max_subagents}"
@@ -464,7 +475,7 @@ def drive(box: Sandbox, provider: AgentProvider) -> list[Coverage]:
         ),
     )
     d.close(job)
-    return [rows[name] for name in TRANSITIONS]
+    return [row]
 
 
 def verify(

@@ -1,7 +1,9 @@
 """A controller made of small fakes, for handler tests without a controller process or tmux.
 
-``FakeController`` implements every port of :mod:`mytty.control.ports` (mypy checks it against
-``Context`` below). tmux is :class:`mytty.tmux.fake.FakeTmux`, the in-memory port that the
+``FakeController`` stands in for the daemon's
+:class:`~mytty.daemon.handler_context.HandlerContext`, what the router hands every handler:
+it implements every port of :mod:`mytty.control.ports` (mypy checks it against ``Context``
+below, as it checks the real one where the controller builds its router). tmux is :class:`mytty.tmux.fake.FakeTmux`, the in-memory port that the
 conformance suite holds to a real tmux server; run, attention, ledger and note state are the
 real pure books of ``mytty.core``; jobs use the real tracker (``mytty.core.jobs.tracker``). What is
 faked is only what needs the OS: /proc (a pane's foreground agent is set by the test), the
@@ -271,7 +273,9 @@ class Created:
 
 @dataclass
 class FakeController:
-    """Every port of ``mytty.control.ports``, over a FakeTmux and the pure books."""
+    """Every port of ``mytty.control.ports``, over a FakeTmux and the pure books (the fake of
+    ``HandlerContext``: the attributes ``panes``, ``hub``, ``jobs`` and ``integrations`` are
+    the parts it holds, the methods answer as those parts would)."""
 
     tmux: FakeTmux = field(default_factory=FakeTmux)
     tmux_socket: str = "/tmp/fake-tmux/default"

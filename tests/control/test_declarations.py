@@ -29,6 +29,7 @@ FRAMEWORK = {
     "registry",
     "manual",
     "pane_args",
+    "placement",
     "ports",
 }
 

@@ -58,6 +58,9 @@ class JobRegistry:
         launch_window: float = DEFAULT_TIMINGS.launch_window,
         store: EventStore | None = None,
         finished_in_memory: int = FINISHED_JOBS_IN_MEMORY,
+        usage_of: Callable[[AgentJob], TokenUsageEntry | None] = lambda _job: None,
+        on_attention_item: Callable[[AttentionItem], None] = lambda _item: None,
+        successor_run: Callable[[RunId], RunId | None] = lambda _run_id: None,
     ) -> None:
         #: None: jobs are not stored (unit tests of the rules only).
         self._store = store
@@ -73,13 +76,13 @@ class JobRegistry:
         #: One lock per (lead, key) while an ``agent spawn --key`` looks up or starts its job,
         #: so two spawns with the same key at once still make one worker.
         self._key_locks: dict[tuple[str | None, str], asyncio.Lock] = {}
-        #: A job's ``usage`` for its snapshot (daemon.transcripts_usage sets it; none until then).
-        self.usage_of: Callable[[AgentJob], TokenUsageEntry | None] = lambda _job: None
-        #: Told of each attention item a job creates (the notifier sets it; nothing until then).
-        self.on_attention_item: Callable[[AttentionItem], None] = lambda _item: None
+        #: A job's ``usage`` for its snapshot (the usage book's; none without one).
+        self.usage_of = usage_of
+        #: Told of each attention item a job creates (the notifier).
+        self.on_attention_item = on_attention_item
         #: Native estimation: the turn run that continues a handed-off epoch run (see
         #: NativeEpochs.successor); a job bound to the epoch run follows it there.
-        self.successor_run: Callable[[RunId], RunId | None] = lambda run_id: None
+        self.successor_run = successor_run
 
     def _runs(self, job: AgentJob) -> list[AgentRun]:
         runs: list[AgentRun] = self._hub.book.runs_for(job.surface_id, job.provider.agent_provider)

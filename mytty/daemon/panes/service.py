@@ -59,6 +59,8 @@ class PaneService:
         require_port: Callable[[], TmuxPort],
         shell_events: ShellEventWatcher | None = None,
         detector: AgentDetector | None = None,
+        first_command: Callable[[], str | None] | None = None,
+        last_detection: Callable[[SurfaceId], Detection | None] | None = None,
     ) -> None:
         self._home = home
         self._ctl_bin = ctl_bin
@@ -68,16 +70,16 @@ class PaneService:
         self.shell_events = shell_events
         self._refresh_lock = asyncio.Lock()
         #: What the first pane of a new ``mytty`` session runs (see ensure_user_session).
-        self.first_command: Callable[[], str | None] | None = None
+        self.first_command = first_command
         self._pane_locks: dict[str, asyncio.Lock] = {}
         self._launcher = integration_dir() / "mytty-shell"
         #: The one foreground-agent detector (shared with native run estimation: one cache).
         self.detector = detector if detector is not None else AgentDetector()
         #: Told about every pane that leaves the pane set (native run estimation).
         self.pane_gone_listeners: list[Callable[[SurfaceId], None]] = []
-        #: The estimator's last detection per pane (wired by the app; None: every look at a
-        #: pane's foreground reads ``/proc``).
-        self.last_detection: Callable[[SurfaceId], Detection | None] | None = None
+        #: The estimator's last detection per pane (None: every look at a pane's foreground
+        #: reads ``/proc``).
+        self.last_detection = last_detection
         self._described: dict[SurfaceId, _Described] = {}
 
     # -- the tmux connection's listener ---------------------------------------------------------
@@ -159,6 +161,13 @@ class PaneService:
         if lock is None:
             lock = self._pane_locks[surface_id] = asyncio.Lock()
         return lock
+
+    async def press_escape(self, surface_id: SurfaceId) -> None:
+        """Esc into a pane, as ``send-key PANE Escape`` does (a job used up its token budget)."""
+        pane = self.panes.by_surface.get(surface_id)
+        if pane is not None:
+            async with self.pane_lock(surface_id):
+                await self._require_port().send_key(pane.tmux_id, "Escape")
 
     # -- facts about one pane -------------------------------------------------------------------
     def foreground_agent(self, pane: PaneView) -> tuple[AgentProvider | None, int | None]:

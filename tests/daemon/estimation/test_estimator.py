@@ -286,9 +286,13 @@ def test_a_job_bound_to_the_epoch_run_follows_the_hand_off(tmp_path: Path) -> No
 
         router = CodexRouter(panes=w.panes, foreground_agent=in_front, clock=w.clock.now)
         jobs = JobRegistry(
-            hub=w.hub, panes=w.panes, foreground_agent=in_front, codex_router=router, clock=w.clock
+            hub=w.hub,
+            panes=w.panes,
+            foreground_agent=in_front,
+            codex_router=router,
+            clock=w.clock,
+            successor_run=w.est.machine.successor,
         )
-        jobs.successor_run = w.est.machine.successor
         job = jobs.start(SURFACE, WorkerProvider.CLAUDE, "w", [])
         w.show(CLAUDE, 4242)
         await w.advance(0.5)
