@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
+from mytty.core.approvals.rules import RuleSet, parse_rules
+from mytty.core.approvals.timing import MAX_APPROVAL_HOLD_S
 from mytty.core.vocab import ACCESS_MODES
 
 #: The notification channels, in the order a notification goes through them.
@@ -80,11 +82,21 @@ class ResumeSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class ApprovalSettings:
+    #: How long a PermissionRequest hook waits for a decision (0: never; the rules still
+    #: decide at once).
+    hold_seconds: float = 15.0
+    #: ``[[approvals.rule]]`` (mytty.core.approvals.rules).
+    rule: RuleSet = field(default_factory=RuleSet)
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     notify: NotifySettings = field(default_factory=NotifySettings)
     tmux: TmuxSettings = field(default_factory=TmuxSettings)
     spawn: SpawnSettings = field(default_factory=SpawnSettings)
     resume: ResumeSettings = field(default_factory=ResumeSettings)
+    approvals: ApprovalSettings = field(default_factory=ApprovalSettings)
 
 
 DEFAULTS = Settings()
@@ -146,6 +158,22 @@ def _boolean(value: object) -> object:
     return value
 
 
+class _Partly(ValueError):
+    """A value that is kept although parts of it were not: ``warnings`` say which."""
+
+    def __init__(self, value: object, warnings: list[str]) -> None:
+        super().__init__("; ".join(warnings))
+        self.value = value
+        self.warnings = warnings
+
+
+def _rules(value: object) -> object:
+    rules, warnings = parse_rules(value)
+    if warnings:
+        raise _Partly(rules, warnings)
+    return rules
+
+
 def _key(value: object) -> object:
     # The tmux layer validates the key name itself when it binds it; here only its shape.
     if not isinstance(value, str) or any(c.isspace() for c in value):
@@ -170,6 +198,7 @@ SCHEMA: Mapping[str, Mapping[str, Checker]] = {
     },
     "spawn": {"access": _choice(SPAWN_ACCESS), "guard_tmux_server": _boolean},
     "resume": {"mode": _choice(RESUME_MODES)},
+    "approvals": {"hold_seconds": _seconds(0.0, MAX_APPROVAL_HOLD_S), "rule": _rules},
 }
 
 
@@ -194,6 +223,9 @@ def settings_from(data: Mapping[str, object]) -> tuple[Settings, list[str]]:
                 continue
             try:
                 changes[key] = check(raw)
+            except _Partly as partly:
+                changes[key] = partly.value
+                warnings.extend(partly.warnings)
             except ValueError as exc:
                 default = getattr(current, key)
                 warnings.append(f"[{name}] {key}: {exc}; using the default {_show(default)}")
@@ -232,7 +264,8 @@ DEFAULT_TEXT = """\
 # reported with its line and column and the controller keeps every default.
 # A running controller reads the file again when it is saved: [notify] applies to the next
 # notification and [spawn] to the next spawn; a save that is not valid TOML keeps the
-# settings in use. [tmux] and [resume] are read by the commands that use them.
+# settings in use. [tmux] and [resume] are read by the commands that use them; [approvals]
+# applies to the next permission request.
 # Reference: docs/reference/config.md
 
 [notify]
@@ -281,4 +314,25 @@ guard_tmux_server = true
 # Agents that were running when the controller or tmux went away: "ask" (list them and
 # offer to resume), "auto" (resume them on start) or "off".
 mode = "ask"
+
+[approvals]
+# How long an agent's permission request (Claude Code's and Codex's PermissionRequest hook)
+# waits for an answer from `mytty approve`, the attention popup or a lead before the agent's
+# own dialog takes over (0 to 600; 0 = never wait). Claude Code shows its dialog meanwhile;
+# Codex shows it only once the wait is over. Rules below decide at once, whatever this says.
+hold_seconds = 15
+# Rules decide a request at once, before any wait: deny beats ask beats allow, whatever
+# their order. Each [[approvals.rule]] matches on any of provider, tool, command (a glob on
+# the shell command), path (a glob, relative to the job's directory) and label (the job's
+# label); `mytty approve ID --always` appends the narrowest allow rule here. Examples:
+#
+# [[approvals.rule]]
+# name = "read-only git"
+# action = "allow"
+# tool = "Bash"
+# command = "git status*"
+#
+# [[approvals.rule]]
+# action = "deny"
+# command = "*rm -rf /*"
 """

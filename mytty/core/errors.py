@@ -63,6 +63,14 @@ class ErrorCode(StrEnum):
     SHELL_RC_UNRECOGNIZED = "shell-rc-unrecognized"
     # -- agent jobs (appended) ------------------------------------------------------------
     PROVIDER_BINARY_NOT_FOUND = "provider-binary-not-found"
+    # -- approvals (appended) -------------------------------------------------------------
+    APPROVAL_NOT_FOUND = "approval-not-found"
+    APPROVAL_ALREADY_ANSWERED = "approval-already-answered"
+    APPROVAL_NOT_YOURS = "approval-not-yours"
+    APPROVAL_NOT_ON_SCREEN = "approval-not-on-screen"
+    APPROVAL_MESSAGE_UNDELIVERABLE = "approval-message-undeliverable"
+    APPROVAL_DELIVERY_FAILED = "approval-delivery-failed"
+    APPROVAL_RULE_UNAVAILABLE = "approval-rule-unavailable"
 
 
 EVENT_SOCKET_CODES: frozenset[ErrorCode] = frozenset(
