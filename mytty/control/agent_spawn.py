@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import COUNT, PANE_ID, PATH, Command, Field, Option, Values
 from mytty.core import codes
-from mytty.core.vocab import ACCESS_MODES, AUTO, DIRECTIONS, WORKER_PROVIDERS
+from mytty.core.vocab import ACCESS_MODES, APPROVERS, AUTO, DIRECTIONS, WORKER_PROVIDERS
 from mytty.protocol.limits import MAX_REQUEST_BYTES
 
 if TYPE_CHECKING:
     from mytty.control.base import Request
     from mytty.control.ports import (
         AgentChecks,
+        ApprovalAccess,
         JobStore,
         PaneDirectory,
         PaneFactory,
@@ -34,7 +35,14 @@ if TYPE_CHECKING:
     from mytty.protocol.replies import AgentJobReply
 
     class SpawnContext(
-        PaneDirectory, PaneFacts, PaneFactory, RunWaiter, JobStore, AgentChecks, Protocol
+        PaneDirectory,
+        PaneFacts,
+        PaneFactory,
+        RunWaiter,
+        JobStore,
+        AgentChecks,
+        ApprovalAccess,
+        Protocol,
     ):
         """What ``agent_spawn`` uses of the controller."""
 
@@ -120,6 +128,15 @@ BUDGET_TOKENS = Option(
     "(tokens as its transcript counts them; see Usage)",
     kind=COUNT,
 )
+APPROVER = Option(
+    "--approver",
+    "WHO",
+    "approver",
+    "who answers the worker's permission requests besides any person: `human` (only people, "
+    "the default) or `lead` (you too, with `approval answer`; see Approvals)",
+    choices=APPROVERS,
+    default=APPROVERS[0],
+)
 #: ``_client`` adds mytty-ctl's own directory: the worker's with neither --cwd nor an anchor.
 CALLER_CWD = Field(
     "callerWorkingDirectory", "mytty-ctl's working directory (None: it has none)", kind=PATH
@@ -182,6 +199,7 @@ COMMAND = Command(
         KEY,
         NOTIFY_LEAD,
         BUDGET_TOKENS,
+        APPROVER,
     ),
     wire_fields=(CALLER_CWD,),
     wire_order=(
@@ -196,6 +214,7 @@ COMMAND = Command(
         "key",
         "notifyLead",
         "budgetTokens",
+        "approver",
         "cwd",
         "callerWorkingDirectory",
     ),
@@ -244,7 +263,9 @@ appended to every task.
   (created from HEAD, or an existing local branch; reused if already registered). Only
   worktrees mytty created are ever removed, by `mytty worktree gc` or agent close
   --remove-worktree, and only without unsaved work. Errors:
-  invalid-worktree-branch, not-a-git-repository, worktree-create-failed.""",
+  invalid-worktree-branch, not-a-git-repository, worktree-create-failed.
+--approver lead: you may answer the worker's permission requests yourself (approval list,
+  approval answer ID allow|deny); the default, human, leaves them to people.""",
     doc="""
 **Working directory**: `--cwd`; else the anchor pane's current directory as tmux reports it
 (not the calling process's directory: if you `cd`'d elsewhere, pass `--cwd "$PWD"`); else,
@@ -319,7 +340,7 @@ controller's — else the spawn fails at once with `provider-binary-not-found` a
 Request:
 
 ```json
-{"type":"spawnAgent","provider":"claude","direction":"auto","task":"…","anchorPaneID"?:"<UUID>","access"?:"review","model"?:"sonnet","label"?:"scan-a","worktreeBranch"?:"feat/x","key"?:"scan-a","notifyLead":false,"budgetTokens"?:200000,"cwd"?:"/abs/dir","callerWorkingDirectory":"/abs/dir"}
+{"type":"spawnAgent","provider":"claude","direction":"auto","task":"…","anchorPaneID"?:"<UUID>","access"?:"review","model"?:"sonnet","label"?:"scan-a","worktreeBranch"?:"feat/x","key"?:"scan-a","notifyLead":false,"budgetTokens"?:200000,"approver":"human","cwd"?:"/abs/dir","callerWorkingDirectory":"/abs/dir"}
 ```
 
 Reply:
@@ -361,6 +382,12 @@ the worker then stops its turn and the job ends `disconnected` with the interrup
 A budget is checked as the transcript grows, so a turn may overshoot it by what one model
 response adds.
 
+**Approvals** (`--approver`, a mytty addition): who may answer the worker's permission requests
+(Claude Code's and Codex's `PermissionRequest`) besides any person. `human`, the default: only
+people (`mytty approve`, the attention popup). `lead`: also the lead (the same pane as for
+`--key`), with [`approval answer`](#approval-answer); never any other agent. Stored with the job.
+See [approvals](approvals.md).
+
 `--label` is at most 100 characters without control characters (`invalid-label`); `--model`
 is non-empty, at most 100 characters, without spaces or control characters (`invalid-model`).
 A task that is empty, an unreadable `--task-file` and a task too large are `invalid-task`, a
@@ -375,6 +402,7 @@ class Params:
     __slots__ = (
         "access",
         "anchor_id",
+        "approver",
         "branch",
         "budget_tokens",
         "caller_cwd",
@@ -405,8 +433,10 @@ class Params:
         key: str | None = None,
         notify_lead: bool = False,
         budget_tokens: int | None = None,
+        approver: str = "human",
     ) -> None:
         self.peer_pid = peer_pid
+        self.approver = approver
         self.provider = provider
         self.direction = direction
         self.access = access
@@ -438,6 +468,7 @@ def parse(request: Request) -> Params:
         request.optional_text(KEY),
         request.flag(NOTIFY_LEAD),
         request.count(BUDGET_TOKENS),
+        request.choice(APPROVER),
     )
 
 
@@ -508,6 +539,7 @@ async def _spawn_new(
     launch, session_id = await _launch(ctx, params, provider, anchor, cwd)
     pane, note = await _worker_pane(ctx, params, anchor, cwd, launch_command(launch.argv))
     job = await _start_job(ctx, pane, params, provider, tags, session_id, launch)
+    await ctx.approvals.set_approver(job.job_id, params.approver)
     if params.branch is not None:
         await ctx.worktree_used(cwd, job.job_id)  # what `agent close --remove-worktree` finds
     reused = False if tags.key is not None else None

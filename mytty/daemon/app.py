@@ -19,12 +19,16 @@ import asyncio
 import logging
 from collections.abc import Callable
 
+from mytty.core.approvals.access import Caller
 from mytty.core.attention.items import AttentionItem
 from mytty.core.errors import ErrorCode
-from mytty.core.events import AgentEvent
-from mytty.core.ids import RunId, SurfaceId
-from mytty.core.jobs.tracker import AgentJob
+from mytty.core.events import AgentEvent, AgentRunState
+from mytty.core.ids import JobId, RunId, SurfaceId
+from mytty.core.jobs.tracker import AgentJob, is_terminal
 from mytty.daemon.agents import AgentHub, settle_heap
+from mytty.daemon.approvals import callers
+from mytty.daemon.approvals.broker import ApprovalBroker
+from mytty.daemon.approvals.hook_timeouts import HookTimeouts
 from mytty.daemon.clock import DEFAULT_TIMINGS, Clock, SystemClock, Timings
 from mytty.daemon.config.load import Settings, load_settings
 from mytty.daemon.config.watch import ConfigWatcher
@@ -118,6 +122,7 @@ class Controller:
             ),
             worktrees=WorktreeService(home),
             notifier=self.notifier,
+            approvals=self.approvals,
             spawn_settings=lambda: self.settings.spawn,
             now=self.clock.now,
         )
@@ -208,12 +213,29 @@ class Controller:
         )
 
     def _build_outputs(self) -> None:
-        """Event intake, what is published to tmux, and config.toml's watcher."""
+        """The approvals broker, event intake, what is published to tmux, config.toml's
+        watcher."""
+        self.approvals = ApprovalBroker(
+            hub=self.hub,
+            store=self.store,
+            jobs=self.jobs,
+            panes=self.panes,
+            settings=lambda: self.settings.approvals,
+            now=self.clock.now,
+            hook_timeout=HookTimeouts().timeout,
+            require_port=self.link.require_port,
+            pane_lock=self.pane_service.pane_lock,
+            run_state=self._run_state,
+            config_file=self.home.config_file,
+            location=self._location,
+            classify=self._caller,
+        )
         self.ingest = EventIngest(
             hub=self.hub,
             panes=self.panes,
             route_codex=self.codex_router.route,
             lead_notices=LeadInbox(self.jobs).take,  # agent spawn --notify-lead
+            approvals=self.approvals,
         )
         self.publisher = TmuxPublisher(
             hub=self.hub,
@@ -249,6 +271,32 @@ class Controller:
     def _last_detection(self, surface_id: SurfaceId) -> Detection | None:
         return self.estimator.detection(surface_id)
 
+    def _run_state(self, run_id: str) -> AgentRunState | None:
+        run = self.hub.book.get(RunId(run_id))
+        return run.state if run is not None else None
+
+    def _location(self, surface_id: SurfaceId) -> str | None:
+        """The pane as tmux names it (``session:window.pane``), None once it is gone."""
+        pane = self.panes.get(surface_id)
+        row = pane.row if pane is not None else None
+        return None if row is None else f"{row.session_name}:{row.window_index}.{row.pane_index}"
+
+    def _caller(self, peer_pid: int) -> Caller:
+        def job_in_pane(surface: SurfaceId) -> JobId | None:
+            job = self.jobs.newest_in_pane(surface)
+            return job.job_id if job is not None and not is_terminal(job.state) else None
+
+        def agent_in_front(surface: SurfaceId) -> bool:
+            pane = self.panes.get(surface)
+            return pane is not None and self.pane_service.foreground_agent(pane)[0] is not None
+
+        return callers.classify(
+            peer_pid,
+            self.panes.pid_map(),
+            job_in_pane=job_in_pane,
+            agent_in_front=agent_in_front,
+        )
+
     def _transcript_emit(self, event: AgentEvent) -> None:
         # The estimator sees the reader's events too (a Codex API error fails the turn it asks about).
         self.estimator.source_emitted(event)
@@ -274,9 +322,11 @@ class Controller:
         self.hub.restore(self.store.load_state())
         self.jobs.load(self.store.load_jobs(FINISHED_JOBS_IN_MEMORY))
         self.usage.load(self.store.load_usage())
+        self.approvals.load(self.store.load_approvers(), self.store.load_open_approvals())
         settle_heap()  # everything alive now lives as long as the process
         self.store.start_writer(loop)
         self.hub.add_observer(self.cursor_approval.observe)
+        self.hub.add_observer(self.approvals.observe)
         self.hub.add_observer(self.transcript_watch.observe_event)
         self.transcript_watch.start(loop)
         try:
@@ -287,6 +337,7 @@ class Controller:
                 self.hub, self.panes, self.clock.now(), agent_alive=self.estimator.agent_alive
             )
             await self.jobs.sweep()  # after the panes are known: a job whose pane went is lost
+            self.approvals.settle_restart()  # a request whose run no longer waits expired
             self.notifier.start()  # after the sweep: what it found is no news (no storm)
             try:
                 self.shell_events.start(loop)  # every pane has its identity by now
@@ -343,6 +394,7 @@ class Controller:
         self.estimator.attach()
         self.pane_service.pane_gone_listeners.append(self.estimator.pane_gone)
         self.pane_service.pane_gone_listeners.append(self.transcripts.forget)
+        self.pane_service.pane_gone_listeners.append(self.approvals.pane_gone)
         self.shell_events.add_listener(self.estimator.on_shell_event)
 
     def apply_settings(self, settings: Settings) -> None:
