@@ -174,6 +174,7 @@ class Controller:
             label_for_pane=self.jobs.label_for_pane,
             port=lambda: self.link.port,
             now=self.clock.now,
+            approval_for=self._approval_for,  # the one cycle (below)
         )
         # Transcripts: turns for the estimator, Claude's Esc, usage and budgets per job.
         self.usage = UsageBook(
@@ -270,6 +271,9 @@ class Controller:
 
     def _last_detection(self, surface_id: SurfaceId) -> Detection | None:
         return self.estimator.detection(surface_id)
+
+    def _approval_for(self, run_id: RunId) -> str | None:
+        return self.approvals.open_id_for_run(run_id)
 
     def _run_state(self, run_id: str) -> AgentRunState | None:
         run = self.hub.book.get(RunId(run_id))

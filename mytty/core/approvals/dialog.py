@@ -113,19 +113,41 @@ def _squeezed(text: str) -> str:
     return _BLANKS.sub("", _CONTROL.sub("", text))
 
 
-def _needles(action: Action) -> list[str] | None:
-    """The texts that must all be on the screen for the dialog to be this request's."""
+#: How many characters an agent may draw for one control character of a command (``^[``,
+#: ``\x1b``, a replacement character, or nothing at all).
+CONTROL_DRAWN = 8
+
+
+def _pattern(text: str) -> re.Pattern[str] | None:
+    """What must be on the screen for ``text``: its printable runs, blanks aside, in order,
+    each control character between them drawn as at most :data:`CONTROL_DRAWN` characters."""
+    runs = [_squeezed(run) for run in _CONTROL.split(text)]
+    runs = [run for run in runs if run]
+    if not runs:
+        return None
+    return re.compile(f".{{0,{CONTROL_DRAWN}}}".join(re.escape(run) for run in runs), re.DOTALL)
+
+
+def _needles(action: Action) -> list[re.Pattern[str]] | None:
+    """What must all be on the screen for the dialog to be this request's."""
     if action.command is not None:
-        squeezed = _squeezed(action.command)
-        if not squeezed:
-            return None
-        if action.truncated or len(squeezed) <= COMPARED_CHARS:
-            return [squeezed[:COMPARED_CHARS]]
-        return [squeezed[:COMPARED_CHARS], squeezed[-COMPARED_CHARS:]]
+        command = action.command
+        ends = (
+            [command]
+            if action.truncated or len(command) <= 2 * COMPARED_CHARS
+            else [
+                command[:COMPARED_CHARS],
+                command[-COMPARED_CHARS:],
+            ]
+        )
+        if action.truncated:
+            ends = [command[:COMPARED_CHARS]]
+        patterns = [_pattern(end) for end in ends]
+        return None if any(p is None for p in patterns) else [p for p in patterns if p]
     if action.paths:
         # The dialog names the file by its name (Claude shows the basename, Codex the path).
-        names = [_squeezed(p.rstrip("/").rsplit("/", 1)[-1]) for p in action.paths]
-        return [n for n in names if n] or None
+        names = [_pattern(p.rstrip("/").rsplit("/", 1)[-1]) for p in action.paths]
+        return [n for n in names if n is not None] or None
     return None
 
 
@@ -163,7 +185,7 @@ def find_dialog(provider: str, screen: list[str], action: Action) -> DialogView 
     # Claude draws the command above its question, Codex below it (above the options).
     top = max(0, question_at - BODY_LINES)
     body = _squeezed("".join(screen[top : option_rows[0]]))
-    if not all(needle in body for needle in needles):
+    if not all(needle.search(body) for needle in needles):
         return None
     return view
 

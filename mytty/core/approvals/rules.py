@@ -18,7 +18,7 @@ every request). Then, whatever the order of the rules:
 2. else a ``deny`` rule that *might* match (it reads a part of the request that cannot be read,
    such as a command the hook had to cut short) or a matching ``ask`` rule makes it ask: the
    request waits for a person (the hold), as with no rule at all;
-3. else a matching ``allow`` rule allows.
+3. else a matching ``allow`` rule allows (one that might match asks, with its name).
 
 So deny beats ask beats allow, and a request the matcher cannot read is never allowed by a
 rule. Two more guards keep an allow rule from allowing more than it says:
@@ -251,4 +251,7 @@ def judge(rules: RuleSet, request: ApprovalRequest) -> Verdict:
     for rule, outcome in outcomes:
         if rule.action == ALLOW and outcome == _MATCH:
             return Verdict(ASK if rules.broken else ALLOW, rule.name)
+    for rule, outcome in outcomes:
+        if rule.action == ALLOW and outcome == _UNKNOWN:
+            return Verdict(ASK, rule.name)  # it might allow it, if the request could be read
     return Verdict(ASK) if request.action.truncated else NO_RULE

@@ -66,7 +66,7 @@ from mytty.core.approvals.rules import ALLOW, DENY, Rule, judge
 from mytty.core.config import ApprovalSettings
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider, AgentRunState
-from mytty.core.ids import JobId, SurfaceId, format_uuid_bytes, stable_uuid
+from mytty.core.ids import JobId, RunId, SurfaceId, format_uuid_bytes, stable_uuid
 from mytty.core.jobs.tracker import AgentJob, is_terminal
 from mytty.daemon.approvals import delivery
 from mytty.daemon.approvals.rules_file import append_rule
@@ -339,6 +339,11 @@ class ApprovalBroker:
     def caller(self, peer_pid: int) -> Caller:
         """Who is asking, from the peer's process ancestry (:mod:`.callers`)."""
         return self._classify(peer_pid)
+
+    def open_id_for_run(self, run_id: str) -> str | None:
+        """The id of the run's newest open request (a notification names it)."""
+        found = sorted(self.book.open_for_run(RunId(run_id)), key=lambda r: r.requested_at)
+        return found[-1].id if found else None
 
     def find(self, text: str) -> ApprovalRequest:
         """The request an id or unique prefix names (``approval-not-found`` otherwise)."""
