@@ -462,6 +462,9 @@ def _run_handler(
             stderr=subprocess.PIPE,
             cwd=cwd if os.path.isdir(cwd) else None,
             env=env,
+            # A group of its own (same session): a timeout or Esc kills the shell's children
+            # too, which would otherwise hold the pipes open past the kill.
+            process_group=0,
         )
     except OSError as exc:
         return HookResult(handler, 127, "", f"could not start the hook: {exc}", False, 0)
@@ -472,7 +475,7 @@ def _run_handler(
         out, err = process.communicate(body, timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-        process.kill()
+        kill_group(process)
         out, err = process.communicate()
     elapsed = int((time.monotonic() - started) * 1000)
     return HookResult(
@@ -486,6 +489,14 @@ def _run_handler(
         killed=getattr(process, "killed_by_agent", False),
         stdin=body.decode("utf-8", "replace"),
     )
+
+
+def kill_group(process: Any) -> None:
+    """Kill a hook and whatever it started (its process group)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        process.kill()
 
 
 class BackgroundHooks:
@@ -544,7 +555,7 @@ class BackgroundHooks:
             for process in self._processes:
                 if process.poll() is None:
                     process.killed_by_agent = True
-                    process.kill()
+                    kill_group(process)
 
 
 # ------------------------------------------------------------------------------------------------
