@@ -18,19 +18,16 @@ from mytty.core.events import (
     AgentRunState,
 )
 from mytty.core.ids import RunId, stable_uuid
-from mytty.core.runs.book import (
+from mytty.core.runs.book import RunBook, replay
+from mytty.core.runs.prune import prunable_runs, prune_runs
+from mytty.core.runs.run import AgentRun
+from mytty.core.runs.synthesized import (
     STARTUP_SWEEP_HOOK_NAME,
     SUPERSEDED_HOOK_NAME,
-    TRANSITIONS,
-    AgentRun,
-    RunBook,
-    prunable_runs,
-    prune_runs,
-    replay,
     startup_sweep_events,
     superseded_events,
-    transition,
 )
+from mytty.core.runs.table import TRANSITIONS, transition
 from tests.core.builders import CLAUDE, CODEX, DAY, PANE, RUN, P, R, U, ev
 
 S = AgentRunState

@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 
 from mytty.core.attention.items import AttentionBook, AttentionItem
 from mytty.core.events import AgentEvent, AgentEventKind, AgentRunState
-from mytty.core.runs.book import MAX_RUNS_PER_PANE, AgentRun, RunBook
+from mytty.core.runs.book import RunBook
+from mytty.core.runs.retention import MAX_RUNS_PER_PANE
+from mytty.core.runs.run import AgentRun
 from mytty.core.runs.snapshot import decode_snapshot, encode_snapshot
 from tests.core.builders import CODEX, P, R, ev
 
