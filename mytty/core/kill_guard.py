@@ -255,23 +255,28 @@ def lex(text: str) -> _Lexed:
             end = text.find("\n", i)
             i = n if end < 0 else end
         elif ch in " \t\r":
-            drop_next = _end_word(words, word, in_word, drop_next)
-            in_word = False
+            if in_word:  # (with no word started there is nothing to end)
+                drop_next = _end_word(words, word, in_word, drop_next)
+                in_word = False
             i += 1
-        elif ch in "<>" or (ch == "&" and i + 1 < n and text[i + 1] == ">"):
-            if ch != "&" and in_word and "".join(word).isdigit():
+        elif ch in "<>":
+            if in_word and "".join(word).isdigit():
                 word.clear()  # the fd number of 2>file
                 in_word = False
             _end_word(words, word, in_word, drop_next)
-            in_word = False
+            in_word, drop_next = False, True
             i = _skip_redirection(text, i)
-            drop_next = True
         elif ch in _OPERATOR_CHARS:
             _end_word(words, word, in_word, drop_next)
-            in_word = drop_next = False
-            if not words or words[-1] != _SEPARATOR:
-                words.append(_SEPARATOR)
-            i += 1
+            in_word = False
+            if ch == "&" and i + 1 < n and text[i + 1] == ">":  # bash's &> redirection
+                drop_next = True
+                i = _skip_redirection(text, i)
+            else:
+                drop_next = False
+                if not words or words[-1] != _SEPARATOR:
+                    words.append(_SEPARATOR)
+                i += 1
         else:
             word.append(ch)
             in_word = True
