@@ -1,0 +1,359 @@
+"""The explanation of one pane or job: the state mytty shows, why, and what would change it.
+
+:func:`explain` is pure: it reads an :class:`~mytty.core.explain.inputs.ExplainInputs` and
+returns an :class:`Explanation`:
+
+- ``state``: what mytty shows: the job's state for a job, the pane's ``agentState`` (its
+  most relevant run) for a pane; ``summary`` says in one sentence where it comes from;
+- ``evidence``: the last stored events of the runs that matter, oldest first, each with its
+  source (:mod:`mytty.core.explain.sources`), what it saw, and its effect on its run, found by
+  replaying the events read through a fresh :class:`~mytty.core.runs.book.RunBook` (the
+  reducer itself, so "ignored" means exactly what the reducer did); a run with more stored
+  events than were read shows no effects, since its earlier events are unknown;
+- ``next``: the transitions out of the state and who would send each
+  (:mod:`mytty.core.explain.producers`), as job states for a job;
+- ``warnings``: :mod:`mytty.core.explain.warnings`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from mytty.core import vocab
+from mytty.core.estimation import epochs
+from mytty.core.estimation.epochs import COMMAND_FINISHED, LAUNCH_OBSERVED, turn_run_id
+from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider, AgentRunState
+from mytty.core.explain import producers
+from mytty.core.explain.inputs import ExplainInputs, Observations, StoredEvent, shown_run
+from mytty.core.explain.producers import Following
+from mytty.core.explain.sources import Source, is_hook, origin
+from mytty.core.explain.warnings import Context, Finding, duration, findings
+from mytty.core.jobs import tracker
+from mytty.core.jobs.tracker import AgentJob, AgentJobState
+from mytty.core.runs.book import RunBook
+from mytty.core.runs.run import AgentRun
+
+#: Evidence items an explanation carries at most (the newest; the shown run's first).
+MAX_EVIDENCE = 40
+#: The native events that exist only in turn mode.
+_TURN_EVENTS = frozenset(
+    {
+        epochs.TURN_STARTED,
+        epochs.TURN_COMPLETED,
+        epochs.TURN_FAILED,
+        epochs.TURN_INTERRUPTED,
+        epochs.TURN_SUPERSEDED,
+    }
+)
+#: How far apart (seconds) a shell report and a native event may be and still be one fact.
+_SAME_MOMENT_S = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One stored event, with where it came from and what it did."""
+
+    sequence: int
+    event: AgentEvent
+    source: Source
+    what: str
+    #: ``"running → succeeded"``, ``"ignored (succeeded)"``; None when unknown.
+    effect: str | None
+    #: The event is on the run the state comes from.
+    on_shown_run: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One way the state could change next: the event ``kind`` (None: not an event, e.g. a
+    launch window closing), the ``state`` it leads to, and who or what would cause it."""
+
+    kind: AgentEventKind | None
+    state: str
+    by: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    surface_id: str
+    by_job: bool
+    job: AgentJob | None
+    state: str | None
+    summary: str
+    run: AgentRun | None
+    following: Following | None
+    evidence: tuple[Evidence, ...]
+    next: tuple[Step, ...]
+    warnings: tuple[Finding, ...]
+    observations: Observations
+    integrations: dict[AgentProvider, str]
+
+
+def explain(inputs: ExplainInputs) -> Explanation:
+    """Why the pane or job of ``inputs`` shows what it shows (see the module docstring)."""
+    job = inputs.job
+    shown = shown_run(inputs.runs, job, inputs.relevant)
+    provider = _provider(inputs, shown)
+    following = _following(inputs, provider, shown) if provider is not None else None
+    if job is not None:
+        state: str | None = job.state.value
+    else:
+        state = shown.state.value if shown is not None else None
+    ctx = Context(inputs, shown, provider)
+    return Explanation(
+        surface_id=inputs.surface_id,
+        by_job=inputs.by_job,
+        job=job,
+        state=state,
+        summary=_summary(inputs, shown, following),
+        run=shown,
+        following=following,
+        evidence=_evidence(inputs, shown),
+        next=_next(inputs, shown, provider, following),
+        warnings=findings(ctx),
+        observations=inputs.observations,
+        integrations=dict(inputs.integrations),
+    )
+
+
+# -- who follows the pane ---------------------------------------------------------------------
+
+
+def _provider(inputs: ExplainInputs, shown: AgentRun | None) -> AgentProvider | None:
+    if shown is not None:
+        return shown.provider
+    if inputs.job is not None:
+        return inputs.job.provider.agent_provider
+    fg = inputs.observations.foreground
+    return fg.provider if fg is not None else None
+
+
+def _following(inputs: ExplainInputs, provider: AgentProvider, shown: AgentRun | None) -> Following:
+    """How the provider's agent in this pane is followed: hooked when its integration is
+    installed or its hooks reported here; estimated while native estimation has an epoch for
+    it, or when the shown run's events are estimates."""
+    status = inputs.integrations.get(provider, vocab.NOT_INSTALLED)
+    mine = [
+        s.event
+        for s in inputs.window.events
+        if s.event.provider is provider and s.event.surface_id == inputs.surface_id
+    ]
+    on_shown = [e for e in mine if shown is not None and e.run_id == shown.id]
+    natively = [e for e in on_shown if origin(e).source is Source.NATIVE]
+    epoch = inputs.observations.epoch
+    live = epoch is not None and epoch.provider is provider and not epoch.covered
+    live = live and epoch is not None and epoch.phase != "ended"
+    if live and epoch is not None:
+        turn_mode = epoch.turn_mode
+    else:
+        turn_mode = any(e.hook_name in _TURN_EVENTS for e in natively)
+    return Following(
+        hooked=status != vocab.NOT_INSTALLED or any(is_hook(e) for e in mine),
+        estimated=live or bool(natively),
+        turn_mode=turn_mode,
+    )
+
+
+def _how(following: Following | None) -> str:
+    if following is None:
+        return ""
+    if following.hooked and following.estimated:
+        return "its hooks, and native estimation until they report"
+    if following.hooked:
+        return "its hooks"
+    if following.estimated:
+        per = "per turn, from its transcript" if following.turn_mode else "per process"
+        return f"native estimation ({per}; no hooks installed)"
+    return "nothing: no hooks installed and no agent in front"
+
+
+# -- the summary ------------------------------------------------------------------------------
+
+
+def _summary(inputs: ExplainInputs, shown: AgentRun | None, following: Following | None) -> str:
+    how = _how(following)
+    followed = f"; followed by {how}" if how else ""
+    job = inputs.job
+    if job is not None:
+        return _job_summary(inputs, job, shown) + followed
+    if shown is None:
+        fg = inputs.observations.foreground
+        agent = f"{fg.provider.value} is in front, " if fg is not None and fg.provider else ""
+        return f"no agent run in this pane yet ({agent}nothing reported a run)" + followed
+    count = len(inputs.runs)
+    among = f" of its {count} runs" if count > 1 else ""
+    return (
+        f"the pane's most relevant run{among}, {_short(shown.id)} ({shown.provider.value}), "
+        f"is {shown.state.value}" + followed
+    )
+
+
+def _job_summary(inputs: ExplainInputs, job: AgentJob, shown: AgentRun | None) -> str:
+    name = job.provider.value
+    if job.state is AgentJobState.LAUNCH_FAILED:
+        return job.message or f"no {name} run started within the launch window"
+    if job.state is AgentJobState.LOST and shown is None:
+        return "the job's pane is gone"
+    if job.run_id is None:
+        left = duration(max(0.0, job.deadline - inputs.now))
+        base = len(job.baseline)
+        older = f" (its {base} older runs there are not its own)" if base else ""
+        return (
+            f"the job waits for the first {name} run to start in its pane{older}; its launch "
+            f"window closes in {left}"
+        )
+    if shown is None:
+        return (
+            f"the job is bound to run {_short(job.run_id)}, which is no longer in memory: it "
+            "keeps its last state"
+        )
+    text = f"the job follows run {_short(shown.id)}, which is {shown.state.value}"
+    if job.bound_completed_by_idle:
+        text += " (it went idle before finishing, so the job ended disconnected)"
+    return text
+
+
+def _short(run_id: str) -> str:
+    return run_id[:8]
+
+
+# -- evidence ---------------------------------------------------------------------------------
+
+
+def _evidence(inputs: ExplainInputs, shown: AgentRun | None) -> tuple[Evidence, ...]:
+    window = inputs.window
+    effects = _effects(window.events, window.truncated)
+    shown_ids = {shown.id, *shown.continuations} if shown is not None else set()
+    items = [
+        Evidence(
+            sequence=stored.sequence,
+            event=stored.event,
+            source=origin(stored.event).source,
+            what=_what(stored.event, inputs.observations),
+            effect=effects.get(stored.sequence),
+            on_shown_run=stored.event.run_id in shown_ids,
+        )
+        for stored in window.events
+    ]
+    if len(items) <= MAX_EVIDENCE:
+        return tuple(items)
+    mine = [e for e in items if e.on_shown_run][-MAX_EVIDENCE:]
+    room = MAX_EVIDENCE - len(mine)
+    rest = [e for e in items if not e.on_shown_run][-room:] if room else []
+    kept = {e.sequence for e in (*mine, *rest)}
+    return tuple(e for e in items if e.sequence in kept)
+
+
+def _effects(events: tuple[StoredEvent, ...], truncated: frozenset[str]) -> dict[int, str]:
+    """What each event did to its run, by sequence, replayed through the reducer itself.
+
+    Only runs whose every stored event was read are replayed (with the runs they fold into,
+    a truncated run's events are left out, so their effect is unknown)."""
+    book = RunBook()
+    out: dict[int, str] = {}
+    for stored in events:
+        event = stored.event
+        if event.run_id in truncated:
+            continue
+        before = book.get(event.run_id)
+        result = book.apply(event)
+        if result.run is None or result.run.id in truncated:
+            continue
+        was = (before.state if before is not None else AgentRunState.UNKNOWN).value
+        if result.conflict:
+            out[stored.sequence] = "ignored (it conflicts with its run's pane, provider or session)"
+        elif result.applied:
+            out[stored.sequence] = f"{was} → {result.run.state.value}"
+        else:
+            out[stored.sequence] = f"ignored: the run was {was}"
+    return out
+
+
+def _what(event: AgentEvent, obs: Observations) -> str:
+    """The event's origin in words, with what the controller still sees of it."""
+    what = origin(event).describe(event.kind)
+    seen = _seen(event, obs)
+    return f"{what}: {seen}" if seen else what
+
+
+def _seen(event: AgentEvent, obs: Observations) -> str | None:
+    epoch, shell, transcript = obs.epoch, obs.shell, obs.transcript
+    if event.hook_name == LAUNCH_OBSERVED and epoch is not None and epoch.run_id == event.run_id:
+        fg = obs.foreground
+        name = fg.command if fg is not None and fg.agent_pid == epoch.pid and fg.command else None
+        return f"{name or event.provider.value} pid {epoch.pid}"
+    if (
+        event.hook_name == COMMAND_FINISHED
+        and event.kind is AgentEventKind.FAILED
+        and shell is not None
+        and shell.last_exit_at is not None
+        and shell.last_exit_status is not None
+        and abs(shell.last_exit_at - event.occurred_at) <= _SAME_MOMENT_S
+    ):
+        return f"exit {shell.last_exit_status}"
+    if (
+        origin(event).source is Source.NATIVE
+        and transcript is not None
+        and transcript.turn is not None
+        and turn_run_id(event.provider, transcript.turn) == event.run_id
+    ):
+        return f"turn {transcript.turn[:13]}"
+    return None
+
+
+# -- what would change it next ----------------------------------------------------------------
+
+
+def _next(
+    inputs: ExplainInputs,
+    shown: AgentRun | None,
+    provider: AgentProvider | None,
+    following: Following | None,
+) -> tuple[Step, ...]:
+    job = inputs.job
+    if provider is None or following is None:
+        return ()
+    if job is not None:
+        return _job_next(inputs, job, shown, provider, following)
+    state = shown.state if shown is not None else AgentRunState.UNKNOWN
+    return tuple(
+        Step(s.kind, s.state.value, s.by) for s in producers.run_steps(state, provider, following)
+    )
+
+
+def _job_next(
+    inputs: ExplainInputs,
+    job: AgentJob,
+    shown: AgentRun | None,
+    provider: AgentProvider,
+    following: Following,
+) -> tuple[Step, ...]:
+    if job.state in tracker.REARMABLE_JOB_STATES:
+        return (Step(None, AgentJobState.LAUNCHING.value, ("a follow-up `agent send`",)),)
+    if job.state is AgentJobState.LOST:
+        launch = job.launch
+        if job.session_id is None or launch is None or launch.closed:
+            return ()
+        return (Step(None, AgentJobState.LAUNCHING.value, ("`mytty resume`",)),)
+    if job.state is AgentJobState.LAUNCH_FAILED:
+        return ()
+    if job.run_id is None:
+        ways = producers.run_steps(AgentRunState.UNKNOWN, provider, following)
+        steps = [
+            Step(s.kind, AgentJobState.RUNNING.value, s.by)
+            for s in ways
+            if s.state is AgentRunState.RUNNING
+        ]
+        left = duration(max(0.0, job.deadline - inputs.now))
+        steps.append(
+            Step(None, AgentJobState.LAUNCH_FAILED.value, (f"no run starting within {left}",))
+        )
+        return tuple(steps)
+    if shown is None:
+        return ()
+    steps = []
+    for s in producers.run_steps(shown.state, provider, following):
+        moved = tracker.reconcile(job, [replace(shown, state=s.state)], True, inputs.now)
+        if moved.state is not job.state:
+            steps.append(Step(s.kind, moved.state.value, s.by))
+    return tuple(steps)
