@@ -92,11 +92,12 @@ class Explanation:
 def explain(inputs: ExplainInputs) -> Explanation:
     """Why the pane or job of ``inputs`` shows what it shows (see the module docstring)."""
     job = inputs.job
-    shown = shown_run(inputs.runs, job, inputs.relevant)
+    asked = job if inputs.by_job else None  # a pane's state is its run's, even with a job
+    shown = shown_run(inputs.runs, asked, inputs.relevant)
     provider = _provider(inputs, shown)
     following = _following(inputs, provider, shown) if provider is not None else None
-    if job is not None:
-        state: str | None = job.state.value
+    if asked is not None:
+        state: str | None = asked.state.value
     else:
         state = shown.state.value if shown is not None else None
     ctx = Context(inputs, shown, provider)
@@ -122,9 +123,9 @@ def explain(inputs: ExplainInputs) -> Explanation:
 def _provider(inputs: ExplainInputs, shown: AgentRun | None) -> AgentProvider | None:
     if shown is not None:
         return shown.provider
-    if inputs.job is not None:
-        return inputs.job.provider.agent_provider
     fg = inputs.observations.foreground
+    if inputs.job is not None and (inputs.by_job or fg is None or fg.provider is None):
+        return inputs.job.provider.agent_provider
     return fg.provider if fg is not None else None
 
 
@@ -174,17 +175,18 @@ def _summary(inputs: ExplainInputs, shown: AgentRun | None, following: Following
     how = _how(following)
     followed = f"; followed by {how}" if how else ""
     job = inputs.job
-    if job is not None:
+    if job is not None and inputs.by_job:
         return _job_summary(inputs, job, shown) + followed
+    here = f"; job {job.job_id[:8]} here is {job.state.value}" if job is not None else ""
     if shown is None:
         fg = inputs.observations.foreground
         agent = f"{fg.provider.value} is in front, " if fg is not None and fg.provider else ""
-        return f"no agent run in this pane yet ({agent}nothing reported a run)" + followed
+        return f"no agent run in this pane yet ({agent}nothing reported a run)" + followed + here
     count = len(inputs.runs)
     among = f" of its {count} runs" if count > 1 else ""
     return (
         f"the pane's most relevant run{among}, {_short(shown.id)} ({shown.provider.value}), "
-        f"is {shown.state.value}" + followed
+        f"is {shown.state.value}" + followed + here
     )
 
 
@@ -313,7 +315,7 @@ def _next(
     job = inputs.job
     if provider is None or following is None:
         return ()
-    if job is not None:
+    if job is not None and inputs.by_job:
         return _job_next(inputs, job, shown, provider, following)
     state = shown.state if shown is not None else AgentRunState.UNKNOWN
     return tuple(
