@@ -306,7 +306,7 @@ class JobResumer(Protocol):
 
 
 class Evidence(Protocol):
-    """What ``explain`` reads beyond the books (mytty.daemon.evidence)."""
+    """What ``explain`` reads beyond the books (mytty.daemon.explain.evidence)."""
 
     async def recent_events(self, run_ids: Sequence[RunId], per_run: int) -> EventWindow:
         """The newest ``per_run`` stored events of each run, oldest first (read in a thread,

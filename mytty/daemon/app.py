@@ -34,7 +34,7 @@ from mytty.daemon.estimation.estimator import NativeEstimator
 from mytty.daemon.estimation.shell_events import ShellEventWatcher
 from mytty.daemon.events.codex_routing import CodexRouter
 from mytty.daemon.events.ingest import EventIngest
-from mytty.daemon.evidence import EvidenceService
+from mytty.daemon.explain.evidence import EvidenceService
 from mytty.daemon.handler_context import HandlerContext
 from mytty.daemon.home import Home
 from mytty.daemon.integration_service import IntegrationService

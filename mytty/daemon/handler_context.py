@@ -21,7 +21,7 @@ from mytty.core.ids import SurfaceId
 from mytty.core.jobs.tracker import AgentJob
 from mytty.core.kill_guard import worker_environment
 from mytty.daemon.agents import AgentHub
-from mytty.daemon.evidence import EvidenceService
+from mytty.daemon.explain.evidence import EvidenceService
 from mytty.daemon.integration_service import IntegrationService
 from mytty.daemon.jobs.registry import JobRegistry
 from mytty.daemon.jobs.resume import ResumeService

@@ -1,5 +1,5 @@
 """What the explanation builder is given: the pane's runs, the job, the last stored events and
-what the controller sees in the pane now. The controller gathers them (``mytty.daemon.evidence``);
+what the controller sees in the pane now. The controller gathers them (``mytty.daemon.explain.evidence``);
 this module also chooses which runs' events are worth reading, so that an explanation costs a
 few indexed reads whatever the history.
 """
