@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mytty.cli.explain import lines
+from mytty.cli.explain.render import lines
 from mytty.core.estimation import epochs
 from mytty.core.events import AgentEventKind, WorkerProvider
 from mytty.core.explain.build import explain
