@@ -68,7 +68,7 @@ A prefix that several match is `invalid-request` naming them; nothing matching i
 `pane-not-found`. A pane whose newest job still lives in it also carries that `job`.
 
 Each evidence item has the event's fields (`sequence`, `occurredAt`, `runID`, `provider`,
-`kind`, `hookName`, `toolName`, `message`), its `source` — `hook` (the agent's own hook;
+`kind`, `hookName`, `toolName`, and `message` clipped to 500 characters), its `source` — `hook` (the agent's own hook;
 `hookName` is the provider's event name), `native` (native estimation: the foreground process,
 the shell's exit report through OSC 133, the transcript's turns), `transcript` (read from a
 hooked agent's transcript: Claude's Esc, Codex's model API error), `startup-sweep`,

@@ -403,8 +403,20 @@ def attention_reply(
 # -- explain ----------------------------------------------------------------------------------
 
 
+#: An explanation carries up to 40 events and the run's message; each message is clipped so
+#: the reply stays small whatever the agents wrote (an event's message may be ~60 KB).
+EXPLAIN_MESSAGE_CHARS = 500
+EXPLAIN_RUN_MESSAGE_CHARS = 2000
+
+
 def _stamp(seconds: float | None) -> str | None:
     return None if seconds is None else format_timestamp(seconds, fractional=True)
+
+
+def _clip(text: str | None, most: int) -> str | None:
+    if text is None or len(text) <= most:
+        return text
+    return text[: most - 1] + "…"
 
 
 def explain_run(run: AgentRun) -> ExplainRun:
@@ -415,7 +427,7 @@ def explain_run(run: AgentRun) -> ExplainRun:
         "sessionID": run.session_id,
         "startedAt": _stamp(run.started_at),
         "updatedAt": _stamp(run.updated_at),
-        "message": run.message,
+        "message": _clip(run.message, EXPLAIN_RUN_MESSAGE_CHARS),
         "acceptedEventCount": run.accepted_event_count,
     }
 
@@ -427,8 +439,9 @@ def explain_evidence(item: Evidence) -> ExplainEvidence:
         tail["hookName"] = event.hook_name
     if event.tool_name is not None:
         tail["toolName"] = event.tool_name
-    if event.message is not None:
-        tail["message"] = event.message
+    message = _clip(event.message, EXPLAIN_MESSAGE_CHARS)
+    if message is not None:
+        tail["message"] = message
     return {
         "sequence": item.sequence,
         "occurredAt": format_timestamp(event.occurred_at, fractional=True),

@@ -88,3 +88,12 @@ def test_more_evidence_than_shown_says_so() -> None:
 def test_no_line_is_wider_than_the_terminal(message: str, hook: str, width: int) -> None:
     for text, _style in lines(reply_for(message, hook), width):
         assert len(text) <= width, (width, text)
+
+
+def test_long_messages_are_clipped_on_the_wire() -> None:
+    from mytty.protocol.wire import EXPLAIN_MESSAGE_CHARS
+
+    reply = reply_for(message="x" * 60_000)
+    clipped = [e["message"] for e in reply["evidence"] if "message" in e]
+    assert clipped and all(len(m) == EXPLAIN_MESSAGE_CHARS and m.endswith("…") for m in clipped)
+    assert len(json.dumps(reply)) < 20_000
