@@ -35,7 +35,17 @@ pytestmark = pytest.mark.tmux
 
 
 def explain(m: Mytty, target: str) -> dict[str, Any]:
+    """``mytty-ctl explain``: what agents and scripts get."""
     reply = m.ctl("explain", target).json
+    assert reply["type"] == "explanation", reply
+    return reply
+
+
+def mytty_explain(m: Mytty, target: str) -> dict[str, Any]:
+    """``mytty explain --json``: the human command's JSON (the same reply)."""
+    out = run_mytty(m, "explain", "--json", target)
+    assert out.returncode == 0, out.stdout + out.stderr
+    reply: dict[str, Any] = json.loads(out.stdout)
     assert reply["type"] == "explanation", reply
     return reply
 
@@ -65,7 +75,7 @@ def test_a_hooked_job_names_its_hooks(hooked: Mytty) -> None:
     job = spawn(m, "--provider", "claude", "--task", "work\n@standin: sleep 1")
     done = completed(m, job, 60)
     assert done["state"] == "succeeded", done
-    reply = explain(m, job_id(job)[:8])  # the prefix `mytty ls` shows
+    reply = mytty_explain(m, job_id(job)[:8])  # the prefix `mytty ls` shows
     assert reply["target"] == "job" and reply["state"] == "succeeded", reply
     assert reply["jobID"] == job["jobID"] and reply["paneID"] == pane_of(job)
     assert reply["run"]["runID"] == done["runID"]["rawValue"]
@@ -152,15 +162,16 @@ def test_an_unhooked_job_names_native_estimation_and_what_it_saw() -> None:
 
         done = completed(m, job, 40)
         assert done["state"] == "succeeded", done
-        reply = explain(m, job_id(job))
+        reply = mytty_explain(m, job_id(job))
         found = sources(reply)
         assert found and all(src == "native" for src, _ in found), found
         names = {name for _, name in found}
         assert names & {"mytty.native.commandFinished", "mytty.native.turnCompleted"}, names
-        last = [e for e in reply["evidence"] if e["shownRun"]][-1]
-        assert last["effect"] == "running → succeeded", last
-        # What it saw: the shell's exit status, or the transcript's turn.
-        assert "exit 0" in last["what"] or "transcript" in last["what"], last
+        # The event that ended the run (the shell's exit report and the transcript's turn end
+        # race: whichever came second is shown as ignored) and what it saw.
+        ended = [e for e in reply["evidence"] if e["effect"] == "running → succeeded"]
+        assert len(ended) == 1 and ended[0]["shownRun"], reply["evidence"]
+        assert "exit 0" in ended[0]["what"] or "transcript" in ended[0]["what"], ended
     finally:
         m.close()
 
@@ -184,7 +195,7 @@ def test_a_resumed_job_names_the_resumption(mytty: Mytty) -> None:
     assert out.returncode == 0, out.stdout + out.stderr
     moved = json.loads(out.stdout)["jobs"][0]
     assert moved["resumed"] is True, moved
-    reply = explain(m, job_id(job))
+    reply = mytty_explain(m, job_id(job))
     assert reply["paneID"] == moved["paneID"]["rawValue"] != pane_of(job)
     resumed = [e for e in reply["evidence"] if e["source"] == "resume"]
     assert resumed and resumed[0]["hookName"] == "mytty.resume", reply["evidence"]
