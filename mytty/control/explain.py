@@ -56,7 +56,8 @@ agent-gone). explain JOB_ID (or a unique prefix, or a pane id) | jq .warnings"""
     doc="""
 Why the pane or job shows what it shows, as one object: the state mytty reports for it (the
 job's `state`, or the pane's `agentState` from its most relevant run), a `summary` sentence
-saying where that comes from, the `run` it comes from, the newest stored events of the runs
+saying where that comes from, who moves it (`following`: its `hooks`, `nativeEstimation`,
+`perTurn` from the transcript; null when no agent is known), the `run` it comes from, the newest stored events of the runs
 that matter (`evidence`, oldest first), what the controller sees in the pane now (`observed`),
 what would change the state next (`next`) and anything that looks wrong (`warnings`). An
 addition to the original; `mytty explain` prints the same for humans

@@ -388,6 +388,14 @@ class ExplainWarning(TypedDict):
     message: str
 
 
+class ExplainFollowing(TypedDict):
+    """Who moves the shown run: its hooks, native estimation (``perTurn``: from the transcript)."""
+
+    hooks: bool
+    nativeEstimation: bool
+    perTurn: bool
+
+
 class ExplanationReply(TypedDict):
     """``explain``: why a pane or job shows what it shows (a mytty addition)."""
 
@@ -397,6 +405,7 @@ class ExplanationReply(TypedDict):
     jobID: NotRequired[RawValue]
     state: str | None
     summary: str
+    following: ExplainFollowing | None
     job: NotRequired[JobSnapshot]
     run: ExplainRun | None
     evidence: list[ExplainEvidence]

@@ -28,6 +28,7 @@ from mytty.protocol.replies import (
     EventsReply,
     ExplainEpoch,
     ExplainEvidence,
+    ExplainFollowing,
     ExplainForeground,
     ExplainObserved,
     ExplainRun,
@@ -523,6 +524,14 @@ def explanation_reply(explanation: Explanation, snapshot: JobSnapshot | None) ->
         {"jobID": raw_value(job.job_id)} if job is not None and explanation.by_job else {}
     )
     shown: _Job = {"job": snapshot} if snapshot is not None else {}
+    how = explanation.following
+    following: ExplainFollowing | None = None
+    if how is not None:
+        following = {
+            "hooks": how.hooked,
+            "nativeEstimation": how.estimated,
+            "perTurn": how.turn_mode,
+        }
     return {
         "type": "explanation",
         "target": "job" if explanation.by_job else "pane",
@@ -530,6 +539,7 @@ def explanation_reply(explanation: Explanation, snapshot: JobSnapshot | None) ->
         **job_id,
         "state": explanation.state,
         "summary": explanation.summary,
+        "following": following,
         **shown,
         "run": explain_run(explanation.run) if explanation.run is not None else None,
         "evidence": [explain_evidence(e) for e in explanation.evidence],

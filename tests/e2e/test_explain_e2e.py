@@ -85,6 +85,7 @@ def test_a_hooked_job_names_its_hooks(hooked: Mytty) -> None:
     stop = [e for e in reply["evidence"] if e.get("hookName") == "Stop"][-1]
     assert stop["effect"] == "running → succeeded", stop
     assert "followed by its hooks" in reply["summary"], reply["summary"]
+    assert reply["following"] == {"hooks": True, "nativeEstimation": False, "perTurn": False}
     assert reply["observed"]["integrations"] == {"claude-code": "installed"}
     # What comes next for a finished job: a follow-up re-arms it.
     assert [(s["kind"], s["state"]) for s in reply["next"]] == [(None, "launching")]
@@ -158,6 +159,7 @@ def test_an_unhooked_job_names_native_estimation_and_what_it_saw() -> None:
         assert live["observed"]["epoch"]["provider"] == "claude-code", live["observed"]
         assert live["observed"]["integrations"] == {"claude-code": "not-installed"}
         assert "native estimation" in live["summary"], live["summary"]
+        assert live["following"]["hooks"] is False and live["following"]["nativeEstimation"]
         assert any(src == "native" for src, _ in sources(live)), live["evidence"]
 
         done = completed(m, job, 40)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from mytty.core import vocab
 from mytty.core.estimation import epochs
-from mytty.core.events import AgentEvent, AgentProvider
+from mytty.core.events import AgentEvent, AgentProvider, AgentRunState
 from mytty.core.explain.inputs import RECENT_TURNS, ExplainInputs
 from mytty.core.explain.sources import is_hook
 from mytty.core.jobs.tracker import AgentJobState
@@ -47,6 +47,7 @@ CODES: tuple[str, ...] = (
 )
 
 _VERIFY = "check `mytty integrations verify`"
+_ENDED = frozenset({AgentRunState.SUCCEEDED, AgentRunState.FAILED, AgentRunState.DISCONNECTED})
 _NATIVE_TURNS = frozenset(
     {epochs.TURN_STARTED, epochs.TURN_COMPLETED, epochs.TURN_FAILED, epochs.TURN_INTERRUPTED}
 )
@@ -256,7 +257,7 @@ def older_run_active(ctx: Context) -> Finding | None:
         r
         for r in inputs.runs
         if r.id != relevant.id
-        and r.is_terminal
+        and r.state in _ENDED  # not idle: a SessionStart marker, an interrupt
         and updated_or_past(r) > updated_or_past(relevant)
         and r.accepted_event_count > 0
     ]

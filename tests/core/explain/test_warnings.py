@@ -157,6 +157,9 @@ def test_an_older_active_run_speaks_for_the_pane() -> None:
     found = explain(inputs_for(events)).warnings
     assert OLDER_RUN_ACTIVE in {f.code for f in found}
     assert codes(events[:1]) == set()
+    # A newer idle run (a SessionStart marker, an interrupt) ended nothing.
+    marker = [events[0], ev(K.IDLE, run=R("marker"), hook="SessionStart", at=NOW - 10)]
+    assert codes(marker) == set()
 
 
 def test_an_unreadable_store_is_said() -> None:
