@@ -56,7 +56,8 @@ if TYPE_CHECKING:  # only their attributes are read: the human CLI needn't load 
     from mytty.core.attention.items import AttentionItem
     from mytty.core.errors import ErrorCode
     from mytty.core.events import AgentEvent, AgentProvider, AgentRunState
-    from mytty.core.explain.build import Evidence, Explanation, Step
+    from mytty.core.explain.build import Explanation, Step
+    from mytty.core.explain.evidence import Evidence
     from mytty.core.explain.inputs import Observations
     from mytty.core.ids import SurfaceId
     from mytty.core.jobs.tracker import AgentJob

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from mytty.core.estimation import epochs
 from mytty.core.events import AgentEvent, AgentEventKind, AgentRunState, WorkerProvider
-from mytty.core.explain.build import MAX_EVIDENCE, explain
+from mytty.core.explain.build import explain
+from mytty.core.explain.evidence import MAX_EVIDENCE
 from mytty.core.explain.inputs import EpochView, Foreground, Observations, ShellView
 from mytty.core.explain.sources import Source
 from mytty.core.ids import JobId
