@@ -239,6 +239,8 @@ def test_notes_and_messages_arrive_as_typed(desk: Desk, note: str, message: str)
     assert wait_until(published, 10, message="the note published")["attention"] == "approval"
     human = cli(m, "ls").stdout
     assert note in human, human
+    table = cli(m, "attention").stdout
+    assert message in table, table
     # The notification on the human's status line ("…: <message>").
     desk.screen.wait_for(message)
     # The attention popup's row for it (whitespace runs collapse to one space there).
