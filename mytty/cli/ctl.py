@@ -21,6 +21,7 @@ import math  # noqa: E402
 import os  # noqa: E402
 import socket  # noqa: E402
 import sys  # noqa: E402
+import time  # noqa: E402
 from types import ModuleType  # noqa: E402
 from typing import Any, NoReturn  # noqa: E402
 
@@ -233,12 +234,25 @@ def socket_path() -> str:
     return control_socket(os.environ)
 
 
+def _connect(sock: socket.socket, path: str) -> None:
+    """Connect, waiting while the controller's listen queue is full (EAGAIN), up to the timeout."""
+    deadline = time.monotonic() + CONNECT_TIMEOUT
+    while True:
+        try:
+            sock.connect(path)
+            return
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.005)
+
+
 def exchange(path: str, body: bytes, timeout: float) -> dict[str, Any]:
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(CONNECT_TIMEOUT)
         try:
-            sock.connect(path)
+            _connect(sock, path)
         except (FileNotFoundError, ConnectionRefusedError):
             _fail(
                 "not-running",

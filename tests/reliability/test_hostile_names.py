@@ -117,7 +117,10 @@ def process_cwd(m: Mytty, pane_id: str) -> str | None:
 
 
 def entry(m: Mytty, pane_id: str) -> dict[str, Any] | None:
-    return next((e for e in m.panes() if e["paneID"] == pane_id), None)
+    # Over the socket, not mytty-ctl's stdout: a U+2028 in a directory is one line to JSON,
+    # but str.splitlines() (the harness's) would take it for two.
+    reply = m.request({"type": "list"})
+    return next((e for e in reply["panes"] if e["paneID"] == pane_id), None)
 
 
 def make_dir(desk: Desk, name: str) -> str:
