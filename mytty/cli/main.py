@@ -243,7 +243,9 @@ def serve(
 
 def _record_socket(home: Any, socket_path: str) -> None:
     try:
-        home.tmux_socket_record.write_text(socket_path + "\n")
+        from mytty.daemon.home import write_private
+
+        write_private(home.tmux_socket_record, os.fsencode(socket_path + "\n"))  # 0600: a path
     except OSError:
         pass  # only a convenience for `mytty up`'s recovery
 
