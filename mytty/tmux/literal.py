@@ -51,6 +51,10 @@ a lone ``#`` before ``[`` stays ``#[``. The drawing stage (``format_draw``) show
 ``n`` ``#`` not before ``[`` as ``ceil(n/2)`` of them, a run before ``[`` as ``n/2`` and, for
 even ``n``, a literal ``[`` (odd ``n``: a style). ``~`` and ``$`` mean nothing to either stage
 (the command parser expands them only outside single quotes, and :func:`word` quotes them).
+
+Everything else a person reads is not drawn by tmux: ``mytty ls``, ``mytty attention`` and
+the popup print text themselves. A web view, when there is one, adds its own stage (HTML
+escaping) in its own layer; ``tests/reliability/test_hostile_names.py`` is where to check it.
 """
 
 from __future__ import annotations
