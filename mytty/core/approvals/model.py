@@ -47,6 +47,12 @@ BY_DIALOG = "dialog"
 BY_RULE = "rule"
 IN_PANE = "pane"
 
+#: hookName of the ``running`` event a decision stores (it resolves the request's attention item).
+DECIDED_HOOK = "mytty.approvalDecided"
+#: hookName of the ``approval-requested`` event stored for a request whose hook event was a
+#: duplicate of an earlier identical call's.
+REQUESTED_HOOK = "mytty.approvalRequested"
+
 #: ``decidedBy`` of a request answered in the agent's own dialog, not through mytty.
 AGENT_DIALOG = "agent-dialog"
 #: The human surfaces (``human:<channel>``): a terminal, the attention popup, the web view.

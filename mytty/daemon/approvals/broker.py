@@ -50,8 +50,10 @@ from mytty.core.approvals.model import (
     BY_DIALOG,
     BY_HOOK,
     BY_RULE,
+    DECIDED_HOOK,
     IN_PANE,
     MAX_MESSAGE_CHARS,
+    REQUESTED_HOOK,
     ApprovalRequest,
     ApprovalState,
     Decision,
@@ -81,10 +83,6 @@ from mytty.tmux.port import TmuxPort
 
 log = logging.getLogger(__name__)
 
-#: hookName of the event a decision stores (it resolves the request's attention item).
-DECIDED_HOOK = "mytty.approvalDecided"
-#: hookName of the event stored for a request whose hook event was a duplicate.
-REQUESTED_HOOK = "mytty.approvalRequested"
 #: Events of the run that mean the human allowed in the pane (the tool ran).
 _TOOL_RAN_HOOKS = frozenset({"PostToolUse", "PostToolBatch"})
 #: Events that say nothing about the request (its own, a subagent's activity, mytty's).
