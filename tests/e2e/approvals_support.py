@@ -33,12 +33,15 @@ def set_approvals(
     if hold is not None:
         approvals["hold_seconds"] = hold
     if rules is not None:
-        aot = tomlkit.aot()
-        for rule in rules:
-            table = tomlkit.table()
-            table.update(rule)
-            aot.append(table)
-        approvals["rule"] = aot
+        if "rule" in approvals:
+            del approvals["rule"]
+        if rules:
+            aot = tomlkit.aot()
+            for rule in rules:
+                table = tomlkit.table()
+                table.update(rule)
+                aot.append(table)
+            approvals["rule"] = aot
     before = m.log().count("reloaded; the new settings are in use")
     new = tomlkit.dumps(doc)
     if new == text:

@@ -610,7 +610,15 @@ class ApprovalBroker:
         )
 
     async def _resolve_attention(self, request: ApprovalRequest) -> None:
-        """A ``running`` event of the request's run: its attention item resolves everywhere."""
+        """A ``running`` event of the request's run: its attention item resolves everywhere.
+
+        Only while the run still waits for approval: after keys in the dialog the agent's own
+        events may have come first (a Stop), and a ``running`` after them would reopen the run.
+        The check and the store's queue are reached with no await between them, and events
+        are applied in that queue's order.
+        """
+        if self._run_state(request.run_id) is not AgentRunState.WAITING_APPROVAL:
+            return
         try:
             event = self._event(request, AgentEventKind.RUNNING, DECIDED_HOOK, self._now())
             await self._hub.ingest(event)

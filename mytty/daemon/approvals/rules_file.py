@@ -18,7 +18,7 @@ from pathlib import Path
 import tomlkit
 from tomlkit.container import OutOfOrderTableProxy
 from tomlkit.exceptions import TOMLKitError
-from tomlkit.items import Table
+from tomlkit.items import AoT, Array, Table
 
 from mytty.core.approvals.propose import rule_table
 from mytty.core.approvals.rules import Rule
@@ -52,11 +52,11 @@ def with_rule(text: str, rule: Rule, path: Path) -> str:
     for key, value in rule_table(rule).items():
         table.add(key, value)
     existing = approvals.get("rule")
-    if existing is None:
-        aot = tomlkit.aot()
+    if existing is None or (isinstance(existing, Array) and len(existing) == 0):
+        aot = tomlkit.aot()  # a `rule = []` becomes the first [[approvals.rule]]
         aot.append(table)
         approvals["rule"] = aot
-    elif isinstance(existing, list):
+    elif isinstance(existing, AoT):
         existing.append(table)
     else:
         raise _invalid(path, "approvals.rule is not an array of tables")
