@@ -595,3 +595,27 @@ def test_the_log_is_newest_first_and_an_agent_sees_its_workers_only() -> None:
         assert [e["id"] for e in mine] == [second["id"]]
 
     run(scenario)
+
+
+# -- a restart ---------------------------------------------------------------------------------
+
+
+def test_a_restart_keeps_a_waiting_request_for_its_dialog_and_expires_the_rest() -> None:
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        waiting = Asking(c, pane.surface_id, "touch /w/1")
+        await waiting.send()
+        moved_on = Asking(c, pane.surface_id, "touch /w/2")
+        await moved_on.send()
+        c.hub.ingest(event(pane.surface_id, K.IDLE, run=moved_on.run, at=1_000_001.0))  # Esc
+        stored = list(c.approval_store.rows.values())
+        fresh = FakeController(tmux=c.tmux, clock=c.clock)
+        fresh.panes = c.panes
+        fresh.hub = c.hub
+        fresh.approvals._panes = c.panes
+        fresh.approvals._run_state = c.approvals._run_state
+        fresh.approvals.load({}, stored)
+        fresh.approvals.settle_restart()
+        states = {r.action.command: r.state.value for r in fresh.approvals.book.all()}
+        assert states == {"touch /w/1": "dialog", "touch /w/2": "expired"}
+
+    run(scenario)
