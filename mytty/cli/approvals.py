@@ -37,7 +37,7 @@ _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 app = typer.Typer(
-    help="Agents' permission requests: list them, watch them, read the log.",
+    help="Agents' permission requests waiting now, oldest first (log: every one and its outcome).",
     invoke_without_command=True,
     no_args_is_help=False,
 )
@@ -155,7 +155,10 @@ def command(
 def log_command(
     as_json: bool = typer.Option(False, "--json", help="Print the entries as a JSON array."),
     since: str | None = typer.Option(
-        None, "--since", help="Only the last DURATION (30s, 10m, 2h, 1d); default: all."
+        None,
+        "--since",
+        metavar="DURATION",
+        help="Only the last DURATION (30s, 10m, 2h, 1d); default: all.",
     ),
 ) -> None:
     """Every permission request and its outcome, newest first."""
