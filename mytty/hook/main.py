@@ -203,6 +203,24 @@ def _decide(
     deadline: float,
 ) -> int:
     """Send the request with its ``approval``, wait for the decision, print it. Always 0."""
+    try:
+        return _decide_or_not(
+            provider, payload, mapping, credentials, approval, socket_path, deadline
+        )
+    except Exception as exc:  # noqa: BLE001 — no decision, never "Hook failed" (exit 1)
+        _say(f"internal error ({type(exc).__name__})")
+        return 0
+
+
+def _decide_or_not(
+    provider: str,
+    payload: dict[str, object],
+    mapping: HookMapping,
+    credentials: tuple[str, str | None],
+    approval: dict[str, object],
+    socket_path: str,
+    deadline: float,
+) -> int:
     from mytty.hook.approval import bare, decision_output
     from mytty.hook.client import ControllerNotRunning, DeliveryError, Kept, deliver, read_decision
     from mytty.protocol.limits import APPROVAL_HOLD_GRACE_S, MAX_APPROVAL_HOLD_S

@@ -396,6 +396,8 @@ class ApprovalBroker:
             raise MyttyError(ErrorCode.INVALID_REQUEST, "--always goes with allow")
         if rule is not None:
             await asyncio.to_thread(append_rule, self._config_file, rule)
+            request = self.find(request.id)  # another answer may have come meanwhile
+            self._check_open(request)
         who = access.who(caller, channel)
         session = session if not caller.is_agent and channel == "web" else None
         if request.state is ApprovalState.HOLDING and self._waiters.get(request.id):
