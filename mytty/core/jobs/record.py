@@ -42,6 +42,11 @@ def encode_job(job: AgentJob) -> str:
             "notified": job.notified,
             "launch": job_launch.to_record(job.launch) if job.launch is not None else None,
             "budget": job.budget_tokens,
+            "budgetUsd": job.budget_usd,
+            "queued": job.queued_because,
+            "ticket": job.queue_ticket,
+            "paced": job.paced,
+            "endReason": job.end_reason,
         },
         ensure_ascii=False,
         separators=(",", ":"),
@@ -85,6 +90,12 @@ def decode_job(text: str) -> AgentJob | None:
             budget_tokens=field.count(budget)
             if (budget := obj.get("budget")) is not None
             else None,
+            # Absent in records written before admission and dollar budgets: none of them.
+            budget_usd=field.optional_text(obj.get("budgetUsd")),
+            queued_because=field.optional_text(obj.get("queued")),
+            queue_ticket=field.count(ticket) if (ticket := obj.get("ticket")) is not None else None,
+            paced=obj.get("paced") is True,
+            end_reason=field.optional_text(obj.get("endReason")),
         )
     except (ValueError, KeyError, TypeError):
         return None
