@@ -3,7 +3,8 @@
 After a reboot every lost worker would start at once, and simultaneous starts of one account
 can invalidate a login token the whole fleet shares. So resumed workers start in bursts:
 
-- at most ``start_burst`` at a time: a burst begins only when none of the previous burst's
+- at most ``start_burst`` at a time: a burst takes up to ``start_burst`` starts (made within
+  ``start_interval_seconds`` of its first), and the next burst begins only when none of its
   workers is still starting (``launching``),
 - bursts begin at least ``start_interval_seconds`` apart,
 - after :data:`FAILURES_TO_STOP` failed starts in a row (a worker that ended ``launch-failed``
@@ -48,11 +49,17 @@ class PaceState:
 def slots(state: PaceState, pacing: Pacing, now: float, still_starting: int) -> int:
     """How many paced starts may begin now (``still_starting``: how many of the last burst
     are still ``launching``)."""
-    if state.stopped or still_starting > 0:
+    size = max(1, pacing.burst)
+    if state.stopped:
         return 0
-    if state.burst_at is not None and now < state.burst_at + pacing.interval:
+    if state.burst_at is None:
+        return size
+    within = now < state.burst_at + pacing.interval
+    if within and len(state.burst) < size:
+        return size - len(state.burst)  # the current burst is not full yet
+    if still_starting > 0 or within:
         return 0
-    return max(1, pacing.burst)
+    return size
 
 
 def next_burst_at(state: PaceState, pacing: Pacing) -> float | None:
@@ -60,11 +67,19 @@ def next_burst_at(state: PaceState, pacing: Pacing) -> float | None:
     return state.burst_at + pacing.interval if state.burst_at is not None else None
 
 
-def began(state: PaceState, job_ids: Iterable[str], now: float) -> PaceState:
-    """A burst of paced starts began at ``now`` (no jobs: nothing changes)."""
+def began(state: PaceState, pacing: Pacing, job_ids: Iterable[str], now: float) -> PaceState:
+    """Paced starts were made at ``now``: they join the current burst while it has room and
+    its interval runs, else they begin a new one (no jobs: nothing changes)."""
     ids = tuple(job_ids)
     if not ids:
         return state
+    joining = (
+        state.burst_at is not None
+        and now < state.burst_at + pacing.interval
+        and len(state.burst) < max(1, pacing.burst)
+    )
+    if joining:
+        return replace(state, burst=state.burst + ids)
     return replace(state, burst_at=now, burst=ids)
 
 

@@ -47,6 +47,8 @@ def encode_job(job: AgentJob) -> str:
             "ticket": job.queue_ticket,
             "paced": job.paced,
             "endReason": job.end_reason,
+            "capMb": job.memory_cap_mb,
+            "cap": job.memory_cap,
         },
         ensure_ascii=False,
         separators=(",", ":"),
@@ -96,6 +98,8 @@ def decode_job(text: str) -> AgentJob | None:
             queue_ticket=field.count(ticket) if (ticket := obj.get("ticket")) is not None else None,
             paced=obj.get("paced") is True,
             end_reason=field.optional_text(obj.get("endReason")),
+            memory_cap_mb=field.count(cap) if (cap := obj.get("capMb")) is not None else None,
+            memory_cap=field.optional_text(obj.get("cap")),
         )
     except (ValueError, KeyError, TypeError):
         return None

@@ -68,6 +68,9 @@ from mytty.core.runs.run import AgentRun
 #: Seconds a job waits for its run to appear after a spawn or a follow-up re-arm.
 LAUNCH_WINDOW_SECONDS = 30.0
 
+#: The message of a queued job whose pane went (``agent close``) before its worker started.
+CANCELLED_MESSAGE = "Cancelled while queued: its pane was closed before the worker started."
+
 #: The message of a job whose bound run went idle before finishing.
 INTERRUPTED_MESSAGE = "The run was interrupted or superseded before it finished."
 
@@ -158,6 +161,10 @@ class AgentJob:
     paced: bool = False
     #: Why a finished job ended beyond its state: ``memory-limit`` (killed by its memory cap).
     end_reason: str | None = None
+    #: ``[admission] worker_memory_max_mb`` as enforced on its worker (None: no cap enforced),
+    #: and the cap's name (a systemd scope unit or a cgroup directory).
+    memory_cap_mb: int | None = None
+    memory_cap: str | None = None
 
 
 #: ``end_reason`` of a worker killed by ``[admission] worker_memory_max_mb``.
@@ -179,6 +186,17 @@ class SpawnTags:
     notify_lead: bool = False
     budget_tokens: int | None = None
     budget_usd: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedAs:
+    """How a job admission holds back is queued: why, with what message, and its place."""
+
+    reason: str
+    message: str
+    ticket: int
+    #: Queued by ``mytty resume`` (its start is paced).
+    paced: bool = False
 
 
 def new_job(
@@ -235,8 +253,9 @@ def queue(
 
 
 def still_queued(job: AgentJob, reason: str, message: str) -> AgentJob:
-    """A queued job whose reason for waiting changed (its place stays)."""
-    if job.queued_because == reason and job.message == message:
+    """A queued job whose reason for waiting changed (its place stays); any other job (one
+    that started or went meanwhile) is returned unchanged."""
+    if job.state is not _J.QUEUED or (job.queued_because == reason and job.message == message):
         return job
     return replace(job, queued_because=reason, message=message)
 
@@ -407,6 +426,8 @@ def reconcile(
     if is_terminal(job.state):
         return job
     if not pane_exists:
+        if job.state is _J.QUEUED:
+            return replace(job, state=_J.LOST, message=CANCELLED_MESSAGE, queue_ticket=None)
         return replace(job, state=_J.LOST)
     if job.state is _J.QUEUED:
         return job  # its agent has not started: nothing to bind to, no window running

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-import psutil
+import psutil  # type: ignore[import-untyped]  # no stubs; two calls, typed below
 
 from mytty.core.admission.defaults import Machine
 
@@ -23,4 +23,5 @@ def this_machine() -> Machine:
 
 def available_mb() -> float:
     """Memory available for new processes now, in MB."""
-    return float(psutil.virtual_memory().available) / MB
+    available: int = psutil.virtual_memory().available
+    return available / MB

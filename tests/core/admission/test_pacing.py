@@ -19,12 +19,16 @@ PACE = Pacing(burst=2, interval=10.0)
 def test_a_burst_then_nothing_while_it_starts_or_before_the_interval() -> None:
     state = PaceState()
     assert slots(state, PACE, now=100.0, still_starting=0) == 2
-    state = began(state, ["a", "b"], now=100.0)
+    state = began(state, PACE, ["a"], now=100.0)
+    assert slots(state, PACE, now=100.5, still_starting=1) == 1  # the burst has room
+    state = began(state, PACE, ["b"], now=100.5)
     assert state.burst == ("a", "b") and next_burst_at(state, PACE) == 110.0
     assert slots(state, PACE, now=105.0, still_starting=0) == 0  # the interval
     assert slots(state, PACE, now=111.0, still_starting=1) == 0  # one still starting
     assert slots(state, PACE, now=111.0, still_starting=0) == 2
-    assert began(state, [], now=200.0) == state
+    assert began(state, PACE, [], now=200.0) == state
+    later = began(state, PACE, ["c"], now=111.0)
+    assert (later.burst_at, later.burst) == (111.0, ("c",))
 
 
 def test_three_failed_starts_in_a_row_stop_it_and_a_good_one_resets_the_count() -> None:

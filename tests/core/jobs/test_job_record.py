@@ -57,6 +57,8 @@ jobs = st.builds(
     queue_ticket=st.none() | st.integers(0, 10**9),
     paced=st.booleans(),
     end_reason=texts,
+    memory_cap_mb=st.none() | st.integers(16, 10**6),
+    memory_cap=texts,
 )
 
 

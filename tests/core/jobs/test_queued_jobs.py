@@ -7,6 +7,7 @@ from dataclasses import replace
 from mytty.core.events import WorkerProvider
 from mytty.core.ids import JobId, RunId, SurfaceId
 from mytty.core.jobs.tracker import (
+    CANCELLED_MESSAGE,
     LAUNCH_WINDOW_SECONDS,
     MEMORY_LIMIT_REASON,
     AgentJobState,
@@ -45,8 +46,11 @@ def test_agent_wait_waits_through_the_queue() -> None:
     assert not satisfies(job, "completed")
 
 
-def test_a_queued_job_whose_pane_went_is_lost() -> None:
-    assert reconcile(queued(), [], False, T0).state is J.LOST
+def test_a_queued_job_whose_pane_went_is_lost_cancelled() -> None:
+    lost = reconcile(queued(), [], False, T0)
+    assert lost.state is J.LOST and lost.message == CANCELLED_MESSAGE
+    # A late "still queued" of the admission loop does not bring the queue's message back.
+    assert still_queued(lost, "memory", "Queued until admitted (memory): …") is lost
 
 
 def test_admitted_opens_the_window_when_it_starts_and_follows_the_next_run() -> None:
