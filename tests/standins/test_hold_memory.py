@@ -18,7 +18,7 @@ def test_the_directive_parses() -> None:
     assert lib.parse_directives("@standin: hold-memory lots").unknown == ["hold-memory lots"]
 
 
-def test_the_agent_holds_the_memory_until_it_exits(box: Sandbox) -> None:  # noqa: F811
+def test_the_agent_holds_the_memory_until_it_exits(box: Sandbox) -> None:
     proc = box.start("claude", "--", "work\n@standin: hold-memory 64; sleep 30")
     try:
         assert proc.stdout is not None
