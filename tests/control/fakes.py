@@ -251,7 +251,11 @@ class FakeJobs:
         return updated
 
     def snapshot(self, job: AgentJob) -> JobSnapshot:
-        return wire.job_snapshot(job, self._hub.notes.get(job.surface_id))
+        position = None
+        if job.state is core_jobs.AgentJobState.QUEUED:
+            ahead = [j for j in self._jobs.values() if j.state is job.state]
+            position = sum(1 for j in ahead if (j.queue_ticket or 0) < (job.queue_ticket or 0)) + 1
+        return wire.job_snapshot(job, self._hub.notes.get(job.surface_id), queue_position=position)
 
     def label_for_pane(self, surface_id: SurfaceId) -> str | None:
         job = self.newest_in_pane(surface_id)
