@@ -58,7 +58,7 @@ from mytty.daemon.server.router import ControlRouter
 from mytty.daemon.server.sockets import OneShotServer, Peer
 from mytty.daemon.store import EventStore, StoreError
 from mytty.daemon.tmux_link import TmuxLink
-from mytty.daemon.tmux_publish import TmuxPublisher
+from mytty.daemon.tmux_publish import TmuxPublisher, published_figures
 from mytty.daemon.transcripts.reader import IngestSoon, TranscriptReader
 from mytty.daemon.transcripts.usage import UsageBook
 from mytty.daemon.transcripts.watch import TranscriptWatcher
@@ -99,6 +99,8 @@ class Controller:
         self._stop = asyncio.Event()
         self._servers: list[OneShotServer] = []
         self._checks: set[asyncio.Future[None]] = set()  # memory-cap checks under way
+        #: What the publisher last showed of each pane's figures (see _sampled).
+        self._shown_figures: dict[SurfaceId, tuple[int | None, int | None]] = {}
         self.store = EventStore(home.store)
         self.hub = AgentHub(self.store, clock=self.clock.now)
         self.panes = PaneRegistry(b"")  # keyed with the home's secret once the lock is held
@@ -333,8 +335,13 @@ class Controller:
         return targets
 
     def _sampled(self) -> None:
-        for surface in self.jobs.newest_by_pane():
-            self.hub.bump(surface)  # @mytty_rss and the replies carry the figures
+        """A new sample: wake the panes whose published figures changed (@mytty_rss in whole
+        MiB, @mytty_cpu in whole percent), so a steady worker costs tmux nothing."""
+        for surface, job in self.jobs.newest_by_pane().items():
+            shown = published_figures(self.resources.part(job.job_id))
+            if self._shown_figures.get(surface) != shown:
+                self._shown_figures[surface] = shown
+                self.hub.bump(surface)
 
     def _resume_stopped(self, job: AgentJob, message: str) -> None:
         item = self.hub.attention.add_resume_stopped(

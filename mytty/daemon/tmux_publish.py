@@ -54,8 +54,9 @@ SINCE = "@mytty_since"
 TOKENS = "@mytty_tokens"
 #: What those tokens cost in US dollars (empty when unknown: a model without a price).
 COST = "@mytty_cost"
-#: Resident bytes and CPU percent of the pane's processes, while they are being sampled
-#: (someone reads them, or admission needs them); empty otherwise.
+#: Resident bytes (in whole MiB) and CPU percent (whole) of the pane's processes, while they are
+#: being sampled (someone reads them, or admission needs them); empty otherwise. Rounded so
+#: that a steady worker's options do not change every second.
 RSS = "@mytty_rss"
 CPU = "@mytty_cpu"
 PANE_OPTIONS = (PROVIDER, STATE, JOB, LABEL, NOTE, ATTENTION, SINCE, TOKENS, COST, RSS, CPU)
@@ -135,9 +136,22 @@ def pane_values(facts: PaneFacts, open_items: list[AttentionItem]) -> dict[str, 
         SINCE: str(int(since)) if since is not None else "",
         TOKENS: str(facts.tokens) if facts.tokens is not None else "",
         COST: f"{facts.cost_usd:.6f}" if facts.cost_usd is not None else "",
-        RSS: str(facts.rss_bytes) if facts.rss_bytes is not None else "",
-        CPU: f"{facts.cpu_percent:.1f}" if facts.cpu_percent is not None else "",
+        RSS: str(rss * MIB) if (rss := _mib(facts.rss_bytes)) is not None else "",
+        CPU: str(round(facts.cpu_percent)) if facts.cpu_percent is not None else "",
     }
+
+
+MIB = 1024 * 1024
+
+
+def _mib(count: int | None) -> int | None:
+    return None if count is None else count // MIB
+
+
+def published_figures(figures: ResourcePart) -> tuple[int | None, int | None]:
+    """The figures as the options show them: (MiB, whole percent)."""
+    cpu = figures.get("cpuPercent")
+    return _mib(figures.get("rssBytes")), round(cpu) if cpu is not None else None
 
 
 def desired_options(

@@ -46,7 +46,9 @@ def test_cost_memory_and_cpu_are_published_and_empty_when_unknown() -> None:
         cpu_percent=12.34,
     )
     values = tp.pane_values(known, []) or {}
-    assert (values[tp.COST], values[tp.RSS], values[tp.CPU]) == ("0.042100", "524288000", "12.3")
+    # Whole MiB and whole percent: a steady worker's options do not change every second.
+    assert (values[tp.COST], values[tp.RSS], values[tp.CPU]) == ("0.042100", "524288000", "12")
+    assert tp.published_figures({"rssBytes": 524_288_000 + 1000, "cpuPercent": 12.4}) == (500, 12)
     unknown = tp.pane_values(tp.PaneFacts(PANE, "%1", "s", None, job, None), []) or {}
     assert (unknown[tp.COST], unknown[tp.RSS], unknown[tp.CPU]) == ("", "", "")
     assert {tp.COST, tp.RSS, tp.CPU} <= set(tp.PANE_OPTIONS)
