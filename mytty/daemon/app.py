@@ -26,7 +26,6 @@ from mytty.core.errors import ErrorCode
 from mytty.core.events import AgentEvent
 from mytty.core.ids import JobId, RunId, SurfaceId, stable_uuid
 from mytty.core.jobs.tracker import AgentJob, AgentJobState
-from mytty.core.shell.events import ShellEvent
 from mytty.daemon.admission.controller import Admission
 from mytty.daemon.admission.gate import AdmissionGate
 from mytty.daemon.admission.starter import WorkerStarter
@@ -52,7 +51,7 @@ from mytty.daemon.panes.identity import PaneRegistry
 from mytty.daemon.panes.service import PaneService
 from mytty.daemon.panes.sweep import startup_sweep
 from mytty.daemon.preflight import AgentPreflight
-from mytty.daemon.resources.caps import MemoryCaps
+from mytty.daemon.resources.caps import MemoryCaps, MemoryCapWatch
 from mytty.daemon.resources.sampler import ResourceSampler, Target
 from mytty.daemon.server.router import ControlRouter
 from mytty.daemon.server.sockets import OneShotServer, Peer
@@ -98,7 +97,6 @@ class Controller:
         self._lock = ControllerLock(home)
         self._stop = asyncio.Event()
         self._servers: list[OneShotServer] = []
-        self._checks: set[asyncio.Future[None]] = set()  # memory-cap checks under way
         #: What the publisher last showed of each pane's figures (see _sampled).
         self._shown_figures: dict[SurfaceId, tuple[int | None, int | None]] = {}
         self.store = EventStore(home.store)
@@ -211,6 +209,11 @@ class Controller:
         """The resource sampler, memory caps, worker starts and admission (the queue)."""
         self.resources = ResourceSampler(targets=self._sample_targets, on_sample=self._sampled)
         self.caps = MemoryCaps(limit_mb=lambda: self.settings.admission.worker_memory_max_mb)
+        self.cap_watch = MemoryCapWatch(
+            caps=self.caps,
+            newest_job=self.jobs.newest_in_pane,
+            ended_by_memory_limit=self.jobs.ended_by_memory_limit,
+        )
         self.starter = WorkerStarter(
             panes=self.pane_service,
             jobs=self.jobs,
@@ -356,24 +359,6 @@ class Controller:
             self.hub.bump()
             self.notifier.observe_item(item)
 
-    def _shell_event(self, surface_id: str, event: ShellEvent) -> None:
-        """A capped worker's command ended: was it killed for its memory cap?"""
-        if not event.finished:
-            return
-        job = self.jobs.newest_in_pane(SurfaceId(surface_id))
-        if job is None or job.memory_cap is None or job.end_reason is not None:
-            return
-        task = asyncio.ensure_future(self._check_memory_cap(job.job_id, job.memory_cap))
-        self._checks.add(task)
-        task.add_done_callback(self._checks.discard)
-
-    async def _check_memory_cap(self, job_id: str, cap: str) -> None:
-        try:
-            if await self.caps.killed(cap):
-                self.jobs.ended_by_memory_limit(job_id)
-        except Exception:  # a check that failed says nothing either way
-            log.exception("could not check job %s's memory cap", job_id)
-
     def _transcript_emit(self, event: AgentEvent) -> None:
         # The estimator sees the reader's events too (a Codex API error fails the turn it asks about).
         self.estimator.source_emitted(event)
@@ -472,7 +457,7 @@ class Controller:
         self.pane_service.pane_gone_listeners.append(self.estimator.pane_gone)
         self.pane_service.pane_gone_listeners.append(self.transcripts.forget)
         self.shell_events.add_listener(self.estimator.on_shell_event)
-        self.shell_events.add_listener(self._shell_event)
+        self.shell_events.add_listener(self.cap_watch.on_shell_event)
 
     def apply_settings(self, settings: Settings) -> None:
         """config.toml changed: notifications follow it from now on, spawns from the next one.

@@ -103,6 +103,8 @@ def test_memory_admits_k_workers_queues_the_rest_in_order_and_survives_a_restart
     )
     listed = json.loads(run_mytty(m, "ls", "--json").stdout)["panes"]
     assert {p["state"] for p in listed if p["paneID"] == first_queued} == {"queued"}
+    holders = [p for p in listed if p["paneID"] in {pane_of(j) for j in spawned[:FIT]}]
+    assert len(holders) == FIT and all(p["rssBytes"] >= HOLD_MB * 1024 * 1024 for p in holders)
     # The running ones show their memory (sampled for this read).
     assert all(jobs(m)[job_id(j)]["rssBytes"] >= HOLD_MB * 1024 * 1024 for j in spawned[:FIT])
 

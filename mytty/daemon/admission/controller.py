@@ -65,7 +65,7 @@ MIN_PLAN_GAP_S = 0.02
 MEMORY_RECHECK_S = 1.0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Slot:
     """A spawn's claim: ``waiting`` None means it may start now."""
 

@@ -13,6 +13,9 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 
+from mytty.core.ids import SurfaceId
+from mytty.core.jobs.tracker import AgentJob
+from mytty.core.shell.events import ShellEvent
 from mytty.daemon.resources import memcap
 from mytty.daemon.resources.memcap import CapSupport
 
@@ -75,3 +78,43 @@ class MemoryCaps:
             await asyncio.to_thread(memcap.remove_cgroup, cap)
             return killed
         return False
+
+
+class MemoryCapWatch:
+    """Turns "a capped worker's command ended" into ``failed``/``memory-limit`` when the
+    kernel killed it for its cap (a shell-integration listener)."""
+
+    def __init__(
+        self,
+        *,
+        caps: MemoryCaps,
+        newest_job: Callable[[SurfaceId], AgentJob | None],
+        ended_by_memory_limit: Callable[[str], object],
+    ) -> None:
+        self._caps = caps
+        self._newest_job = newest_job
+        self._ended = ended_by_memory_limit
+        self._checks: set[asyncio.Future[None]] = set()
+
+    def on_shell_event(self, surface_id: str, event: ShellEvent) -> None:
+        """A line of the pane's shell integration: a command finished (the worker ended)."""
+        if not event.finished:
+            return
+        job = self._newest_job(SurfaceId(surface_id))
+        if job is None or job.memory_cap is None or job.end_reason is not None:
+            return
+        task = asyncio.ensure_future(self._check(job.job_id, job.memory_cap))
+        self._checks.add(task)
+        task.add_done_callback(self._checks.discard)
+
+    async def _check(self, job_id: str, cap: str) -> None:
+        try:
+            if await self._caps.killed(cap):
+                self._ended(job_id)
+        except Exception:  # a check that failed says nothing either way
+            log.exception("could not check job %s's memory cap", job_id)
+
+    async def flush(self) -> None:
+        """Wait for the checks under way (tests, shutdown)."""
+        if self._checks:
+            await asyncio.gather(*self._checks, return_exceptions=True)

@@ -295,3 +295,45 @@ def test_without_limits_a_claim_costs_no_plan(tmp_path: Path) -> None:
         m.admission.release(slot.ticket)
 
     run(tmp_path, body)
+
+
+def test_a_worker_killed_by_its_cap_ends_failed_with_reason_memory_limit(tmp_path: Path) -> None:
+    from mytty.core.shell.events import ShellEvent
+    from mytty.daemon.resources import memcap
+    from mytty.daemon.resources.caps import MemoryCaps, MemoryCapWatch
+    from mytty.daemon.resources.memcap import CapSupport
+    from tests.daemon.resources.test_memcap import FakeSystemd
+
+    async def body(m: Machine) -> None:
+        surface = SurfaceId(U("capped"))
+        m.panes.register_created(surface, TmuxPaneId("%9"), 0)
+        capped = await m.jobs.spawn(
+            surface, CLAUDE, "big", [], launch=LAUNCH, memory_cap=(512, "mytty-worker-x-0")
+        )
+        m.jobs._jobs[capped.job_id] = replace(capped, state=AgentJobState.RUNNING)
+        fake = FakeSystemd(works=True, result="oom-kill")
+        caps = MemoryCaps(
+            limit_mb=lambda: 512, probe=lambda: CapSupport(memcap.SYSTEMD, None, "ok"), run=fake
+        )
+        watch = MemoryCapWatch(
+            caps=caps,
+            newest_job=m.jobs.newest_in_pane,
+            ended_by_memory_limit=m.jobs.ended_by_memory_limit,
+        )
+        watch.on_shell_event(surface, ShellEvent(False, None, None, "c", "/"))  # a prompt: nothing
+        await watch.flush()
+        assert fake.calls == []
+        watch.on_shell_event(surface, ShellEvent(True, 137, None, "c", "/"))  # the command ended
+        await watch.flush()
+        job = m.jobs.current(capped.job_id)
+        assert (job.state, job.end_reason) == (AgentJobState.FAILED, "memory-limit")
+        assert m.jobs.snapshot(job)["reason"] == "memory-limit"
+        # A worker that ended for another reason keeps its outcome.
+        fake.result = "exit-code"
+        other = await m.spawn(1)
+        m.jobs._jobs[other[0].job_id] = replace(other[0], memory_cap_mb=512, memory_cap="u-1")
+        watch.on_shell_event(other[0].surface_id, ShellEvent(True, 1, None, "c", "/"))
+        await watch.flush()
+        assert m.jobs.current(other[0].job_id).end_reason is None
+
+    run(tmp_path, body)
