@@ -26,6 +26,7 @@ import tty
 from typing import Any
 
 from mytty.core.attention.items import need_word
+from mytty.core.terminal_text import printable
 
 _COLOURS = {"approval": "33", "question": "33", "failure": "31", "not started": "31"}
 
@@ -65,8 +66,8 @@ def open_items() -> list[dict[str, Any]]:
     return items
 
 
-def printable(text: str) -> str:
-    """One line without control characters (an agent's command may hold any)."""
+def one_line(text: str) -> str:
+    """One line without control characters (an agent's command may hold any, newlines too)."""
     return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
 
 
@@ -87,7 +88,7 @@ def answer(item: dict[str, Any], decision: str, message: str | None = None) -> s
     except transport.CtlError as exc:
         raise PopupError(f"{exc.code}: {exc.message}") from None
     done = reply["approval"]
-    return f"{done['decision']} {str(done['id'])[:8]} ({printable(str(done['tool']))})"
+    return f"{done['decision']} {str(done['id'])[:8]} ({one_line(str(done['tool']))})"
 
 
 def age(created: str, now: float) -> str:
@@ -113,9 +114,11 @@ def rows(items: list[dict[str, Any]], now: float) -> list[list[str]]:
         message = " ".join(str(item.get("message") or "").split())
         approval = item.get("approval")
         if approval is not None:
-            message = printable(f"{approval['tool']}: {approval['action']}")
+            message = one_line(f"{approval['tool']}: {approval['action']}")
         need = need_word(item["kind"])
-        out.append([where, item["provider"], need, age(item["createdAt"], now), message])
+        # Agents write labels and messages: never let one talk to the terminal.
+        cells = [where, item["provider"], need, age(item["createdAt"], now), message]
+        out.append([printable(cell) for cell in cells])
     return out
 
 

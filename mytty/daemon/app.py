@@ -21,10 +21,15 @@ from collections.abc import Callable
 
 from mytty.core.approvals.access import Caller
 from mytty.core.attention.items import AttentionItem
+from mytty.core.cost.prices import ModelPrice
+from mytty.core.cost.pricing import merged_table
 from mytty.core.errors import ErrorCode
 from mytty.core.events import AgentEvent, AgentRunState
-from mytty.core.ids import JobId, RunId, SurfaceId
-from mytty.core.jobs.tracker import AgentJob, is_terminal
+from mytty.core.ids import JobId, RunId, SurfaceId, stable_uuid
+from mytty.core.jobs.tracker import AgentJob, AgentJobState, is_terminal
+from mytty.daemon.admission.controller import Admission
+from mytty.daemon.admission.gate import AdmissionGate
+from mytty.daemon.admission.starter import WorkerStarter
 from mytty.daemon.agents import AgentHub, settle_heap
 from mytty.daemon.approvals import callers
 from mytty.daemon.approvals.broker import ApprovalBroker
@@ -50,11 +55,13 @@ from mytty.daemon.panes.identity import PaneRegistry
 from mytty.daemon.panes.service import PaneService
 from mytty.daemon.panes.sweep import startup_sweep
 from mytty.daemon.preflight import AgentPreflight
+from mytty.daemon.resources.caps import MemoryCaps, MemoryCapWatch
+from mytty.daemon.resources.sampler import ResourceSampler, Target
 from mytty.daemon.server.router import ControlRouter
 from mytty.daemon.server.sockets import OneShotServer, Peer
 from mytty.daemon.store import EventStore, StoreError
 from mytty.daemon.tmux_link import TmuxLink
-from mytty.daemon.tmux_publish import TmuxPublisher
+from mytty.daemon.tmux_publish import TmuxPublisher, published_figures
 from mytty.daemon.transcripts.reader import IngestSoon, TranscriptReader
 from mytty.daemon.transcripts.usage import UsageBook
 from mytty.daemon.transcripts.watch import TranscriptWatcher
@@ -62,7 +69,7 @@ from mytty.daemon.welcome import welcome_command
 from mytty.daemon.worktree.service import WorktreeService
 from mytty.protocol.control import encode_reply, failure
 from mytty.protocol.envelope import encode_event_reply
-from mytty.protocol.replies import TokenUsageEntry
+from mytty.protocol.replies import CostPart, ResourcePart, TokenUsageEntry
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +101,8 @@ class Controller:
         self._lock = ControllerLock(home)
         self._stop = asyncio.Event()
         self._servers: list[OneShotServer] = []
+        #: What the publisher last showed of each pane's figures (see _sampled).
+        self._shown_figures: dict[SurfaceId, tuple[int | None, int | None]] = {}
         self.store = EventStore(home.store)
         self.hub = AgentHub(self.store, clock=self.clock.now)
         self.panes = PaneRegistry(b"")  # keyed with the home's secret once the lock is held
@@ -108,6 +117,7 @@ class Controller:
             require_port=self.link.require_port, tmux_socket=tmux_socket
         )
         self._build_panes_and_jobs(timings)
+        self._build_admission()
         self._build_transcripts_and_estimates(timings)
         self._build_outputs()
         self.context = HandlerContext(
@@ -136,6 +146,7 @@ class Controller:
             ),
             spawn_settings=lambda: self.settings.spawn,
             now=self.clock.now,
+            admission=self.admission_gate,
         )
         self.router = ControlRouter(self.context)
 
@@ -177,6 +188,10 @@ class Controller:
             usage_of=self._job_usage,
             on_attention_item=self._attention_item,
             successor_run=self._successor_run,
+            cost_of=self._job_cost,
+            resources_of=self._job_resources,
+            refresh_resources=self._refresh_resources,
+            lead_cost=self._lead_cost,
         )
         self.notifier = Notifier(
             self.settings.notify,
@@ -193,7 +208,36 @@ class Controller:
             newest_job=self.jobs.newest_in_pane,
             interrupt=self.pane_service.press_escape,
             store=self.store,
+            prices=self._prices,
         )
+
+    def _build_admission(self) -> None:
+        """The resource sampler, memory caps, worker starts and admission (the queue)."""
+        self.resources = ResourceSampler(targets=self._sample_targets, on_sample=self._sampled)
+        self.caps = MemoryCaps(limit_mb=lambda: self.settings.admission.worker_memory_max_mb)
+        self.cap_watch = MemoryCapWatch(
+            caps=self.caps,
+            newest_job=self.jobs.newest_in_pane,
+            ended_by_memory_limit=self.jobs.ended_by_memory_limit,
+        )
+        self.starter = WorkerStarter(
+            panes=self.pane_service,
+            jobs=self.jobs,
+            caps=self.caps,
+            limit_mb=lambda: self.settings.admission.worker_memory_max_mb,
+            worker_environment=self._worker_environment,
+        )
+        self.admission = Admission(
+            jobs=self.jobs,
+            hub=self.hub,
+            clock=self.clock,
+            settings=lambda: self.settings.admission,
+            sampler=self.resources,
+            start=self.starter.start,
+            give_up=self.starter.give_up,
+            stopped=self._resume_stopped,
+        )
+        self.admission_gate = AdmissionGate(self.admission, self.starter)
 
     def _build_transcripts_and_estimates(self, timings: Timings) -> None:
         """Transcript reading and watching, native run estimation, the Cursor approval guess."""
@@ -246,7 +290,8 @@ class Controller:
             hub=self.hub,
             panes=self.panes,
             route_codex=self.codex_router.route,
-            lead_notices=LeadInbox(self.jobs).take,  # agent spawn --notify-lead
+            # agent spawn --notify-lead, and --budget-usd's warnings
+            lead_notices=LeadInbox(self.jobs, self.usage.budget_news).take,
             approvals=self.approvals,
         )
         self.publisher = TmuxPublisher(
@@ -255,6 +300,8 @@ class Controller:
             jobs_by_pane=self.jobs.newest_by_pane,
             port=lambda: self.link.port,
             tokens_of=_tokens_of(self.usage),
+            cost_of=self.usage.cost_entry,
+            resources_of=self._job_resources,
         )
         self.config_watch = ConfigWatcher(
             self.home.root, lambda: self.settings, self.apply_settings
@@ -276,6 +323,20 @@ class Controller:
 
     def _attention_item(self, item: AttentionItem) -> None:
         self.notifier.observe_item(item)
+
+    def _job_cost(self, job: AgentJob) -> CostPart:
+        return self.usage.cost_entry(job)
+
+    def _job_resources(self, job: AgentJob) -> ResourcePart:
+        return self.resources.part(job.job_id)
+
+    async def _refresh_resources(self) -> None:
+        await self.resources.refresh()
+
+    def _lead_cost(
+        self, lead: SurfaceId, workers: list[AgentJob]
+    ) -> tuple[float | None, float | None, float | None]:
+        return self.usage.lead_cost(lead, workers)
 
     def _successor_run(self, run_id: RunId) -> RunId | None:
         return self.estimator.machine.successor(run_id)
@@ -312,6 +373,44 @@ class Controller:
             agent_in_front=agent_in_front,
         )
 
+    def _prices(self) -> dict[str, ModelPrice]:
+        return merged_table(self.settings.prices)
+
+    def _worker_environment(self) -> dict[str, str]:
+        return self.context.worker_environment()  # what a spawned worker's pane gets
+
+    def _sample_targets(self) -> dict[str, Target]:
+        """Every pane's newest job with its pane's process (what the sampler reads)."""
+        targets: dict[str, Target] = {}
+        for surface, job in self.jobs.newest_by_pane().items():
+            pane = self.panes.by_surface.get(surface)
+            if pane is not None and pane.pid > 0:
+                settled = job.state not in (AgentJobState.QUEUED, AgentJobState.LAUNCHING)
+                targets[job.job_id] = Target(pane.pid, job.provider, settled)
+        return targets
+
+    def _sampled(self) -> None:
+        """A new sample: wake the panes whose published figures changed (@mytty_rss in whole
+        MiB, @mytty_cpu in whole percent), so a steady worker costs tmux nothing."""
+        for surface, job in self.jobs.newest_by_pane().items():
+            shown = published_figures(self.resources.part(job.job_id))
+            if self._shown_figures.get(surface) != shown:
+                self._shown_figures[surface] = shown
+                self.hub.bump(surface)
+
+    def _resume_stopped(self, job: AgentJob, message: str) -> None:
+        item = self.hub.attention.add_resume_stopped(
+            stable_uuid("attention", "resume-stopped", job.job_id, str(self.clock.now())),
+            JobId(job.job_id),
+            job.surface_id,
+            job.provider.agent_provider,
+            message,
+            self.clock.now(),
+        )
+        if item is not None:
+            self.hub.bump()
+            self.notifier.observe_item(item)
+
     def _transcript_emit(self, event: AgentEvent) -> None:
         # The estimator sees the reader's events too (a Codex API error fails the turn it asks about).
         self.estimator.source_emitted(event)
@@ -336,6 +435,7 @@ class Controller:
         self.panes.load_bindings(self.store.load_surface_bindings())
         self.hub.restore(self.store.load_state())
         self.jobs.load(self.store.load_jobs(FINISHED_JOBS_IN_MEMORY))
+        self.admission.restore()  # tickets continue after the stored queue's
         self.usage.load(self.store.load_usage())
         self.approvals.load(self.store.load_approvers(), self.store.load_open_approvals())
         settle_heap()  # everything alive now lives as long as the process
@@ -365,28 +465,7 @@ class Controller:
             await self.hub.prune()
             await self._save_snapshot()  # the next start reads this, not the replayed tail
             write_guide(self.home)
-            self._servers = [
-                OneShotServer(
-                    self.home.control_socket,
-                    self._handle_control,
-                    too_large_reply=encode_reply(
-                        failure(ErrorCode.REQUEST_TOO_LARGE, "requests are limited to 64 KiB")
-                    ),
-                    foreign_peer_reply=encode_reply(
-                        failure(ErrorCode.PERMISSION_DENIED, "another user's process was refused")
-                    ),
-                    name="control",
-                    watch_hangups=True,  # its long polls end when their client goes
-                    rules=ControlRouter.BUDGET_RULES,  # fair shares, too-many-requests
-                ),
-                OneShotServer(
-                    self.home.event_socket,
-                    self.ingest.handle,
-                    too_large_reply=encode_event_reply(error=ErrorCode.REQUEST_TOO_LARGE),
-                    foreign_peer_reply=encode_event_reply(error=ErrorCode.UNAUTHORIZED),
-                    name="events",
-                ),
-            ]
+            self._servers = self._socket_servers()
             for server in self._servers:
                 await server.start()
             log.info("mytty controller ready (home %s, tmux %s)", self.home.root, self.tmux_socket)
@@ -400,11 +479,38 @@ class Controller:
                 tg.create_task(self.hub.prune_forever(), name="prune")
                 tg.create_task(self.publisher.run(), name="tmux-publish")
                 tg.create_task(self.estimator.run(), name="estimator")
+                tg.create_task(self.admission.run(), name="admission")
+                tg.create_task(self.resources.run(), name="resources")
                 tg.create_task(self._wait_for_stop(), name="stop")
         except* _Stop:
             pass
         finally:
             await self._shutdown()
+
+    def _socket_servers(self) -> list[OneShotServer]:
+        """The control socket and the event socket, not yet listening."""
+        return [
+            OneShotServer(
+                self.home.control_socket,
+                self._handle_control,
+                too_large_reply=encode_reply(
+                    failure(ErrorCode.REQUEST_TOO_LARGE, "requests are limited to 64 KiB")
+                ),
+                foreign_peer_reply=encode_reply(
+                    failure(ErrorCode.PERMISSION_DENIED, "another user's process was refused")
+                ),
+                name="control",
+                watch_hangups=True,  # its long polls end when their client goes
+                rules=ControlRouter.BUDGET_RULES,  # fair shares, too-many-requests
+            ),
+            OneShotServer(
+                self.home.event_socket,
+                self.ingest.handle,
+                too_large_reply=encode_event_reply(error=ErrorCode.REQUEST_TOO_LARGE),
+                foreign_peer_reply=encode_event_reply(error=ErrorCode.UNAUTHORIZED),
+                name="events",
+            ),
+        ]
 
     def _wire_estimator(self) -> None:
         self.estimator.attach()
@@ -412,6 +518,7 @@ class Controller:
         self.pane_service.pane_gone_listeners.append(self.transcripts.forget)
         self.pane_service.pane_gone_listeners.append(self.approvals.pane_gone)
         self.shell_events.add_listener(self.estimator.on_shell_event)
+        self.shell_events.add_listener(self.cap_watch.on_shell_event)
 
     def apply_settings(self, settings: Settings) -> None:
         """config.toml changed: notifications follow it from now on, spawns from the next one.
@@ -421,6 +528,7 @@ class Controller:
         """
         self.settings = settings
         self.notifier.update(settings.notify)
+        self.admission.settings_changed()  # the queue is judged under the new limits
 
     def request_stop(self) -> None:
         self._stop.set()

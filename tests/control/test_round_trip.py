@@ -66,6 +66,8 @@ ATTRS: dict[str, dict[str, str]] = {
         "notifyLead": "notify_lead",
         "budgetTokens": "budget_tokens",
         "approver": "approver",
+        "budgetUsd": "budget_usd",
+        "noQueue": "no_queue",
         "callerWorkingDirectory": "caller_cwd",
     },
     "waitAgent": {

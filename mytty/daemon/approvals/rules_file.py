@@ -51,6 +51,7 @@ def with_rule(text: str, rule: Rule, path: Path) -> str:
     table = tomlkit.table()
     for key, value in rule_table(rule).items():
         table.add(key, value)
+    table.add(tomlkit.nl())  # a blank line before whatever follows (a table the user wrote)
     existing = approvals.get("rule")
     if existing is None or (isinstance(existing, Array) and len(existing) == 0):
         aot = tomlkit.aot()  # a `rule = []` becomes the first [[approvals.rule]]

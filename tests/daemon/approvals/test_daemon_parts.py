@@ -8,6 +8,7 @@ import json
 import os
 import stat
 import tomllib
+from difflib import SequenceMatcher
 from pathlib import Path
 
 import pytest
@@ -159,7 +160,8 @@ RULE = Rule("always 1234", "allow", provider="codex", tool="Bash", command='touc
 
 def test_the_rule_is_appended_after_everything_the_user_wrote() -> None:
     out = with_rule(DEFAULT_TEXT, RULE, Path("c"))
-    assert out.startswith(DEFAULT_TEXT)
+    edits = SequenceMatcher(None, DEFAULT_TEXT.splitlines(), out.splitlines()).get_opcodes()
+    assert {op for op, *_ in edits} == {"equal", "insert"}  # every line and comment kept
     (table,) = tomllib.loads(out)["approvals"]["rule"]
     assert table == {
         "name": "always 1234",
