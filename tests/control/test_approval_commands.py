@@ -383,6 +383,55 @@ def test_an_answer_in_the_pane_ends_the_hold(
     run(scenario)
 
 
+@pytest.mark.parametrize("kind", [K.SUCCEEDED, K.FAILED])
+def test_a_turn_that_ends_while_its_run_waits_for_approval_ends_the_run(
+    kind: AgentEventKind,
+) -> None:
+    # Claude after a deny with a message (typed by mytty or the human): its turn goes on and
+    # ends with a Stop, which a run still waiting for approval would ignore.
+    from mytty.core.events import AgentRunState
+    from mytty.core.ids import RunId
+
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        asking = Asking(c, pane.surface_id)
+        await asking.send()
+        c.hub.ingest(asking.event)
+
+        def state() -> AgentRunState:
+            found = c.hub.book.get(RunId(asking.run))
+            assert found is not None
+            return found.state
+
+        assert state() is AgentRunState.WAITING_APPROVAL
+        ended = event(pane.surface_id, kind, run=asking.run)
+        await c.approvals.before_event(ended)
+        c.hub.ingest(ended)
+        assert state().value == kind.value
+        await c.approvals.before_event(ended)  # the run no longer waits: nothing more
+        assert state().value == kind.value
+
+    run(scenario)
+
+
+def test_only_a_turn_end_of_a_waiting_run_gets_a_decision_event_first() -> None:
+    from dataclasses import replace
+
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        asking = Asking(c, pane.surface_id)
+        await asking.send()
+        c.hub.ingest(asking.event)
+        seen = set(c.async_hub.seen)
+        for moved in (
+            event(pane.surface_id, K.RUNNING, run=asking.run),
+            replace(event(pane.surface_id, K.SUCCEEDED, run=asking.run), hook_name="SubagentStop"),
+            event(pane.surface_id, K.SUCCEEDED, run="another-run"),
+        ):
+            await c.approvals.before_event(moved)
+        assert c.async_hub.seen == seen
+
+    run(scenario)
+
+
 def test_a_subagents_activity_is_not_an_answer() -> None:
     async def scenario(c: FakeController, pane: FakePane) -> None:
         asking = Asking(c, pane.surface_id)

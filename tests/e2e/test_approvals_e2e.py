@@ -13,6 +13,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Iterator
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
@@ -157,6 +158,28 @@ def test_claude_answered_in_its_own_pane_during_the_hold_lets_the_hook_go(team: 
     assert run["stdout"] == "" and run["exitCode"] == 0 and run["durationMs"] < HOLD * 1000 / 2
     entry = logged(m, request["id"])
     assert (entry["decidedBy"], entry["decision"]) == ("agent-dialog", "allow"), entry
+
+
+def test_a_deny_with_a_message_typed_in_claudes_dialog_ends_the_turn(team: Mytty) -> None:
+    # Claude's turn goes on after such a deny and ends with a Stop, which a run still waiting
+    # for approval would ignore: the job must end, not wait for approval forever.
+    m = team
+    set_approvals(m, hold=HOLD, rules=[])
+    target = m.home / "claude_told_in_pane"
+    job = worker(m, "claude", target)
+    pane = pane_of(job)
+    request = wait_for_request(m, pane)
+    m.wait_for_text(pane, "Do you want to proceed?")
+    for key in ("Down", "Down", "Down", "Tab"):
+        m.tmux("send-keys", "-t", m.tmux_id(pane), key)
+    m.wait_for_text(pane, "No, and tell Claude what to do differently")
+    m.tmux("send-keys", "-t", m.tmux_id(pane), "-l", "not now")
+    m.tmux("send-keys", "-t", m.tmux_id(pane), "Enter")
+    done = completed(m, job, 30)
+    assert done["state"] == "succeeded" and not target.exists(), m.read(pane)[-2000:]
+    entry = logged(m, request["id"])
+    assert (entry["decidedBy"], entry["decision"]) == ("agent-dialog", "deny"), entry
+    assert all(item["resolvedAt"] is not None for item in attention_of(m, pane))
 
 
 # -- after the hold: the agents' own dialogs --------------------------------------------------
@@ -455,7 +478,9 @@ def test_always_writes_the_rule_and_the_next_request_is_decided_by_it(team: Mytt
     assert done.returncode == 0, done.stderr
     assert "[[approvals.rule]]" in done.stdout
     after = (m.mytty_home / "config.toml").read_text()
-    assert after.startswith(before.rstrip("\n")) and f'command = "touch {target}"' in after
+    edits = SequenceMatcher(None, before.splitlines(), after.splitlines()).get_opcodes()
+    assert {op for op, *_ in edits} == {"equal", "insert"}  # every line and comment kept
+    assert f'command = "touch {target}"' in after
     assert completed(m, job, 30)["state"] == "succeeded"
     wait_until(lambda: "reloaded" in m.log(), 10)
     again = worker(m, "claude", target)  # the same command: the rule allows it at once

@@ -20,7 +20,11 @@ The first decision wins; every decision also stores a ``running`` event of the r
 also ends when the agent moves on without mytty: a ``PostToolUse``/``PostToolBatch`` of its
 run (the human said yes in the pane: ``agent-dialog``, allow), its turn ending or being
 interrupted (``agent-dialog``, deny), its pane closing (expired). A held hook is then told
-"no decision" at once, so it never outlives the dialog it was for.
+"no decision" at once, so it never outlives the dialog it was for. A run waiting for approval
+ignores a ``succeeded``/``failed`` (semantics §1.3), yet Claude's turn goes on and ends with a
+Stop after a deny with a message, typed by mytty or by the human: such an event is preceded by
+the request's ``running`` decision event (:meth:`ApprovalBroker.before_event`), so the turn
+ends as it did instead of waiting for approval forever.
 
 Every request and each change is one row of the store's ``approval`` table: ``mytty approvals
 log``. Open requests survive a restart as long as their run still waits (the hold is over: the
@@ -88,6 +92,8 @@ _TOOL_RAN_HOOKS = frozenset({"PostToolUse", "PostToolBatch"})
 #: Events that say nothing about the request (its own, a subagent's activity, mytty's).
 _NEUTRAL_KINDS = frozenset({AgentEventKind.APPROVAL_REQUESTED, AgentEventKind.INPUT_REQUESTED})
 _SUBAGENT_HOOKS = frozenset({"SubagentStart", "SubagentStop"})
+#: What a run waiting for approval ignores although the agent's turn really ended.
+_TURN_ENDS = frozenset({AgentEventKind.SUCCEEDED, AgentEventKind.FAILED})
 #: The model is told why a rule refused.
 RULE_DENY_MESSAGE = "mytty: refused by the rule {name!r} of [approvals] in config.toml"
 #: How long the log looks back when no ``--since`` is given, and the most it returns.
@@ -542,6 +548,20 @@ class ApprovalBroker:
                 )
             )
             self._release(request.id)
+
+    async def before_event(self, event: AgentEvent) -> None:
+        """Before an agent's own event is stored: a turn that ends (``succeeded``/``failed``)
+        while its run waits for approval with a request open answered that request in its
+        dialog, so the request's decision event (``running``, the same id every path uses) is
+        stored first; the run then ends as the agent says instead of ignoring the end."""
+        if event.kind not in _TURN_ENDS or event.hook_name in _SUBAGENT_HOOKS:
+            return
+        if self._run_state(event.run_id) is not AgentRunState.WAITING_APPROVAL:
+            return
+        requests = self.book.open_for_run(event.run_id)
+        if requests:
+            decision = self._event(requests[-1], AgentEventKind.RUNNING, DECIDED_HOOK, self._now())
+            await self._hub.ingest(decision)
 
     def pane_gone(self, surface: SurfaceId) -> None:
         """The pane closed: its open requests expire and their held hooks are let go."""

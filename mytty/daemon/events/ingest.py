@@ -141,6 +141,8 @@ class EventIngest:
                 log.exception("permission request failed")
                 return encode_event_reply(error=ErrorCode.INTERNAL_ERROR)
         try:
+            if self._approvals is not None:
+                await self._approvals.before_event(event)  # a Stop after a dialog's deny
             inserted = await self._hub.ingest(event)
         except StoreError as exc:
             self._log_store_failure(str(exc))
