@@ -24,10 +24,16 @@ FAILED = "failed"
 INTERRUPTED = "interrupted"  # a turn ended by Esc
 EXITED = "exited"  # the session ended normally
 CRASHED = "crashed"  # the CLI died mid-turn (exit 1)
-KILLED = "killed"  # its pane or the whole tmux server was killed under it
+KILLED = "killed"  # its pane or the whole tmux server was killed under it, mid-turn
+GONE = "gone"  # killed between turns: the job had finished and keeps its result
 
 #: The states a turn ends in: an ``agent wait --until completed`` should wake at the first.
 ENDINGS = frozenset({SUCCEEDED, FAILED, INTERRUPTED, EXITED, CRASHED, KILLED})
+#: Between turns: a kill then leaves the job's last result standing (:data:`GONE`).
+_FINISHED = frozenset({IDLE, SUCCEEDED, FAILED, INTERRUPTED})
+#: States a job passes through on its way to the truth's (re-armed by a prompt, admitted):
+#: shown within the allowance after a change, they are lag, not wrong.
+TRANSITIONAL = frozenset({"launching", "queued"})
 
 #: mytty's job states that are right for each truth state.
 ACCEPT: dict[str, frozenset[str]] = {
@@ -42,6 +48,7 @@ ACCEPT: dict[str, frozenset[str]] = {
     EXITED: frozenset({"succeeded", "failed", "disconnected"}),
     CRASHED: frozenset({"failed", "disconnected"}),
     KILLED: frozenset({"lost", "disconnected", "failed", "absent"}),
+    GONE: frozenset({"succeeded", "failed", "idle", "lost", "disconnected", "absent"}),
 }
 
 #: A sample with no reading (controller down, pane not found): never scored.
@@ -118,6 +125,8 @@ def merge_changes(*streams: Sequence[Change]) -> list[Change]:
     time order, repeats dropped."""
     out: list[Change] = []
     for change in sorted((c for s in streams for c in s), key=lambda c: c.t):
+        if change.state == KILLED and out and out[-1].state in _FINISHED:
+            change = Change(change.t, GONE, change.turn)
         if not out or out[-1].state != change.state:
             out.append(change)
     return out
@@ -192,7 +201,7 @@ def score_agent(
             continue
         before = state_at(changes, now.t - 1e-9)
         if sample.t - now.t <= allowance and (
-            before is None or sample.shown in accepted(before.state)
+            before is None or sample.shown in accepted(before.state) or sample.shown in TRANSITIONAL
         ):
             score.lag_s += width
             continue

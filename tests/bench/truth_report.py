@@ -70,7 +70,10 @@ def _wait_figures(soak: Soak, changes_of: dict[str, list[tm.Change]]) -> dict[st
 
 def _result_figures(soak: Soak, changes_of: dict[str, list[tm.Change]]) -> dict[str, Any]:
     judged: list[tuple[str, int | None, str | None]] = []
+    provider = {a.job: a.provider for a in soak.agents}
     for job, started, message in soak.results:
+        if provider.get(job) == "cursor":
+            continue  # the Cursor stand-in reports no final message (no transcript)
         ending = next(
             (c for c in changes_of.get(job, []) if c.t >= started and c.state in tm.ENDINGS), None
         )

@@ -84,6 +84,7 @@ class WaitRun:
     started: float
     proc: subprocess.Popen[str]
     timeout: float
+    woke: float | None = None  # when the process exited (the reaper thread's reading)
 
 
 class Sampler(threading.Thread):
@@ -500,7 +501,7 @@ class Soak:
         mine = [
             a
             for a in reply.get("approvals", [])
-            if _raw(a.get("jobID")) == agent.job and a.get("state") in (None, "pending", "held")
+            if _raw(a.get("jobID")) == agent.job and a.get("state") in ("holding", "dialog")
         ]
         if not mine:
             return False
@@ -592,16 +593,29 @@ class Soak:
             self.waits.append(WaitRun(agent, time.monotonic(), proc, timeout))
         self.count("waits")
 
-    def reap_waits(self, now: float) -> None:
+    def watch_waits(self) -> None:
+        """The reaper thread: when each wait's process exits, to 50 ms (the director may be
+        busy replacing the tmux server)."""
+        while not self.sampler.stop.wait(0.05):
+            with self.lock:
+                running = [w for w in self.waits if w.woke is None]
+            for w in running:
+                if w.proc.poll() is not None:
+                    w.woke = time.monotonic()
+
+    def reap_waits(self, now: float, *, inline: bool = False) -> None:
         with self.lock:
             running = list(self.waits)
         for w in running:
-            if w.proc.poll() is None and now < w.started + w.timeout + 60:
+            if w.woke is None and now < w.started + w.timeout + 60:
                 continue
-            woke = time.monotonic()
+            woke = w.woke if w.woke is not None else time.monotonic()
             with self.lock:
                 self.waits.remove(w)
-            self.pool.submit(self.finish_wait, w, woke)
+            if inline:
+                self.finish_wait(w, woke)
+            else:
+                self.pool.submit(self.finish_wait, w, woke)
 
     def finish_wait(self, w: WaitRun, woke: float) -> None:
         if w.proc.poll() is None:
@@ -683,10 +697,12 @@ class Soak:
             timeout=900, check=False,
         )  # fmt: skip
         resumed = 0
+        back: set[str] = set()
         try:
             for entry in json.loads(out.stdout).get("jobs", []):
                 if entry.get("resumed"):
                     resumed += 1
+                    back.add(str(_raw(entry.get("jobID")) or entry.get("job")))
                     pane = _raw(entry.get("paneID"))
                     jid = _raw(entry.get("jobID")) or entry.get("job")
                     if pane and isinstance(jid, str):
@@ -700,8 +716,9 @@ class Soak:
             self.m.proc = None
         for agent in live:
             agent.next_at = time.monotonic() + 2.0
-            if agent.resuming and not resumed:
+            if agent.job not in back:  # a finished job is not resumed: its slot starts anew
                 agent.resuming = False
+                self.retire(agent, time.monotonic(), "not resumed")
         self.events.append({
             "at": t - self.started, "what": "tmux kill-server + mytty resume",
             "jobs": len(live), "resumed": resumed, "rc": out.returncode,
@@ -726,6 +743,7 @@ class Soak:
         self.setup()
         self.sampler.start()
         self.resources.start()
+        threading.Thread(target=self.watch_waits, daemon=True).start()
         self.started = time.monotonic()
         self.ended = self.started + self.o.minutes * 60
         # Stagger the first spawns over the first tenth of the run (at most 60 s).
@@ -749,9 +767,7 @@ class Soak:
         self.ended = time.monotonic()
         self.pool.shutdown(wait=True)
         self.read_truth()
-        self.reap_waits(float("inf"))
-        for w in list(self.waits):
-            self.finish_wait(w, time.monotonic())
+        self.reap_waits(float("inf"), inline=True)
         self.sampler.stop.set()
         self.resources.stop.set()
         self.sampler.join(10)
