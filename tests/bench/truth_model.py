@@ -9,8 +9,9 @@ seconds, one clock for the stand-ins and the harness (Linux shares it across pro
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 # -- truth states (what the agent really did) -----------------------------------------------------
 
@@ -62,7 +63,9 @@ def truth_of_line(line: str, current: str | None) -> str | None:
             return RUNNING
         if " done" in line:
             return FAILED if line.endswith("(failed)") else SUCCEEDED
-    if line == "STANDIN waiting for approval":
+    if line == "STANDIN waiting for approval" or line.endswith("· Running hook"):
+        # Codex runs its PermissionRequest hook (which may hold for a person) before its
+        # dialog: the approval wait begins with the hook.
         return WAITING_APPROVAL
     if line == "STANDIN waiting for input":
         return WAITING_INPUT
@@ -176,46 +179,65 @@ def score_agent(
     samples: Sequence[Sample],
     *,
     allowance: float,
+    lead: float = 1.0,
     stuck_after: float = 10.0,
     max_slice: float = 1.0,
 ) -> Score:
     """Compare one agent's samples with its truth.
 
     Each sample stands for the time to the next one (at most ``max_slice``: a gap in sampling
-    is not scored). A wrong sample within ``allowance`` seconds of a truth change that still
-    shows a right state for the *previous* truth is lag, not wrong; past it, wrong. A run of
-    wrong samples longer than ``stuck_after`` is a stuck state.
+    is not scored). A wrong sample is *lag*, not wrong, when it is within ``allowance`` seconds
+    after a truth change and still shows the previous truth (or a transitional state), or
+    within ``lead`` seconds before a change and already shows the next truth (a stand-in logs a
+    line after the hook that reported it has run). A shown state that stays the same for more
+    than ``stuck_after`` seconds while wrong for more than that is a stuck state.
     """
     score = Score()
-    stuck_start: tuple[float, str, str] | None = None
+    run: list[Any] = []  # the current stretch of one shown state: [start, shown, wrong s, truth]
     for i, sample in enumerate(samples):
         end = samples[i + 1].t if i + 1 < len(samples) else sample.t
         width = min(max(end - sample.t, 0.0), max_slice)
         now = state_at(changes, sample.t)
         if now is None or sample.shown is UNAVAILABLE:
-            stuck_start = _close_stuck(score, stuck_start, sample.t, stuck_after)
+            run = _close_stuck(score, run, sample.t, stuck_after)
             continue
+        if not run or run[1] != sample.shown:
+            run = _close_stuck(score, run, sample.t, stuck_after)
+            run = [sample.t, sample.shown, 0.0, now.state]
         score.observed_s += width
-        if sample.shown in accepted(now.state):
-            stuck_start = _close_stuck(score, stuck_start, sample.t, stuck_after)
+        verdict = _judge_sample(changes, now, sample, allowance, lead)
+        if verdict == "right":
             continue
-        before = state_at(changes, now.t - 1e-9)
-        if sample.t - now.t <= allowance and (
-            before is None or sample.shown in accepted(before.state) or sample.shown in TRANSITIONAL
-        ):
+        if verdict == "lag":
             score.lag_s += width
             continue
         score.wrong_s += width
+        run[2] += width
         _add_span(score.wrong_spans, sample.t, sample.t + width)
         key = f"{now.state}->{sample.shown}"
         score.wrong_by[key] = score.wrong_by.get(key, 0.0) + width
-        if stuck_start is None or stuck_start[1:] != (now.state, sample.shown):
-            stuck_start = _close_stuck(score, stuck_start, sample.t, stuck_after)
-            stuck_start = (sample.t, now.state, sample.shown)
     if samples:
-        _close_stuck(score, stuck_start, samples[-1].t, stuck_after)
+        _close_stuck(score, run, samples[-1].t, stuck_after)
     _transition_lags(score, changes, samples, allowance)
     return score
+
+
+def _judge_sample(
+    changes: Sequence[Change], now: Change, sample: Sample, allowance: float, lead: float
+) -> str:
+    """``right``, ``lag`` or ``wrong`` (see :func:`score_agent`)."""
+    shown = sample.shown
+    if shown in accepted(now.state):
+        return "right"
+    before = state_at(changes, now.t - 1e-9)
+    if sample.t - now.t <= allowance and (
+        before is None or shown in accepted(before.state) or shown in TRANSITIONAL
+    ):
+        return "lag"
+    upcoming = next((c for c in changes if c.t > sample.t), None)
+    if upcoming is not None and upcoming.t - sample.t <= lead and shown in accepted(upcoming.state):
+        return "lag"
+    return "wrong"
 
 
 def _add_span(spans: list[tuple[float, float]], start: float, end: float) -> None:
@@ -225,12 +247,11 @@ def _add_span(spans: list[tuple[float, float]], start: float, end: float) -> Non
         spans.append((start, end))
 
 
-def _close_stuck(
-    score: Score, start: tuple[float, str, str] | None, t: float, stuck_after: float
-) -> None:
-    if start is not None and t - start[0] > stuck_after:
-        score.stuck.append((start[0], t - start[0], start[1], start[2]))
-    return None
+def _close_stuck(score: Score, run: list[Any], t: float, stuck_after: float) -> list[Any]:
+    """End a stretch of one shown state; a stuck state when it was wrong long enough."""
+    if run and run[2] > stuck_after:
+        score.stuck.append((run[0], t - run[0], run[3], run[1]))
+    return []
 
 
 def _transition_lags(
@@ -284,15 +305,18 @@ def judge_wait(wait: Wait, changes: Sequence[Change], late_after: float) -> str:
 
 def judge_results(results: Sequence[tuple[str, int | None, str | None]]) -> dict[str, int]:
     """``(agent, expected turn, lastAssistantMessage)`` read after each completed wait:
-    ``lost`` when the message does not name its turn, ``doubled`` when one message was
-    handed out for two different turns of the same agent."""
+    ``lost`` when there is no message or it names another turn (``… turn N …``, as the
+    stand-ins word a plain turn's answer), ``doubled`` when one message was handed out for two
+    different turns of the same agent. A message naming no turn (a denied tool's, a subagent's
+    report) is checked for nothing else."""
     lost = doubled = checked = 0
     seen: dict[tuple[str, str], int | None] = {}
     for agent, turn, message in results:
         if turn is None:
             continue
         checked += 1
-        if message is None or f"turn {turn}" not in message:
+        named = named_turn(message)
+        if message is None or (named is not None and named != turn):
             lost += 1
             continue
         previous = seen.setdefault((agent, message), turn)
@@ -302,6 +326,14 @@ def judge_results(results: Sequence[tuple[str, int | None, str | None]]) -> dict
 
 
 # -- the run's figures ---------------------------------------------------------------------------
+
+
+def named_turn(message: str | None) -> int | None:
+    words = (message or "").replace(".", " ").split()
+    for i, word in enumerate(words[:-1]):
+        if word == "turn" and words[i + 1].isdigit():
+            return int(words[i + 1])
+    return None
 
 
 def percentile(values: Sequence[float], p: float) -> float | None:
@@ -357,7 +389,7 @@ def view_figures(total: Score) -> dict[str, object]:
     }
 
 
-def verdicts(figures: dict[str, object], targets: dict[str, float]) -> dict[str, bool]:
+def verdicts(figures: Mapping[str, object], targets: Mapping[str, float]) -> dict[str, bool]:
     """Each target against the figures: ``wrongPercent``, ``lagP99Hooked``,
     ``lagP99Unhooked``, ``stuck``, ``waitsNever``, ``resultsLostOrDoubled``."""
     out: dict[str, bool] = {}

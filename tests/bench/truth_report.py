@@ -7,6 +7,7 @@ import os
 import platform
 import random
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from tests.bench import truth_model as tm
@@ -83,7 +84,7 @@ def _result_figures(soak: Soak, changes_of: dict[str, list[tm.Change]]) -> dict[
     figures["lostExamples"] = [
         {"job": j, "turn": t, "message": m}
         for j, t, m in judged
-        if t is not None and (m is None or f"turn {t}" not in m)
+        if t is not None and (m is None or tm.named_turn(m) not in (None, t))
     ][:20]
     return figures
 
@@ -112,10 +113,11 @@ def build(soak: Soak, targets: dict[str, float]) -> dict[str, Any]:
     changes_of = {a.job: ch for a, ch, _, _ in scored}
     views: dict[str, dict[str, Any]] = {}
     for name, index in (("jobs", 2), ("tmux", 3)):
-        views[name] = {
-            group: tm.view_figures(tm.add_scores(s[index] for s in scored if pick(s[0])))
-            for group, pick in _groups(soak)
-        }
+        view: dict[str, Any] = {}
+        for group, pick in _groups(soak):
+            chosen = [s[2] if index == 2 else s[3] for s in scored if pick(s[0])]
+            view[group] = tm.view_figures(tm.add_scores(chosen))
+        views[name] = view
     jobs_total = tm.add_scores(s[2] for s in scored)
     label = {a.job: f"{a.label} {a.provider}{'' if a.hooked else ' unhooked'}" for a, *_ in scored}
     stuck = sorted(((a.job, *st) for a, _, s, _ in scored for st in s.stuck), key=lambda x: -x[2])
@@ -235,7 +237,7 @@ def picture(soak: Soak, report: dict[str, Any], rows: int = 14) -> bytes:
         wrong = [(a - base, b - base) for a, b in jobs.wrong_spans]
         tag = ("" if agent.hooked else "*") + agent.provider[:6] + f" {agent.slot}"
         agents.append((tag, truth, shown, wrong))
-    lags = {
+    lags: dict[str, Sequence[float]] = {
         "hooked": [x for a, _, s, _ in scored if a.hooked for x in s.lags],
         "unhooked": [x for a, _, s, _ in scored if not a.hooked for x in s.lags],
     }

@@ -390,8 +390,9 @@ class Soak:
                 agent.answer_at = now + self.rng.uniform(0.5, 6)
             elif now >= agent.answer_at:
                 agent.answer_at = None
-                self.keys(agent, "blue", "Enter")
+                # The truth is the moment the human answers: before the keys reach the agent.
                 agent.harness.append(tm.Change(time.monotonic(), tm.RUNNING))
+                self.keys(agent, "blue", "Enter")
                 self.count("answeredQuestion")
             return
         if state == tm.RUNNING:
@@ -482,11 +483,11 @@ class Soak:
             if method != "keys":
                 done = self.answer_by_cli(agent, method)
             if not done:
+                agent.harness.append(tm.Change(time.monotonic(), tm.RUNNING))
                 if key is None:
                     self.keys(agent, "y", "Enter")
                 else:
                     self.keys(agent, key)
-                agent.harness.append(tm.Change(time.monotonic(), tm.RUNNING))
             self.count(f"approval:{method if done else 'keys'}")
             agent.pending = None
             agent.next_at = time.monotonic() + 1.0
