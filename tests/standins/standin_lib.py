@@ -40,6 +40,9 @@ The contract the e2e tests rely on (keep it stable):
   object: ``event``, ``command``, ``args``, ``exitCode`` (None on timeout), ``stdout``,
   ``stderr``, ``timedOut``, ``durationMs``, ``payload``, and ``violation`` when the handler's
   reply broke the provider's rules (Cursor ``preToolUse`` must answer with a JSON object).
+* With ``MYTTY_STANDIN_TRUTH=1``, every screen line (:func:`say`) is also appended to
+  ``$MYTTY_STANDIN_DIR/<name>.<pid>.truth.jsonl`` as ``{"t": CLOCK_MONOTONIC, "line"}`` after a
+  ``{"t", "pane", "pid", "name"}`` header: the ground truth of scripts/bench/truth.
 
 Stdlib only; every stand-in imports this file by the path of its own (symlink-resolved) script.
 """
