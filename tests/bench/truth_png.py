@@ -37,7 +37,7 @@ _FONT: dict[str, tuple[int, ...]] = {
     ":": (0, 12, 12, 0, 12, 12, 0), "%": (24, 25, 2, 4, 8, 19, 3),
     "/": (0, 1, 2, 4, 8, 16, 0), "(": (2, 4, 8, 8, 8, 4, 2), ")": (8, 4, 2, 2, 2, 4, 8),
     "<": (2, 4, 8, 16, 8, 4, 2), ">": (8, 4, 2, 1, 2, 4, 8), "=": (0, 0, 31, 0, 31, 0, 0),
-    "+": (0, 4, 4, 31, 4, 4, 0), "#": (10, 10, 31, 10, 31, 10, 10), " ": (0,) * 7,
+    "+": (0, 4, 4, 31, 4, 4, 0), "*": (0, 21, 14, 31, 14, 21, 0), "#": (10, 10, 31, 10, 31, 10, 10), " ": (0,) * 7,
 }  # fmt: skip
 
 WHITE: RGB = (255, 255, 255)
@@ -100,7 +100,8 @@ COLORS: dict[str, RGB] = {
     "running": (60, 170, 75), "waiting-approval": (245, 130, 48), "waiting-input": (230, 200, 20),
     "succeeded": (67, 99, 216), "failed": (220, 40, 40), "interrupted": (70, 200, 220),
     "exited": (30, 50, 140), "crashed": (128, 0, 0), "killed": (0, 0, 0), "lost": (0, 0, 0),
-    "absent": (60, 60, 60), "disconnected": (145, 30, 180),
+    "absent": (60, 60, 60), "disconnected": (145, 30, 180), "gone": (110, 110, 110),
+    "queued": (240, 50, 230),
 }  # fmt: skip
 
 Band = tuple[float, float, str]  # start, end (seconds from the run's start), state
@@ -152,8 +153,9 @@ def plot(
 
 
 def _legend(c: Canvas, x: int, y: int) -> None:
-    names = ["running", "waiting-approval", "waiting-input", "succeeded", "failed", "idle",
-             "interrupted", "exited", "crashed", "lost", "disconnected"]  # fmt: skip
+    names = ["starting", "running", "waiting-approval", "waiting-input", "succeeded", "failed",
+             "idle", "interrupted", "exited", "crashed", "lost", "disconnected", "gone",
+             "queued"]  # fmt: skip
     for name in names:
         c.rect(x, y, 12, 12, COLORS[name])
         x = c.text(x + 16, y + 3, name, scale=1) + 12

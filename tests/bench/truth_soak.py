@@ -256,7 +256,7 @@ class Soak:
         self.results: list[tuple[str, float, str | None]] = []  # job, wait start, message
         self.events: list[dict[str, Any]] = []  # chaos and notable acts, for the report
         self.counts: dict[str, int] = {}
-        self.pool = ThreadPoolExecutor(max_workers=6)
+        self.pool = ThreadPoolExecutor(max_workers=6 if options.agents <= 50 else 12)
         self.sampler = Sampler(self.m, options.sample_ms / 1000)
         self.resources = Resources(self.m.socket)
         self.started = 0.0
@@ -761,7 +761,7 @@ class Soak:
                 act()
             if now >= self.paused_until:
                 self.tick(now)
-            time.sleep(0.1)
+            time.sleep(0.1 if self.o.agents <= 50 else 0.25)
         self.finish()
 
     def finish(self) -> None:
@@ -775,7 +775,12 @@ class Soak:
         self.resources.join(5)
         self.load_end = os.getloadavg()
 
-    def close_down(self) -> None:
+    def close_down(self, log_to: Path | None = None) -> None:
+        """Tear everything down; ``log_to``: keep the controller log's lines above DEBUG."""
+        if log_to is not None:
+            lines = [line for line in self.m.log().splitlines() if " DEBUG " not in line]
+            log_to.parent.mkdir(parents=True, exist_ok=True)
+            log_to.write_text("\n".join(lines) + "\n")
         self.m.close()
 
 
