@@ -1,0 +1,100 @@
+"""The turns of parallel workers: an ``alone`` holder excludes everyone, shared ones coexist."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.support.harness import wait_until
+from tests.support.parallel import WORKERS_PER_CPU, worker_count
+
+# Prints the (system-wide) monotonic time it got its turn, holds it until told to let go.
+HOLDER = r"""
+import sys, time
+from pathlib import Path
+from tests.support.parallel import Turns
+turns = Turns(Path(sys.argv[1]))
+with turns.exclusive() if sys.argv[2] == "alone" else turns.shared():
+    print(time.monotonic(), flush=True)
+    sys.stdin.readline()
+"""
+
+
+class Holder:
+    def __init__(self, directory: Path, kind: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", HOLDER, str(directory), kind],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=Path(__file__).resolve().parents[2],
+        )
+
+    def turn(self) -> float:
+        """When it got its turn (blocks until it has)."""
+        assert self.proc.stdout is not None
+        return float(self.proc.stdout.readline())
+
+    def release(self) -> float:
+        released = time.monotonic()
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("\n")
+        self.proc.stdin.flush()
+        assert self.proc.wait(10) == 0
+        return released
+
+
+def blocked(proc: subprocess.Popen[str]) -> bool:
+    """Is ``proc`` waiting for a flock (``->`` lines of /proc/locks are the waiters)?"""
+    for line in Path("/proc/locks").read_text().splitlines():
+        fields = line.split()
+        if fields[1:3] == ["->", "FLOCK"] and int(fields[5]) == proc.pid:
+            return True
+    return False
+
+
+def locked(path: Path, mode: int) -> bool:
+    """Would ``mode`` on ``path`` block now?"""
+    with open(path, "a+b") as f:
+        try:
+            fcntl.flock(f, mode | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(f, fcntl.LOCK_UN)
+        return False
+
+
+def test_an_alone_turn_waits_for_the_running_ones_and_holds_back_the_new_ones(
+    tmp_path: Path,
+) -> None:
+    first, second = Holder(tmp_path, "shared"), Holder(tmp_path, "shared")
+    holders = [first, second]
+    try:
+        first.turn(), second.turn()  # both at once
+        alone = Holder(tmp_path, "alone")
+        holders.append(alone)
+        wait_until(lambda: blocked(alone.proc), 10, message="the alone one to queue")
+        late = Holder(tmp_path, "shared")  # arrives while the alone one waits
+        holders.append(late)
+        wait_until(lambda: blocked(late.proc), 10, message="the late one to queue")
+        first.release()
+        last_shared_end = second.release()
+        assert alone.turn() > last_shared_end
+        assert locked(tmp_path / "hold", fcntl.LOCK_SH)
+        alone_end = alone.release()
+        assert late.turn() > alone_end
+        late.release()
+    finally:
+        for h in holders:
+            h.proc.kill()
+            h.proc.wait()
+
+
+def test_worker_count_follows_the_environment_or_the_cores() -> None:
+    assert worker_count({"PYTEST_XDIST_AUTO_NUM_WORKERS": "5"}) == 5
+    assert worker_count({"PYTEST_XDIST_AUTO_NUM_WORKERS": "0"}) == 0
+    assert worker_count({}) == WORKERS_PER_CPU * len(os.sched_getaffinity(0))
