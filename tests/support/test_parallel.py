@@ -98,3 +98,47 @@ def test_worker_count_follows_the_environment_or_the_cores() -> None:
     assert worker_count({"PYTEST_XDIST_AUTO_NUM_WORKERS": "5"}) == 5
     assert worker_count({"PYTEST_XDIST_AUTO_NUM_WORKERS": "0"}) == 0
     assert worker_count({}) == WORKERS_PER_CPU * len(os.sched_getaffinity(0))
+
+
+FAKE_NPM = """#!/bin/sh
+# npm ci, slowly: records that it ran, then makes the two binaries answer the pinned versions.
+echo ran >> "$NPM_LOG"
+sleep 1
+mkdir -p node_modules/.bin
+printf '#!/bin/sh\\necho "{claude} (Claude Code)"\\n' > node_modules/.bin/claude
+printf '#!/bin/sh\\necho "codex-cli {codex}"\\n' > node_modules/.bin/codex
+chmod +x node_modules/.bin/claude node_modules/.bin/codex
+"""
+
+
+def test_workers_asking_for_the_agent_clis_at_once_install_them_once(tmp_path: Path) -> None:
+    from tests.realagents.install import CLAUDE_VERSION, CODEX_VERSION
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    npm = bin_dir / "npm"
+    npm.write_text(FAKE_NPM.format(claude=CLAUDE_VERSION, codex=CODEX_VERSION))
+    npm.chmod(0o755)
+    log = tmp_path / "npm.log"
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "NPM_LOG": str(log),
+    }
+    ask = "from tests.realagents.install import install; print(sorted(install().versions))"
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", ask],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=Path(__file__).resolve().parents[2],
+        )
+        for _ in range(3)
+    ]
+    for w in workers:
+        out, err = w.communicate(timeout=60)
+        assert (w.returncode, out) == (0, "['claude', 'codex']\n"), err
+    assert log.read_text() == "ran\n"
