@@ -33,18 +33,17 @@ _TURNS = pytest.StashKey[Turns]()  # a worker's end of the turns lock
 _TURNS_DIR = pytest.StashKey[Path]()  # the controller's directory of the lock's files
 
 
-def _is_xdist_controller(config: pytest.Config) -> bool:
-    return config.getoption("dist", "no") != "no" and not hasattr(config, "workerinput")
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config: pytest.Config, specs: object) -> None:
+    """On the xdist controller, once it is sure to distribute (not with --collect-only)."""
+    config.stash[_TURNS_DIR] = Path(tempfile.mkdtemp(prefix="mytty-turns-"))
+    for name in SUMMARY_CONFTESTS:
+        module = importlib.import_module(name)
+        if not config.pluginmanager.is_registered(module):
+            config.pluginmanager.register(module, f"{name} (xdist controller)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if _is_xdist_controller(config):
-        turns = Path(tempfile.mkdtemp(prefix="mytty-turns-"))
-        config.stash[_TURNS_DIR] = turns
-        for name in SUMMARY_CONFTESTS:
-            module = importlib.import_module(name)
-            if not config.pluginmanager.is_registered(module):
-                config.pluginmanager.register(module, f"{name} (xdist controller)")
     workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
     if workerinput is not None and "mytty_turns" in workerinput:
         config.stash[_TURNS] = Turns(Path(workerinput["mytty_turns"]))

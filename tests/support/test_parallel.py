@@ -142,3 +142,20 @@ def test_workers_asking_for_the_agent_clis_at_once_install_them_once(tmp_path: P
         out, err = w.communicate(timeout=60)
         assert (w.returncode, out) == (0, "['claude', 'codex']\n"), err
     assert log.read_text() == "ran\n"
+
+
+def test_collect_only_with_workers_asked_for_collects_in_one_process() -> None:
+    """.ci/run's setup step (--collect-only through scripts/test's -n auto): xdist then runs
+    nothing on workers, and the controller collects every folder's conftest once (registering
+    the summary conftests there too made collecting them an error)."""
+    argv = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--collect-only", "tests"]
+    done = subprocess.run(
+        [sys.executable, *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert " collected in " in done.stdout.splitlines()[-1], done.stdout[-500:]
