@@ -154,6 +154,12 @@ def build(soak: Soak, targets: dict[str, float]) -> dict[str, Any]:
                     "state": st, "lasted": round(d, 1)} for j, t, st, d in unseen[:40]],
         "waits": waits,
         "results": results,
+        "integrity": {
+            # A stand-in log no job claimed (its pane id was never a job's) or a job with no
+            # log: the soak could not score those agents.
+            "truthLogsUnattached": len([p for p in soak.file_rows if p not in soak.file_agent]),
+            "jobsWithoutTruth": len([a for a in soak.agents if a.job and not a.files]),
+        },
         "controller": _resources(soak),
     }  # fmt: skip
 
