@@ -8,6 +8,7 @@ seconds, one clock for the stand-ins and the harness (Linux shares it across pro
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -137,12 +138,25 @@ def merge_changes(*streams: Sequence[Change]) -> list[Change]:
 
 def state_at(changes: Sequence[Change], t: float) -> Change | None:
     """The change in force at ``t`` (None before the first)."""
-    found = None
-    for change in changes:
-        if change.t > t:
-            break
-        found = change
-    return found
+    index = bisect.bisect_right([c.t for c in changes], t) - 1
+    return changes[index] if index >= 0 else None
+
+
+class _Timeline:
+    """Changes indexed by time: the change in force, the one before it and the next, each
+    in O(log n) (a 30-minute agent has thousands of readings and hundreds of changes)."""
+
+    def __init__(self, changes: Sequence[Change]) -> None:
+        self.changes = changes
+        self.times = [c.t for c in changes]
+
+    def at(self, t: float) -> tuple[Change | None, Change | None, Change | None]:
+        """(in force at ``t``, the one before it, the first after ``t``)."""
+        i = bisect.bisect_right(self.times, t)
+        now = self.changes[i - 1] if i >= 1 else None
+        before = self.changes[i - 2] if i >= 2 else None
+        after = self.changes[i] if i < len(self.changes) else None
+        return now, before, after
 
 
 # -- scoring one agent -------------------------------------------------------------------------
@@ -193,11 +207,12 @@ def score_agent(
     than ``stuck_after`` seconds while wrong for more than that is a stuck state.
     """
     score = Score()
+    timeline = _Timeline(changes)
     run: list[Any] = []  # the current stretch of one shown state: [start, shown, wrong s, truth]
     for i, sample in enumerate(samples):
         end = samples[i + 1].t if i + 1 < len(samples) else sample.t
         width = min(max(end - sample.t, 0.0), max_slice)
-        now = state_at(changes, sample.t)
+        now, before, upcoming = timeline.at(sample.t)
         if now is None or sample.shown is UNAVAILABLE:
             run = _close_stuck(score, run, sample.t, stuck_after)
             continue
@@ -205,7 +220,7 @@ def score_agent(
             run = _close_stuck(score, run, sample.t, stuck_after)
             run = [sample.t, sample.shown, 0.0, now.state]
         score.observed_s += width
-        verdict = _judge_sample(changes, now, sample, allowance, lead)
+        verdict = _judge_sample((now, before, upcoming), sample, allowance, lead)
         if verdict == "right":
             continue
         if verdict == "lag":
@@ -223,18 +238,21 @@ def score_agent(
 
 
 def _judge_sample(
-    changes: Sequence[Change], now: Change, sample: Sample, allowance: float, lead: float
+    around: tuple[Change, Change | None, Change | None],
+    sample: Sample,
+    allowance: float,
+    lead: float,
 ) -> str:
-    """``right``, ``lag`` or ``wrong`` (see :func:`score_agent`)."""
+    """``right``, ``lag`` or ``wrong`` (see :func:`score_agent`); ``around``: the change in
+    force at the sample, the one before it and the next."""
+    now, before, upcoming = around
     shown = sample.shown
     if shown in accepted(now.state):
         return "right"
-    before = state_at(changes, now.t - 1e-9)
     if sample.t - now.t <= allowance and (
         before is None or shown in accepted(before.state) or shown in TRANSITIONAL
     ):
         return "lag"
-    upcoming = next((c for c in changes if c.t > sample.t), None)
     if upcoming is not None and upcoming.t - sample.t <= lead and shown in accepted(upcoming.state):
         return "lag"
     return "wrong"
@@ -262,13 +280,20 @@ def _transition_lags(
     readable = [s for s in samples if s.shown is not UNAVAILABLE]
     if not readable:
         return
+    times = [s.t for s in readable]
     last_t = readable[-1].t
     for i, change in enumerate(changes):
         until = changes[i + 1].t if i + 1 < len(changes) else last_t
         if change.t > last_t or change.t < readable[0].t:
             continue
         right = accepted(change.state)
-        hit = next((s for s in readable if change.t <= s.t < until and s.shown in right), None)
+        hit = None
+        for k in range(bisect.bisect_left(times, change.t), len(readable)):
+            if readable[k].t >= until:
+                break
+            if readable[k].shown in right:
+                hit = readable[k]
+                break
         if hit is not None:
             score.lags.append(hit.t - change.t)
         elif until - change.t > allowance + 0.5:

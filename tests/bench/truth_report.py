@@ -37,7 +37,14 @@ def window(soak: Soak, agent: Agent, changes: list[tm.Change]) -> tuple[float, f
     return start, agent.retired if agent.retired is not None else soak.ended
 
 
+_SCORED: dict[int, list[tuple[Agent, list[tm.Change], tm.Score, tm.Score]]] = {}
+
+
 def _scores(soak: Soak) -> list[tuple[Agent, list[tm.Change], tm.Score, tm.Score]]:
+    """Each agent's truth and its two views' scores (computed once per finished soak)."""
+    cached = _SCORED.get(id(soak))
+    if cached is not None:
+        return cached
     out = []
     for agent in soak.agents:
         if not agent.job:
@@ -52,6 +59,7 @@ def _scores(soak: Soak) -> list[tuple[Agent, list[tm.Change], tm.Score, tm.Score
             for v in ("jobs", "tmux")
         ]
         out.append((agent, changes, views[0], views[1]))
+    _SCORED[id(soak)] = out
     return out
 
 
