@@ -227,9 +227,9 @@ def _providers(soak: Soak) -> dict[str, int]:
 def picture(soak: Soak, report: dict[str, Any], rows: int = 14) -> bytes:
     """The PNG: a sample of agents (the most wrong first, then a seeded random few) and the
     lag distributions."""
-    scored = _scores(soak)
+    scored = [s for s in _scores(soak) if s[1]]  # an agent with no truth has nothing to draw
     worst = sorted(scored, key=lambda s: -s[2].wrong_s)[: rows // 2]
-    rest = [s for s in scored if s not in worst]
+    rest = [s for s in scored if all(s is not w for w in worst)]
     random.Random(soak.o.seed).shuffle(rest)
     chosen = sorted(worst + rest[: rows - len(worst)], key=lambda s: s[0].slot)
     span = max(1.0, soak.ended - soak.started)
