@@ -63,6 +63,11 @@ class ErrorCode(StrEnum):
     SHELL_RC_UNRECOGNIZED = "shell-rc-unrecognized"
     # -- agent jobs (appended) ------------------------------------------------------------
     PROVIDER_BINARY_NOT_FOUND = "provider-binary-not-found"
+    # -- other hosts (appended) -----------------------------------------------------------
+    HOST_NOT_FOUND = "host-not-found"
+    HOST_UNREACHABLE = "host-unreachable"
+    HOST_AUTH_FAILED = "host-auth-failed"
+    HOST_INCOMPATIBLE = "host-incompatible"
 
 
 EVENT_SOCKET_CODES: frozenset[ErrorCode] = frozenset(
