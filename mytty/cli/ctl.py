@@ -34,7 +34,7 @@ WAIT_GRACE = 5.0
 #: ``int()`` refuses more digits than this (and a sequence number never has them).
 MAX_COUNT_DIGITS = 19
 #: Every command takes ``--host NAME`` (before the command word too); ``MYTTY_HOST`` is its
-#: default. The command then runs on that host's controller (mytty.cli.ctl_route).
+#: default. The command then runs on that host's controller (mytty.cli.hosts.route).
 HOST_FLAG = "--host"
 HOST_VAR = "MYTTY_HOST"
 
@@ -205,13 +205,13 @@ def _names_a_host(command: spec.Command, values: spec.Values) -> bool:
 
 
 def _mixed() -> str:
-    from mytty.cli.ctl_route import MIXED
+    from mytty.cli.hosts.route import MIXED
 
     return MIXED
 
 
 def _bare(text: str) -> str:
-    from mytty.cli.ctl_route import bare
+    from mytty.cli.hosts.route import bare
 
     return bare(text)
 
@@ -226,7 +226,7 @@ def build_routed(
     values = parse_args(command, tokens)
     host = values.options.get(HOST_FLAG) or host
     if host is not None or _names_a_host(command, values):
-        from mytty.cli.ctl_route import pick
+        from mytty.cli.hosts.route import pick
 
         host = pick(command, values, host)
     request: dict[str, Any] = {"type": command.wire}
@@ -326,7 +326,7 @@ def _offline(argv: list[str]) -> str | None:
 
         return complete(argv[1:])
     if word.startswith("__") and word in ("__hello", "__relay", "__connect"):
-        from mytty.cli import ctl_remote
+        from mytty.cli.hosts import remote as ctl_remote
 
         return ctl_remote.run(word, argv[1:])
     return None
@@ -366,7 +366,7 @@ def run(argv: list[str]) -> int:
         if route is None:
             reply = send(request, timeout)
         else:
-            from mytty.cli import ctl_route
+            from mytty.cli.hosts import route as ctl_route
 
             reply = ctl_route.send(command, request, timeout, route)
     except CtlError as exc:

@@ -6,7 +6,7 @@ The directory is ``/tmp/mytty-ssh-<uid>/<crc32 of the home>``: short, because Un
 paths are limited to 107 bytes (a ``~/.config/mytty`` under a deep home would not do), the
 same for every process of one home (the controller, ``mytty``, ``mytty-ctl`` in any pane,
 whatever their ``TMPDIR``), and apart from other homes. Both levels are mode 0700 and owned
-by the user (:mod:`mytty.cli.hostlink` refuses anything else).
+by the user (:mod:`mytty.cli.hosts.link` refuses anything else).
 
 Stdlib only and cheap: ``mytty-ctl --host`` computes these paths on every call.
 """

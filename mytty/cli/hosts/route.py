@@ -15,7 +15,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from mytty.cli import hostlink, transport
+from mytty.cli import transport
+from mytty.cli.hosts import link as hostlink
 from mytty.control import spec
 from mytty.core import codes
 from mytty.core.hosts import ids

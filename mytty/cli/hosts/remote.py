@@ -66,7 +66,7 @@ def relay(args: list[str]) -> str:
 
 
 def connect(args: list[str]) -> str:
-    from mytty.cli.hostlink import Link
+    from mytty.cli.hosts.link import Link
 
     if len(args) != 1:
         raise CtlError(codes.USAGE, "mytty-ctl __connect NAME")
