@@ -17,6 +17,7 @@ Everything lives under one directory ``/tmp/mth<pid>`` (short: socket paths are 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import pwd
 import shutil
@@ -73,20 +74,33 @@ def sweep_stale_users() -> None:
         if Path(f"/proc/{name[len(USER_PREFIX) :]}").exists():
             continue
         _kill_uid(entry.pw_uid)
-        _run("userdel", name, check=False)
+        _run("userdel", "-f", name, check=False)
         shutil.rmtree(f"/tmp/{name}", ignore_errors=True)
 
 
-def _kill_uid(uid: int) -> None:
-    """SIGKILL every process of ``uid`` (only the test account's: processes this test made)."""
+def _pids_of(uid: int) -> list[int]:
+    pids = []
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            if os.stat(f"/proc/{entry}").st_uid == uid:
-                os.kill(int(entry), signal.SIGKILL)
-        except OSError:
-            pass
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}").st_uid != uid:
+                    continue
+                with open(f"/proc/{entry}/stat") as f:
+                    zombie = f.read().rsplit(")", 1)[1].split()[0] == "Z"
+            except OSError:
+                continue
+            if not zombie:  # a zombie waits for its parent (maybe init) to reap it
+                pids.append(int(entry))
+    return pids
+
+
+def _kill_uid(uid: int) -> None:
+    """SIGKILL every process of ``uid`` (only the test account's: processes this test made)
+    and wait until they are gone (``userdel`` refuses an account that still runs one)."""
+    for pid in _pids_of(uid):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    wait_until(lambda: not _pids_of(uid), 10, message=f"the processes of uid {uid} to end")
 
 
 class Sshd:
@@ -344,7 +358,7 @@ class RemoteUser:
             self.run(TMUX, "-S", self.tmux_socket, "kill-server", check=False, timeout=10)
         if self.uid >= 0:
             _kill_uid(self.uid)
-        _run("userdel", self.name, check=False)
+        _run("userdel", "-f", self.name, check=False)
 
 
 class SecondMachine:
@@ -371,19 +385,22 @@ class SecondMachine:
     def host_table(
         self, name: str = "b", *, timeout: float = 10, options: tuple[str, ...] = (), **extra: str
     ) -> str:
-        """The ``[hosts]`` TOML of a controller on this machine's first account."""
-        options = (f"Port={self.sshd.port}", *options)
+        """The ``[hosts]`` TOML naming this machine's account as host ``name`` (``extra``
+        overrides or adds keys of ``[hosts.NAME]``)."""
+        entry = {
+            "ssh": self.sshd.destination,
+            "mytty_ctl": str(self.user.venv / "bin" / "mytty-ctl"),
+            **extra,
+        }
         lines = [
             "[hosts]",
             f"connect_timeout_seconds = {timeout}",
-            f'ssh_command = "ssh -F {self.sshd.ssh_config}"',
+            f"ssh_command = {json.dumps(f'ssh -F {self.sshd.ssh_config}')}",
             "",
             f"[hosts.{name}]",
-            f'ssh = "{extra.pop("ssh", self.sshd.destination)}"',
-            "ssh_options = [" + ", ".join(f'"{o}"' for o in options) + "]",
-            f'mytty_ctl = "{extra.pop("mytty_ctl", self.user.venv / "bin" / "mytty-ctl")}"',
+            f"ssh_options = {json.dumps([*options, f'Port={self.sshd.port}'])}",
+            *(f"{key} = {json.dumps(value)}" for key, value in entry.items()),
         ]
-        lines += [f'{key} = "{value}"' for key, value in extra.items()]
         return "\n".join(lines) + "\n"
 
     def close(self) -> None:

@@ -19,14 +19,11 @@ Stdlib only; ``mytty-ctl --host`` loads it, the rest of mytty only when a link m
 
 from __future__ import annotations
 
-import fcntl
 import json
 import math
 import os
-import signal
 import socket
 import stat
-import subprocess
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -108,6 +105,9 @@ def run_ssh(
     Its own session, so a timeout kills whatever it started; a master it leaves in the
     background has detached itself (and closed our pipes) by then.
     """
+    import signal
+    import subprocess
+
     try:
         proc = subprocess.Popen(
             argv,
@@ -194,6 +194,8 @@ class Link:
     def ensure(self, *, reconnect: bool = False) -> None:
         """Make the link: handshake (starting the master), forward, record. Without
         ``reconnect`` a record that still matches the configuration is only renewed."""
+        import fcntl
+
         from mytty.core.hosts import ssh
 
         spec, settings = self.spec(), self.settings()
