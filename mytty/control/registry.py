@@ -38,6 +38,7 @@ ENTRIES: tuple[tuple[str | None, str], ...] = (
     ("integration list", "integration_list"),
     ("integration enable", "integration_enable"),
     ("integration repair", "integration_repair"),
+    ("hosts", "hosts"),
     (None, "attention"),
     (None, "ensure_session"),
     (None, "notify_test"),

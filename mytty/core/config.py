@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
+from mytty.core.hosts.config import HostsSettings, hosts_from
 from mytty.core.vocab import ACCESS_MODES
 
 #: The notification channels, in the order a notification goes through them.
@@ -85,6 +86,8 @@ class Settings:
     tmux: TmuxSettings = field(default_factory=TmuxSettings)
     spawn: SpawnSettings = field(default_factory=SpawnSettings)
     resume: ResumeSettings = field(default_factory=ResumeSettings)
+    #: ``[hosts]``: the other machines (mytty.core.hosts.config).
+    hosts: HostsSettings = field(default_factory=HostsSettings)
 
 
 DEFAULTS = Settings()
@@ -170,6 +173,9 @@ SCHEMA: Mapping[str, Mapping[str, Checker]] = {
     },
     "spawn": {"access": _choice(SPAWN_ACCESS), "guard_tmux_server": _boolean},
     "resume": {"mode": _choice(RESUME_MODES)},
+    # The table's own settings; settings_from hands the whole table, whose other keys are the
+    # hosts, to mytty.core.hosts.config.hosts_from, which checks these two the same way.
+    "hosts": {"connect_timeout_seconds": _seconds(1.0, 300.0), "ssh_command": _command},
 }
 
 
@@ -178,6 +184,11 @@ def settings_from(data: Mapping[str, object]) -> tuple[Settings, list[str]]:
     warnings: list[str] = []
     sections: dict[str, Any] = {}
     for name, value in data.items():
+        if name == "hosts" and isinstance(value, Mapping):
+            # Its keys are hosts (tables) besides two settings: its own reader checks it.
+            sections[name], more = hosts_from(value)
+            warnings.extend(more)
+            continue
         checkers = SCHEMA.get(name)
         if checkers is None:
             warnings.append(f"unknown section or key {name!r} ignored")
@@ -281,4 +292,13 @@ guard_tmux_server = true
 # Agents that were running when the controller or tmux went away: "ask" (list them and
 # offer to resume), "auto" (resume them on start) or "off".
 mode = "ask"
+
+[hosts]
+# Other machines whose agents this one shows and starts, each a [hosts.NAME] table that
+# `mytty hosts add NAME USER@HOST` writes (ssh = "USER@HOST", ssh_options = ["Port=2222"]).
+# Your own ssh and ~/.ssh/config connect: mytty never stores a password or a key.
+# Seconds within which an unreachable host fails (1 to 300).
+connect_timeout_seconds = 10
+# The OpenSSH client and any options of your own, e.g. "ssh -F ~/.ssh/mytty_config".
+ssh_command = "ssh"
 """

@@ -36,6 +36,7 @@ from mytty.daemon.events.codex_routing import CodexRouter
 from mytty.daemon.events.ingest import EventIngest
 from mytty.daemon.handler_context import HandlerContext
 from mytty.daemon.home import Home
+from mytty.daemon.hosts.service import HostsService
 from mytty.daemon.integration_service import IntegrationService
 from mytty.daemon.jobs.lead_inbox import LeadInbox
 from mytty.daemon.jobs.registry import FINISHED_JOBS_IN_MEMORY, JobRegistry
@@ -105,6 +106,15 @@ class Controller:
         self._build_panes_and_jobs(timings)
         self._build_transcripts_and_estimates(timings)
         self._build_outputs()
+        self.hosts = HostsService(
+            self.settings.hosts,
+            ctl_bin=ctl_bin,
+            home=str(home.root),
+            control_socket=str(home.control_socket),
+            now=self.clock.now,
+            on_new_items=self.notifier.observe_remote,
+            backoff_max=timings.host_backoff_max,
+        )
         self.context = HandlerContext(
             tmux_socket=tmux_socket,
             link=self.link,
@@ -118,6 +128,7 @@ class Controller:
             ),
             worktrees=WorktreeService(home),
             notifier=self.notifier,
+            hosts=self.hosts,
             spawn_settings=lambda: self.settings.spawn,
             now=self.clock.now,
         )
@@ -333,6 +344,7 @@ class Controller:
                 tg.create_task(self.hub.prune_forever(), name="prune")
                 tg.create_task(self.publisher.run(), name="tmux-publish")
                 tg.create_task(self.estimator.run(), name="estimator")
+                tg.create_task(self.hosts.run(), name="hosts")
                 tg.create_task(self._wait_for_stop(), name="stop")
         except* _Stop:
             pass
@@ -346,13 +358,15 @@ class Controller:
         self.shell_events.add_listener(self.estimator.on_shell_event)
 
     def apply_settings(self, settings: Settings) -> None:
-        """config.toml changed: notifications follow it from now on, spawns from the next one.
+        """config.toml changed: notifications follow it from now on, spawns from the next one,
+        and hosts added to or removed from ``[hosts]`` are followed or left at once.
 
         ``[tmux]`` and ``[resume]`` are read by the commands that use them (``mytty tmux
         install``, ``mytty up``/``start``/``resume``), so they need nothing here.
         """
         self.settings = settings
         self.notifier.update(settings.notify)
+        self.hosts.update(settings.hosts)
 
     def request_stop(self) -> None:
         self._stop.set()

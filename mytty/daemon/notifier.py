@@ -35,6 +35,7 @@ from mytty.core.attention.notify_policy import (
     describe,
     notification_for,
     notification_for_item,
+    notification_for_remote,
 )
 from mytty.core.config import (
     APPROVAL,
@@ -143,6 +144,14 @@ class Notifier:
         )
         if n is not None:
             self.offer(n)
+
+    def observe_remote(self, host: str, items: Sequence[Mapping[str, object]]) -> None:
+        """Attention items new on another host (mytty.daemon.hosts): each notifies once, as
+        the host's own router would, prefixed with the host's name."""
+        for item in items:
+            n = notification_for_remote(host, item)
+            if n is not None:
+                self.offer(n)
 
     def observe_item(self, item: AttentionItem) -> None:
         """An attention item no event created (a job's launch failure)."""
@@ -254,13 +263,18 @@ class Notifier:
 
     def payload(self, n: Notification, *, test: bool = False) -> dict[str, object]:
         """The JSON object a user command reads on stdin."""
-        pane = self._panes.by_surface.get(n.surface_id)
-        row = pane.row if pane is not None else None
-        location = (
-            None if row is None else f"{row.session_name}:{row.window_index}.{row.pane_index}"
-        )
-        label = self._label_for_pane(n.surface_id)
-        title, body = describe(n, label or location)
+        if n.host is not None:  # another host's item: its own pane and label
+            location, label = n.location, n.label
+            where = f"{n.host}:{label}" if label else location
+        else:
+            pane = self._panes.by_surface.get(n.surface_id)
+            row = pane.row if pane is not None else None
+            location = (
+                None if row is None else f"{row.session_name}:{row.window_index}.{row.pane_index}"
+            )
+            label = self._label_for_pane(n.surface_id)
+            where = label or location
+        title, body = describe(n, where)
         return {
             "type": "notification",
             "kind": n.kind,
@@ -273,6 +287,7 @@ class Notifier:
             "occurredAt": format_timestamp(n.occurred_at),
             "location": location,
             "label": label,
+            "host": n.host,
             "test": test,
         }
 
@@ -290,6 +305,8 @@ class Notifier:
             pane = self._panes.by_surface.get(n.surface_id)
             if port is None or pane is None:
                 why = "not run in a mytty pane" if not n.surface_id else "the pane is gone"
+                if n.host is not None:
+                    why = f"the pane is on host {n.host}"
                 return ChannelResult(channel, "skipped", why)
             await port.write_pane_output(pane.tmux_id, b"\x07")
             return ChannelResult(channel, "sent", f"bell in {pane.tmux_id}")

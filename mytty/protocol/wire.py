@@ -27,6 +27,8 @@ from mytty.protocol.replies import (
     EventRejected,
     EventsReply,
     FailureReply,
+    HostEntry,
+    HostsReply,
     IntegrationEntry,
     IntegrationStatusesReply,
     JobSnapshot,
@@ -46,6 +48,7 @@ if TYPE_CHECKING:  # only their attributes are read: the human CLI needn't load 
     from mytty.core.attention.items import AttentionItem
     from mytty.core.errors import ErrorCode
     from mytty.core.events import AgentEvent, AgentProvider, AgentRunState
+    from mytty.core.hosts.state import HostState
     from mytty.core.ids import SurfaceId
     from mytty.core.jobs.tracker import AgentJob
     from mytty.core.runs.book import AgentRun
@@ -373,6 +376,30 @@ def attention_reply(
         "type": "attention",
         "items": [attention_entry(i, *whereabouts(i.surface_id)) for i in items],
     }
+
+
+# -- other hosts ------------------------------------------------------------------------------
+
+
+def host_entry(state: HostState) -> HostEntry:
+    seen = state.last_seen
+    return {
+        "name": state.name,
+        "ssh": state.ssh,
+        "state": state.state,
+        "since": format_timestamp(state.since, fractional=True),
+        "lastSeen": format_timestamp(seen, fractional=True) if seen is not None else None,
+        "version": state.version,
+        "rttMs": state.rtt_ms,
+        "agents": state.agents,
+        "attention": state.attention,
+        "error": {"code": state.error[0], "message": state.error[1]} if state.error else None,
+        "items": [dict(item) for item in state.items],
+    }
+
+
+def hosts_reply(states: Iterable[HostState]) -> HostsReply:
+    return {"type": "hosts", "hosts": [host_entry(s) for s in states]}
 
 
 # -- integrations -----------------------------------------------------------------------------

@@ -86,6 +86,7 @@ ATTRS: dict[str, dict[str, str]] = {
     "attention": {"acknowledge": "runs", "acknowledgeAll": "everything"},
     "ensureSession": {},
     "notifyTest": {},
+    "hosts": {"refresh": "refresh"},
 }
 #: Params attributes that hold a wire value in another form.
 TRANSFORMS: dict[tuple[str, str], Callable[[Any], Any]] = {

@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,10 +53,19 @@ def close_links(m: Mytty) -> None:
     shutil.rmtree(directory, ignore_errors=True)
 
 
-def local_with_host(machine: SecondMachine, *, start: bool = True, **table: object) -> Mytty:
-    m = Mytty()
+def local_with_host(
+    machine: SecondMachine,
+    *,
+    start: bool = True,
+    config: str = "",
+    env: dict[str, str] | None = None,
+    **table: Any,
+) -> Mytty:
+    """Host A: a harness whose ``config.toml`` names the machine as host ``b`` (``table``:
+    keys of :meth:`SecondMachine.host_table`; ``config``: more TOML before it)."""
+    m = Mytty(extra_env=env)
     m.mytty_home.mkdir(parents=True, exist_ok=True)
-    (m.mytty_home / "config.toml").write_text(machine.host_table(**table))  # type: ignore[arg-type]
+    (m.mytty_home / "config.toml").write_text(config + machine.host_table(**table))
     if start:
         m.start()
     return m
