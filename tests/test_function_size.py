@@ -27,12 +27,6 @@ PKG = Path(__file__).resolve().parents[1] / "mytty"
 MAX_LINES = 80
 MARKER = re.compile(r"#\s*long on purpose:\s*\S")
 
-#: Long functions another branch shortens: helper "runs" splits RunBook.apply and lex on its
-#: branch `runs`. The lead removes this entry when merging that branch.
-KNOWN_LONG = {
-    "core/runs/book.py:RunBook.apply",
-    "core/kill_guard.py:lex",
-}
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
@@ -107,18 +101,12 @@ def test_no_function_in_mytty_is_over_80_lines_without_a_reason() -> None:
     unmarked = {
         name: f"{long.lines} lines (line {long.line})"
         for name, long in _scan().items()
-        if not long.marked and name not in KNOWN_LONG
+        if not long.marked
     }
     assert not unmarked, (
         f"over {MAX_LINES} lines: name their steps, or say why it reads better whole "
         f"(a '# long on purpose: <why>' comment just above the def): {unmarked}"
     )
-
-
-def test_the_known_long_functions_are_still_long() -> None:
-    """An entry of KNOWN_LONG whose function got short (or moved) must go."""
-    still = {name for name, long in _scan().items() if not long.marked}
-    assert not KNOWN_LONG - still, f"remove from KNOWN_LONG: {sorted(KNOWN_LONG - still)}"
 
 
 # -- the checker itself -------------------------------------------------------------------------

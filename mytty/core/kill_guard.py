@@ -160,24 +160,73 @@ def _skip_balanced(text: str, start: int) -> int:
     return n
 
 
+def _substitution(text: str, i: int, word: list[str], nested: list[str]) -> int:
+    """Read the ``$(…)`` at ``i``: its body is checked on its own, its text stays in the word."""
+    end = _skip_balanced(text, i + 2)
+    nested.append(text[i + 2 : end - 1])
+    word.append(text[i:end])
+    return end
+
+
+def _backquoted(text: str, i: int, nested: list[str]) -> int:
+    """Index of the closing backquote of the one at ``i`` (``len(text)`` if none); keeps the body."""
+    end = text.find("`", i + 1)
+    end = len(text) if end < 0 else end
+    nested.append(text[i + 1 : end])
+    return end
+
+
+def _double_quoted(text: str, i: int, word: list[str], nested: list[str]) -> int:
+    """Read a ``"…"`` body starting at ``i`` into ``word``; the index after the closing quote."""
+    n = len(text)
+    while i < n and text[i] != '"':
+        c = text[i]
+        if c == "\\" and i + 1 < n and text[i + 1] in '$`"\\\n':
+            if text[i + 1] != "\n":
+                word.append(text[i + 1])
+            i += 2
+        elif c == "$" and text.startswith("$(", i) and not text.startswith("$((", i):
+            i = _substitution(text, i, word, nested)
+        elif c == "`":
+            i = _backquoted(text, i, nested) + 1  # inside quotes the body is not kept as text
+        else:
+            word.append(c)
+            i += 1
+    return i + 1
+
+
+def _end_word(words: list[str], word: list[str], in_word: bool, drop_next: bool) -> bool:
+    """Close the word being read (kept, or dropped as a redirection target); the new drop_next."""
+    if in_word and not drop_next:
+        words.append("".join(word))
+    word.clear()
+    return drop_next and not in_word
+
+
+def _skip_redirection(text: str, i: int) -> int:
+    """The index after the redirection operator at ``i`` (``>``, ``2>&1``'s ``>&``, ``&>>``…)."""
+    n = len(text)
+    if text[i] == "&":  # bash's &> redirection
+        i += 2
+        while i < n and text[i] in ">|":
+            i += 1
+        return i
+    i += 1
+    while i < n and text[i] in "<>&|-":
+        i += 1
+    return i
+
+
 def lex(text: str) -> _Lexed:
     """Split shell text into words and command boundaries (see the module docstring)."""
     out = _Lexed()
+    words, nested = out.words, out.nested
     word: list[str] = []
     in_word = False  # a word has started (even an empty quoted one)
     drop_next = False  # the next word is a redirection target
     i, n = 0, len(text)
-
-    def finish() -> None:
-        nonlocal in_word, drop_next
-        if in_word:
-            if drop_next:
-                drop_next = False
-            else:
-                out.words.append("".join(word))
-        word.clear()
-        in_word = False
-
+    # Plain characters and blanks are most of any command: they stay inline here, and only the
+    # rarer constructs are read by the helpers above.
     while i < n:
         ch = text[i]
         if ch == "\\":
@@ -192,38 +241,13 @@ def lex(text: str) -> _Lexed:
             in_word = True
             i = end + 1
         elif ch == '"':
-            i += 1
+            i = _double_quoted(text, i + 1, word, nested)
             in_word = True
-            while i < n and text[i] != '"':
-                c = text[i]
-                if c == "\\" and i + 1 < n and text[i + 1] in '$`"\\\n':
-                    if text[i + 1] != "\n":
-                        word.append(text[i + 1])
-                    i += 2
-                elif c == "$" and text.startswith("$(", i) and not text.startswith("$((", i):
-                    end = _skip_balanced(text, i + 2)
-                    out.nested.append(text[i + 2 : end - 1])
-                    word.append(text[i:end])
-                    i = end
-                elif c == "`":
-                    end = text.find("`", i + 1)
-                    end = n if end < 0 else end
-                    out.nested.append(text[i + 1 : end])
-                    i = end + 1
-                else:
-                    word.append(c)
-                    i += 1
-            i += 1
         elif ch == "$" and text.startswith("$(", i) and not text.startswith("$((", i):
-            end = _skip_balanced(text, i + 2)
-            out.nested.append(text[i + 2 : end - 1])
-            word.append(text[i:end])
+            i = _substitution(text, i, word, nested)
             in_word = True
-            i = end
         elif ch == "`":
-            end = text.find("`", i + 1)
-            end = n if end < 0 else end
-            out.nested.append(text[i + 1 : end])
+            end = _backquoted(text, i, nested)
             word.append(text[i : end + 1])
             in_word = True
             i = end + 1
@@ -231,35 +255,33 @@ def lex(text: str) -> _Lexed:
             end = text.find("\n", i)
             i = n if end < 0 else end
         elif ch in " \t\r":
-            finish()
+            if in_word:  # (with no word started there is nothing to end)
+                drop_next = _end_word(words, word, in_word, drop_next)
+                in_word = False
             i += 1
         elif ch in "<>":
             if in_word and "".join(word).isdigit():
-                word.clear()
+                word.clear()  # the fd number of 2>file
                 in_word = False
-            finish()
-            i += 1
-            while i < n and text[i] in "<>&|-":
-                i += 1
-            drop_next = True
+            _end_word(words, word, in_word, drop_next)
+            in_word, drop_next = False, True
+            i = _skip_redirection(text, i)
         elif ch in _OPERATOR_CHARS:
+            _end_word(words, word, in_word, drop_next)
+            in_word = False
             if ch == "&" and i + 1 < n and text[i + 1] == ">":  # bash's &> redirection
-                finish()
-                i += 2
-                while i < n and text[i] in ">|":
-                    i += 1
                 drop_next = True
-                continue
-            finish()
-            drop_next = False
-            if not out.words or out.words[-1] != _SEPARATOR:
-                out.words.append(_SEPARATOR)
-            i += 1
+                i = _skip_redirection(text, i)
+            else:
+                drop_next = False
+                if not words or words[-1] != _SEPARATOR:
+                    words.append(_SEPARATOR)
+                i += 1
         else:
             word.append(ch)
             in_word = True
             i += 1
-    finish()
+    _end_word(words, word, in_word, drop_next)
     return out
 
 

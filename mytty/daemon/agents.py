@@ -22,9 +22,11 @@ from typing import TypeVar
 from mytty.core.attention.items import AttentionBook
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
-from mytty.core.runs.book import RunBook, prune_runs, superseded_events
+from mytty.core.runs.book import RunBook
 from mytty.core.runs.ledger import EventLedger
 from mytty.core.runs.notes import StatusNotes
+from mytty.core.runs.prune import prune_runs
+from mytty.core.runs.synthesized import superseded_events
 from mytty.daemon.events.sequence_waiters import SequenceWaiters
 from mytty.daemon.server.scope import abandonable
 from mytty.daemon.store import EventStore, StoredState, StoreError

@@ -35,7 +35,7 @@ from mytty.core.attention.items import AttentionItem
 from mytty.core.events import AgentEvent
 from mytty.core.jobs.record import decode_job, encode_job
 from mytty.core.jobs.tracker import AgentJob, is_terminal
-from mytty.core.runs.book import AgentRun
+from mytty.core.runs.run import AgentRun
 from mytty.core.runs.snapshot import BooksSnapshot, decode_snapshot, encode_snapshot
 from mytty.protocol.envelope import event_from_wire
 from mytty.protocol.wire import agent_event

@@ -32,7 +32,7 @@ from mytty.core.attention.items import AttentionItem, AttentionKind, need_word
 from mytty.core.errors import MyttyError
 from mytty.core.ids import SurfaceId
 from mytty.core.jobs.tracker import AgentJob
-from mytty.core.runs.book import AgentRun
+from mytty.core.runs.run import AgentRun
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.panes.identity import PaneRegistry
 from mytty.protocol.limits import MAX_WAIT_S

@@ -51,8 +51,8 @@ if TYPE_CHECKING:  # only their attributes are read: the human CLI needn't load 
     from mytty.core.hosts.state import HostState
     from mytty.core.ids import SurfaceId
     from mytty.core.jobs.tracker import AgentJob
-    from mytty.core.runs.book import AgentRun
     from mytty.core.runs.ledger import LedgerPage, LedgerRecord
+    from mytty.core.runs.run import AgentRun
     from mytty.core.shell.events import ShellState
     from mytty.core.transcripts.usage import TokenUsage
 

@@ -17,7 +17,8 @@ from pathlib import Path
 from mytty.core.attention.items import AttentionItem
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.core.ids import RunId, SurfaceId
-from mytty.core.runs.book import MAX_RUNS_PER_PANE, AgentRun
+from mytty.core.runs.retention import MAX_RUNS_PER_PANE
+from mytty.core.runs.run import AgentRun
 from mytty.daemon.agents import SNAPSHOT_EVERY, AgentHub
 from mytty.daemon.store import EventStore
 

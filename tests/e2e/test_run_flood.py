@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from mytty.core.runs.book import MAX_RUNS_PER_PANE
+from mytty.core.runs.retention import MAX_RUNS_PER_PANE
 from tests.e2e.events_support import K, control, new_id, open_agent_pane
 from tests.support.harness import Mytty
 

@@ -208,7 +208,7 @@ def test_a_spawn_result_without_an_agent_id_is_a_plain_tool_call(response: objec
 
 
 def test_the_prefix_is_the_reducers() -> None:
-    from mytty.core.runs.book import CODEX_SPAWN_TOOL, CODEX_SUBAGENT_PREFIX
+    from mytty.core.runs.subagents import CODEX_SPAWN_TOOL, CODEX_SUBAGENT_PREFIX
     from mytty.hook.adapters import codex
 
     assert codex.SUBAGENT_PREFIX == CODEX_SUBAGENT_PREFIX

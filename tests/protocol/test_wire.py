@@ -23,8 +23,8 @@ from mytty.core.events import (
 )
 from mytty.core.ids import JobId, RunId, SurfaceId, TmuxPaneId, stable_uuid
 from mytty.core.jobs.tracker import AgentJobState, new_job
-from mytty.core.runs.book import AgentRun
 from mytty.core.runs.ledger import EventLedger, LedgerPage, LedgerRecord
+from mytty.core.runs.run import AgentRun
 from mytty.protocol import wire
 from mytty.protocol.control import encode_reply
 from mytty.protocol.envelope import (

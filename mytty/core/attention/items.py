@@ -43,7 +43,8 @@ from mytty.core.events import (
     AgentRunState,
 )
 from mytty.core.ids import JobId, RunId, SurfaceId
-from mytty.core.runs.book import RETENTION_SECONDS, AgentRun, ApplyResult
+from mytty.core.runs.retention import RETENTION_SECONDS
+from mytty.core.runs.run import AgentRun, ApplyResult
 
 K = TypeVar("K", RunId, SurfaceId)
 

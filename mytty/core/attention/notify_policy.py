@@ -31,7 +31,7 @@ from mytty.core.attention.items import AttentionItem, AttentionKind
 from mytty.core.config import APPROVAL, DISCONNECT, FAILURE, INPUT, LONG_SUCCESS
 from mytty.core.events import AgentEvent, AgentEventKind, AgentRunState, parse_timestamp
 from mytty.core.ids import RunId, SurfaceId
-from mytty.core.runs.book import AgentRun
+from mytty.core.runs.run import AgentRun
 
 #: How many notification keys the gate remembers (older ones cannot recur: their events are
 #: long stored, so a redelivery is a duplicate the hub already drops).

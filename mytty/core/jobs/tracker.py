@@ -55,7 +55,7 @@ from mytty.core import vocab
 from mytty.core.events import AgentRunState, WorkerProvider
 from mytty.core.ids import JobId, RunId, SurfaceId, stable_uuid
 from mytty.core.jobs.launch_record import JobLaunch
-from mytty.core.runs.book import AgentRun
+from mytty.core.runs.run import AgentRun
 
 #: Seconds a job waits for its run to appear after a spawn or a follow-up re-arm.
 LAUNCH_WINDOW_SECONDS = 30.0

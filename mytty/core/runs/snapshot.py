@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from mytty.core.attention.items import AttentionItem, AttentionKind
 from mytty.core.events import AgentProvider, AgentRunState
 from mytty.core.ids import RunId, SurfaceId
-from mytty.core.runs.book import AgentRun
+from mytty.core.runs.run import AgentRun
 
 SNAPSHOT_VERSION = 3
 

@@ -43,7 +43,7 @@ from mytty.core.estimation.epochs import NativeEpochs, epoch_key, epoch_run_id, 
 from mytty.core.estimation.turn_observation import TurnObservation, TurnPhase, TurnTarget
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.core.ids import SurfaceId
-from mytty.core.runs.book import AgentRun
+from mytty.core.runs.run import AgentRun
 from mytty.core.shell.events import ShellEvent
 from mytty.daemon import procfs
 from mytty.daemon.agents import AgentHub

@@ -28,7 +28,7 @@ from mytty.core.ids import JobId, RunId, SurfaceId, format_uuid_bytes
 from mytty.core.jobs import tracker as core_jobs
 from mytty.core.jobs.launch_record import JobLaunch
 from mytty.core.jobs.tracker import AgentJob, AgentJobState, LaunchClues, SpawnTags
-from mytty.core.runs.book import AgentRun
+from mytty.core.runs.run import AgentRun
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.clock import DEFAULT_TIMINGS, Clock
 from mytty.daemon.events.codex_routing import CodexRouter

@@ -9,7 +9,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection
 
-from mytty.core.runs.book import AgentRun, startup_sweep_events
+from mytty.core.runs.run import AgentRun
+from mytty.core.runs.synthesized import startup_sweep_events
 from mytty.daemon import procfs
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.panes.identity import PaneRegistry

@@ -16,7 +16,7 @@ subagent still works. Such an event is never a turn of its own: it becomes a ``r
 :data:`SUBAGENT_PREFIX` + ``agent_id``, and the reducer folds it into the turn whose
 ``PostToolUse`` of ``spawn_agent`` returned that ``agent_id`` (ignoring it when no turn did).
 ``SubagentStart``/``SubagentStop`` keep that turn open while the subagent lives
-(:mod:`mytty.core.runs.book`).
+(:mod:`mytty.core.runs.subagents`).
 """
 
 import json
@@ -41,7 +41,7 @@ _SIMPLE_KINDS = {
 }
 _MESSAGE_KEYS = ("message",)
 #: ``toolUseID`` of the events a subagent's thread fires (and of the ``spawn_agent`` call that
-#: started it): the prefix, then its ``agent_id``. The same value as mytty.core.runs.book uses.
+#: started it): the prefix, then its ``agent_id``. The same value as mytty.core.runs.subagents uses.
 SUBAGENT_PREFIX = "agent:"
 _SPAWN_TOOL = "spawn_agent"
 #: The hooks of a subagent's thread that count as activity of its parent's turn.

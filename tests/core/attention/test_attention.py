@@ -14,7 +14,8 @@ from mytty.core.attention.items import (
 )
 from mytty.core.events import AgentEvent, AgentEventKind, AgentRunState
 from mytty.core.ids import JobId, RunId
-from mytty.core.runs.book import RunBook, startup_sweep_events
+from mytty.core.runs.book import RunBook
+from mytty.core.runs.synthesized import startup_sweep_events
 from tests.core.builders import CLAUDE, CODEX, DAY, PANE, RUN, U, ev
 
 K = AgentEventKind

@@ -31,7 +31,8 @@ from mytty.core.jobs.tracker import (
     reconcile,
     satisfies,
 )
-from mytty.core.runs.book import AgentRun, RunBook
+from mytty.core.runs.book import RunBook
+from mytty.core.runs.run import AgentRun
 from tests.core.builders import ev
 
 J = AgentJobState

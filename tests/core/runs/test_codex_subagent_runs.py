@@ -16,14 +16,13 @@ from hypothesis import strategies as st
 from mytty.core.events import AgentEvent, AgentEventKind, AgentRunState, WorkerProvider
 from mytty.core.ids import JobId
 from mytty.core.jobs.tracker import AgentJobState, new_job, reconcile
-from mytty.core.runs.book import (
+from mytty.core.runs.book import RunBook, replay
+from mytty.core.runs.subagents import (
     CODEX_SPAWN_TOOL,
     CODEX_SUBAGENT_PREFIX,
     PROMPT_HOOK_NAME,
     SUBAGENT_START_HOOK_NAME,
     SUBAGENT_STOP_HOOK_NAME,
-    RunBook,
-    replay,
 )
 from tests.core.builders import CODEX, PANE, R, ev
 from tests.core.runs.test_subagent_runs import check_replay_and_snapshots, restored_from

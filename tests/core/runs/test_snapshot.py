@@ -1,4 +1,4 @@
-"""The per-pane run bound and the books' snapshot (issue 15 #6), pure.
+"""The books' snapshot (issue 15 #6), pure.
 
 Property: restoring a snapshot taken at any point of an event log and applying the rest of the
 log gives the same runs and attention items as replaying the whole log.
@@ -9,62 +9,12 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mytty.core.attention.items import AttentionBook, AttentionItem
-from mytty.core.events import AgentEvent, AgentEventKind, AgentRunState
-from mytty.core.runs.book import MAX_RUNS_PER_PANE, AgentRun, RunBook
+from mytty.core.events import AgentEventKind
 from mytty.core.runs.snapshot import decode_snapshot, encode_snapshot
 from tests.core.builders import CODEX, P, R, ev
+from tests.core.runs.support import Books
 
 K = AgentEventKind
-
-
-class Books:
-    def __init__(self, bound: int = MAX_RUNS_PER_PANE) -> None:
-        self.runs = RunBook(max_runs_per_pane=bound)
-        self.attention = AttentionBook()
-
-    def feed(self, events: list[AgentEvent]) -> None:
-        for e in events:
-            self.attention.observe(e, self.runs.apply(e))
-
-    def state(self) -> tuple[list[AgentRun], list[AttentionItem]]:
-        return (
-            sorted(self.runs.all_runs(), key=lambda r: r.id),
-            sorted(self.attention.all_items(), key=lambda i: i.id),
-        )
-
-
-def test_a_pane_keeps_at_most_the_bound_and_drops_the_oldest_finished_first() -> None:
-    books = Books(bound=5)
-    pane = P("flood")
-    active = R("active-0")
-    books.feed([ev(K.STARTED, run=active, pane=pane, provider=CODEX, at=0.0)])
-    for i in range(50):
-        run = R(f"done-{i}")
-        books.feed(
-            [
-                ev(K.STARTED, run=run, pane=pane, provider=CODEX, at=i + 1.0),
-                ev(K.FAILED, run=run, pane=pane, provider=CODEX, at=i + 1.0),
-            ]
-        )
-    kept = books.runs.runs_for_surface(pane)
-    assert len(kept) == 5
-    assert kept[0].id == active and kept[0].state is AgentRunState.RUNNING  # active stays
-    assert [r.id for r in kept[1:]] == [R(f"done-{i}") for i in range(46, 50)]
-    # Their failure items went with the dropped runs.
-    assert {i.run_id for i in books.attention.all_items()} == {r.id for r in kept[1:]}
-    # Another pane is not touched.
-    other = P("other")
-    books.feed([ev(K.STARTED, run=R("other"), pane=other, provider=CODEX, at=99.0)])
-    assert len(books.runs.runs_for_surface(other)) == 1
-    assert len(books.runs.runs_for_surface(pane)) == 5
-
-
-def test_when_every_run_is_active_the_oldest_goes() -> None:
-    books = Books(bound=3)
-    pane = P("busy")
-    books.feed([ev(K.STARTED, run=R(f"r{i}"), pane=pane, provider=CODEX, at=i) for i in range(4)])
-    assert [r.id for r in books.runs.runs_for_surface(pane)] == [R("r1"), R("r2"), R("r3")]
 
 
 _kinds = st.sampled_from(list(K))

@@ -14,16 +14,15 @@ from mytty.core.attention.items import AttentionBook
 from mytty.core.events import AgentEvent, AgentEventKind, AgentRunState, WorkerProvider
 from mytty.core.ids import JobId
 from mytty.core.jobs.tracker import AgentJobState, new_job, reconcile
-from mytty.core.runs.book import (
+from mytty.core.runs.book import RunBook, replay
+from mytty.core.runs.prune import prune_runs
+from mytty.core.runs.snapshot import decode_snapshot, encode_snapshot
+from mytty.core.runs.subagents import (
     PROMPT_HOOK_NAME,
     SUBAGENT_START_HOOK_NAME,
     SUBAGENT_STOP_HOOK_NAME,
-    RunBook,
-    prune_runs,
-    replay,
-    superseded_events,
 )
-from mytty.core.runs.snapshot import decode_snapshot, encode_snapshot
+from mytty.core.runs.synthesized import superseded_events
 from tests.core.builders import CLAUDE, CODEX, DAY, PANE, P, R, ev
 
 K = AgentEventKind
