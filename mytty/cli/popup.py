@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import shlex
 import shutil
 import sys
 import termios
@@ -47,7 +48,15 @@ def request(command: str, values: dict[str, object] | None = None) -> dict[str, 
 
 
 def open_items() -> list[dict[str, Any]]:
-    return [i for i in request("attention").get("items", []) if not i.get("resolvedAt")]
+    """This host's open items, then those of the hosts its controller follows (each with
+    ``host`` and qualified ids, ``stale`` when its host stopped answering)."""
+    local = [i for i in request("attention").get("items", []) if not i.get("resolvedAt")]
+    remote = [
+        {**item, "stale": host.get("state") == "stale"}
+        for host in request("hosts").get("hosts", [])
+        for item in host.get("items", [])
+    ]
+    return local + remote
 
 
 def age(created: str, now: float) -> str:
@@ -70,8 +79,10 @@ def rows(items: list[dict[str, Any]], now: float) -> list[list[str]]:
         where = item.get("label") or item.get("location") or "(closed pane)"
         if item.get("label") and item.get("location"):
             where = f"{item['label']} ({item['location']})"
+        if item.get("host"):  # another host's item: host-prefixed
+            where = f"{item['host']}:{where}"
         message = " ".join(str(item.get("message") or "").split())
-        need = need_word(item["kind"])
+        need = need_word(item["kind"]) + (" (stale)" if item.get("stale") else "")
         out.append([where, item["provider"], need, age(item["createdAt"], now), message])
     return out
 
@@ -110,7 +121,8 @@ def _read_key(fd: int) -> str:
 
 
 def choose(item: dict[str, Any]) -> None:
-    """Jump the popup's client to the item's pane, then acknowledge the item's run."""
+    """Jump the popup's client to the item's pane, then acknowledge the item's run (another
+    host's item: a new window here attached to that host's tmux at the pane, over ssh)."""
     from mytty.tmux.user_formats import TmuxCli, TmuxCliError, jump, published_panes, this_client
 
     # The popup runs inside the server it jumps on; mytty.tmux.bootstrap (libtmux) would add
@@ -119,6 +131,9 @@ def choose(item: dict[str, Any]) -> None:
     if not socket_path:
         raise PopupError("tmux-unavailable: not inside tmux ($TMUX is not set)")
     cli = TmuxCli(socket_path, shutil.which("tmux") or "tmux")
+    if item.get("host"):
+        _choose_remote(cli, str(item["host"]), item)
+        return
     try:
         pane = next(
             (p["pane_id"] for p in published_panes(cli) if p["@mytty_surface"] == item["paneID"]),
@@ -129,6 +144,32 @@ def choose(item: dict[str, Any]) -> None:
     except TmuxCliError as exc:
         raise PopupError(f"tmux-unavailable: {exc}") from None
     request("attention", {"acknowledge": [item["runID"]]})
+
+
+def _choose_remote(cli: Any, host: str, item: dict[str, Any]) -> None:
+    from mytty.cli import requests, transport
+    from mytty.cli.hosts.link import Link, send
+    from mytty.core.hosts.ids import split
+    from mytty.core.hosts.ssh import exec_argv
+    from mytty.tmux.remote import attach_words, open_window
+    from mytty.tmux.user_formats import TmuxCliError, this_client
+
+    env = {**os.environ, "MYTTY_CONTROL_SOCKET": _control_socket()}
+    link = Link(host, env)
+    try:
+        link.ensure()
+        hello = link.hello
+        words = attach_words(item.get("location"), hello.tmux_socket if hello else None)
+        command = " ".join(shlex.quote(word) for word in words)
+        argv = exec_argv(link.settings(), link.spec(), link.dir, command, tty=True)
+        open_window(cli, this_client(cli), host, argv)
+        ack = requests.build("attention", {"acknowledge": [split(str(item["runID"]))[1]]})
+        send(host, ack, 10.0, env)
+    except transport.CtlError as exc:
+        raise PopupError(f"{exc.code}: {exc.message}") from None
+    except TmuxCliError as exc:
+        raise PopupError(f"tmux-unavailable: {exc}") from None
+    request("hosts", {"refresh": True})  # the acknowledged item leaves the list here too
 
 
 def main() -> int:
