@@ -2,7 +2,7 @@
 everything else of the file as it was (comments, order, layout), through tomlkit.
 
 The file is read fresh for each edit and written atomically (a temporary file renamed into
-place, mode 0600); a running controller re-reads it when it is saved
+place, keeping the file's mode); a running controller re-reads it when it is saved
 (:mod:`mytty.daemon.config.watch`) and starts or stops following the host. A file that is not
 valid TOML is refused with ``invalid-configuration`` and left untouched.
 """
