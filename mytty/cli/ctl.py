@@ -147,7 +147,7 @@ def _convert(
         if not os.path.isabs(text):
             values.fail(codes.USAGE, f"{label} must be an absolute directory of host {host}")
         return text
-    if host is not None and kind in (spec.PANE_ID, spec.JOB) and host != _mixed():
+    if host is not None and host != _mixed() and _is_id(field):
         text = _bare(text)
     if kind == spec.JOB:
         return {"rawValue": text}
@@ -197,11 +197,12 @@ def build_request(
 
 
 def _names_a_host(command: spec.Command, values: spec.Values) -> bool:
-    """A qualified id (``NAME:<id>``) among the id arguments? (Cheap: a ``:`` is enough.)"""
-    kinds = (spec.PANE_ID, spec.JOB)
-    if any(a.kind in kinds for a in command.args) and any(":" in p for p in values.positionals):
-        return True
-    return any(o.kind in kinds and ":" in values.options.get(o.flag, "") for o in command.options)
+    """A qualified id (``NAME:<id>``) among the id arguments? Cheap when no word holds a ``:``."""
+    if not any(":" in word for word in (*values.positionals, *values.options.values())):
+        return False
+    from mytty.cli.hosts.route import hosts_named
+
+    return any(host is not None for host in hosts_named(command, values))
 
 
 def _mixed() -> str:
@@ -214,6 +215,12 @@ def _bare(text: str) -> str:
     from mytty.cli.hosts.route import bare
 
     return bare(text)
+
+
+def _is_id(field: spec.Field) -> bool:
+    from mytty.cli.hosts.route import names_an_id
+
+    return names_an_id(field)
 
 
 def build_routed(

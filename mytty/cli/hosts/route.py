@@ -30,17 +30,23 @@ MIXED = "\0mixed"
 ID_KINDS = (spec.PANE_ID, spec.JOB)
 
 
+def names_an_id(field: spec.Field) -> bool:
+    """Whether a field holds an id of the controller's host: a pane or job id by its kind, or
+    a key replies qualify (an approval's ``id``)."""
+    return field.kind in ID_KINDS or field.wire in ids.ID_KEYS
+
+
 def hosts_named(command: spec.Command, values: spec.Values) -> list[str | None]:
     """The host of every id the command line names (None: an unqualified one)."""
     named: list[str | None] = []
     args = list(command.args)
     for n, word in enumerate(values.positionals):
         arg = args[min(n, len(args) - 1)] if args else None
-        if arg is not None and arg.kind in ID_KINDS:
+        if arg is not None and names_an_id(arg):
             named.append(ids.split(word)[0])
     for opt in command.options:
         text = values.options.get(opt.flag)
-        if text is not None and opt.kind in ID_KINDS:
+        if text is not None and names_an_id(opt):
             named.append(ids.split(text)[0])
     return named
 

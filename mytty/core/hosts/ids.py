@@ -14,8 +14,9 @@ from __future__ import annotations
 SEPARATOR = ":"
 #: The longest host name (it is part of socket paths, which the OS limits to 107 bytes).
 MAX_NAME = 32
-#: Reply keys whose values are ids of the replying host: bare strings or ``{"rawValue": …}``.
-ID_KEYS = frozenset({"paneID", "jobID", "runID", "anchorPaneID"})
+#: Reply keys whose values are ids of the replying host: bare strings or ``{"rawValue": …}``
+#: (``id``: a permission request's, the only other id on the control socket).
+ID_KEYS = frozenset({"paneID", "jobID", "runID", "anchorPaneID", "id"})
 #: Reply keys holding a list of such ids.
 ID_LIST_KEYS = frozenset({"jobIDs"})
 
