@@ -61,8 +61,14 @@ def attention_all(m: Mytty) -> dict[str, Any]:
     return dict(json.loads(proc.stdout))
 
 
-def b_items(m: Mytty) -> list[dict[str, Any]]:
-    return [i for i in attention_all(m)["items"] if i["host"] == "b"]
+def b_items(m: Mytty, pane: str | None = None) -> list[dict[str, Any]]:
+    """b's items listed here (``pane``: only that pane's; b is shared by the session)."""
+    items = [i for i in attention_all(m)["items"] if i["host"] == "b"]
+    return [i for i in items if pane is None or i["paneID"] == pane]
+
+
+def notified_of(out: Path, pane: str) -> list[dict[str, Any]]:
+    return [n for n in notified(out) if n["paneID"] == pane]
 
 
 def test_b_is_followed_and_its_approval_request_shows_here_and_notifies_once(
@@ -75,24 +81,25 @@ def test_b_is_followed_and_its_approval_request_shows_here_and_notifies_once(
     assert current["error"] is None
     job = m.ctl("--host", "b", "agent", "spawn", "--provider", "claude", "--label", "far-away",
                 "--task", "needs a yes\n@standin: approve").json["job"]  # fmt: skip
-    items = wait_until(lambda: b_items(m), 30, message="b's approval item here")
+    pane = job["paneID"]["rawValue"]
+    items = wait_until(lambda: b_items(m, pane), 30, message="b's approval item here")
     assert len(items) == 1
     item = items[0]
     assert item["kind"] == "approval-request" and item["label"] == "far-away"
     assert item["paneID"] == job["paneID"]["rawValue"] and item["runID"].startswith("b:")
     assert item["stale"] is False
-    sent = wait_until(lambda: notified(out), 15, message="the notification")
+    sent = wait_until(lambda: notified_of(out, pane), 15, message="the notification")
     assert len(sent) == 1
     assert sent[0]["host"] == "b" and sent[0]["kind"] == "approval"
     assert sent[0]["title"] == "mytty: b:far-away" and sent[0]["paneID"] == item["paneID"]
     # More answers from b (two refreshes, a poll) do not notify the same item again.
     m.ctl("hosts", "--refresh").ok()
     m.ctl("hosts", "--refresh").ok()
-    assert len(b_items(m)) == 1 and len(notified(out)) == 1
+    assert len(b_items(m, pane)) == 1 and len(notified_of(out, pane)) == 1
     # Answered on b: the item goes here too.
     m.ctl("agent", "send", job["jobID"]["rawValue"], "y", "--enter").ok()
-    wait_until(lambda: not b_items(m), 30, message="b's item resolved here")
-    assert len(notified(out)) == 1
+    wait_until(lambda: not b_items(m, pane), 30, message="b's item resolved here")
+    assert len(notified_of(out, pane)) == 1
 
 
 def test_acknowledging_a_b_item_from_here(lead: tuple[Mytty, Path]) -> None:
@@ -101,7 +108,7 @@ def test_acknowledging_a_b_item_from_here(lead: tuple[Mytty, Path]) -> None:
     job = m.ctl("--host", "b", "agent", "spawn", "--provider", "claude",
                 "--task", "fails\n@standin: fail").json["job"]  # fmt: skip
     item = wait_until(
-        lambda: next((i for i in b_items(m) if i["paneID"] == job["paneID"]["rawValue"]), None),
+        lambda: next(iter(b_items(m, job["paneID"]["rawValue"])), None),
         30,
         message="b's failure item here",
     )
@@ -120,12 +127,12 @@ def test_b_gone_is_stale_then_back_without_duplicates_and_the_wait_returns_once(
     wait_until(lambda: host_b(m)["state"] == "current", 30, message="host b current")
     job = m.ctl("--host", "b", "agent", "spawn", "--provider", "claude", "--label", "held",
                 "--task", "needs a yes\n@standin: approve").json["job"]  # fmt: skip
-    jid = job["jobID"]["rawValue"]
-    before = wait_until(lambda: b_items(m), 30, message="b's approval item here")
+    jid, pane = job["jobID"]["rawValue"], job["paneID"]["rawValue"]
+    before = wait_until(lambda: b_items(m, pane), 30, message="b's approval item here")
     waiting = BackgroundCtl(m, "agent", "wait", jid, "--until", "completed",
                             "--timeout-seconds", "180")  # fmt: skip
     background.append(waiting)
-    wait_until(lambda: len(notified(out)) == 1, 15, message="one notification")
+    wait_until(lambda: len(notified_of(out, pane)) == 1, 15, message="one notification")
 
     pid = wait_until(lambda: master_pid(m, machine), 10, message="the ssh master")
     machine.user.kill_controller()
@@ -136,7 +143,7 @@ def test_b_gone_is_stale_then_back_without_duplicates_and_the_wait_returns_once(
     assert stale["error"]["code"] in ("not-running", "host-unreachable")
     shown = attention_all(m)
     assert [h["state"] for h in shown["hosts"]] == ["stale"]
-    kept = [i for i in shown["items"] if i["host"] == "b"]
+    kept = [i for i in shown["items"] if i["host"] == "b" and i["paneID"] == pane]
     assert [i["runID"] for i in kept] == [i["runID"] for i in before]
     assert all(i["stale"] for i in kept)  # shown as of then, never as current
     listed = subprocess.run([MYTTY, "hosts", "list", "--json"], env=m.env,
@@ -151,9 +158,9 @@ def test_b_gone_is_stale_then_back_without_duplicates_and_the_wait_returns_once(
     back = wait_until(lambda: (h := host_b(m))["state"] == "current" and h, 30,
                       message="host b current again")  # fmt: skip
     assert back["lastSeen"] > stale["lastSeen"]
-    again = b_items(m)
+    again = b_items(m, pane)
     assert [i["runID"] for i in again] == [i["runID"] for i in before]  # no duplicate
-    assert len(notified(out)) == 1  # nor a second notification
+    assert len(notified_of(out, pane)) == 1  # nor a second notification
 
     m.ctl("agent", "send", jid, "y", "--enter").ok()
     result = waiting.result(timeout=120)
