@@ -71,7 +71,9 @@ class HostFollower:
         self.settings = settings
         self._ctl_bin = ctl_bin
         self._env = dict(env)
-        self._socket = links.forward_socket(links.link_dir(os.getuid(), home), spec.name)
+        directory = links.link_dir(os.getuid(), home)
+        self._socket = links.forward_socket(directory, spec.name)
+        self._record = links.record_path(directory, spec.name)
         self._now = now
         self._on_new_items = on_new_items
         self._on_change = on_change
@@ -175,12 +177,23 @@ class HostFollower:
         if self.spec.transport == EXEC:
             return
         if await self._answers():
+            if self._version is None:  # a link mytty-ctl made: its handshake is recorded
+                self._version = self._recorded_version()
             return
         out = await self._run_ctl(["__connect", self.spec.name], self.settings.connect_timeout + 10)
         hello = json.loads(out).get("hello") or {}
         self._version = hello.get("mytty") if isinstance(hello, dict) else None
         if not await self._answers():
             raise HostDown(ErrorCode.HOST_UNREACHABLE.value, f"the forward {self._socket} is gone")
+
+    def _recorded_version(self) -> str | None:
+        try:
+            with open(self._record, encoding="utf-8") as f:
+                hello = json.load(f).get("hello") or {}
+        except (OSError, ValueError, AttributeError):
+            return None
+        version = hello.get("mytty") if isinstance(hello, dict) else None
+        return version if isinstance(version, str) else None
 
     async def _answers(self) -> bool:
         try:
