@@ -35,6 +35,7 @@ ENTRIES: tuple[tuple[str | None, str], ...] = (
     ("agent close", "agent_close"),
     ("agent list", "agent_list"),
     ("agent resume", "agent_resume"),
+    ("explain", "explain"),
     ("integration list", "integration_list"),
     ("integration enable", "integration_enable"),
     ("integration repair", "integration_repair"),

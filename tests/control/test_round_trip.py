@@ -80,6 +80,7 @@ ATTRS: dict[str, dict[str, str]] = {
     "closeAgent": {"jobID": "job_id", "removeWorktree": "remove_worktree"},
     "listAgents": {"states": "states", "label": "label", "allLeads": "all_leads"},
     "resumeJobs": {"jobIDs": "job_ids", "dryRun": "dry_run"},
+    "explain": {"target": "target"},
     "integrationList": {},
     "integrationEnable": {"provider": "provider"},
     "integrationRepair": {"provider": "provider"},
