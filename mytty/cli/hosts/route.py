@@ -58,7 +58,10 @@ def pick(command: spec.Command, values: spec.Values, explicit: str | None) -> st
     if explicit is not None:
         others = sorted(qualified - {explicit})
         if others:
-            values.fail(codes.USAGE, f"--host {explicit} but the ids name host {', '.join(others)}")
+            values.fail(
+                codes.USAGE,
+                f"--host {explicit} (or MYTTY_HOST) but the ids name host {', '.join(others)}",
+            )
         return explicit
     if not qualified:
         return None
