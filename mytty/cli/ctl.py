@@ -332,7 +332,7 @@ def _offline(argv: list[str]) -> str | None:
         from mytty.cli.ctl_completion import complete
 
         return complete(argv[1:])
-    if word.startswith("__") and word in ("__hello", "__relay", "__connect"):
+    if word.startswith("__") and word in ("__hello", "__relay", "__connect", "__send"):
         from mytty.cli.hosts import remote as ctl_remote
 
         return ctl_remote.run(word, argv[1:])

@@ -170,3 +170,15 @@ def test_b_gone_is_stale_then_back_without_duplicates_and_the_wait_returns_once(
         result.json["job"]["state"] == "succeeded"
         and result.json["job"]["jobID"]["rawValue"] == jid
     )
+
+
+def test_a_host_reached_through_exec_is_followed_too(machine: SecondMachine) -> None:
+    m = local_with_host(machine, transport="exec")
+    try:
+        current = wait_until(lambda: (h := host_b(m))["state"] == "current" and h, 60,
+                             message="host b current over exec")  # fmt: skip
+        assert current["error"] is None and isinstance(current["agents"], int)
+        assert all(item["paneID"].startswith("b:") for item in current["items"])
+    finally:
+        m.close()
+        close_links(m)

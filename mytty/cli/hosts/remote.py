@@ -8,6 +8,9 @@
   home's controller, its reply line to stdout (a reply within ``SECONDS``).
 - ``__connect NAME``: make the link to host ``NAME`` (handshake, master, forward) and print
   ``{"socket", "transport", "hello"}``; the controller runs it to follow that host.
+- ``__send NAME SECONDS``: one request line from stdin to host ``NAME``'s controller, its
+  reply line (ids as that host gave them) to stdout; the controller follows a host whose
+  ``transport`` is ``exec`` through it.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ def run(word: str, args: list[str]) -> str:
         return hello()
     if word == "__relay":
         return relay(args)
+    if word == "__send":
+        return send(args)
     return connect(args)
 
 
@@ -78,3 +83,14 @@ def connect(args: list[str]) -> str:
         link.ensure(reconnect=True)
     hello = link.hello.to_json() if link.hello is not None else None
     return json.dumps({"socket": link.socket, "transport": spec.transport, "hello": hello}) + "\n"
+
+
+def send(args: list[str]) -> str:
+    from mytty.cli.hosts.link import send as send_to
+
+    if len(args) != 2 or not args[1].isdigit():
+        raise CtlError(codes.USAGE, "mytty-ctl __send NAME SECONDS (a request line on stdin)")
+    body = sys.stdin.buffer.read(MAX_REQUEST_BYTES + 2).split(b"\n", 1)[0]
+    request = transport.decode(body)
+    reply = send_to(args[0], request, float(args[1]))
+    return json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n"

@@ -11,7 +11,8 @@ makes the host ``stale`` (its items kept with their last-seen time) and the foll
 again with a back-off of 1, 2, 4 … 60 s; when the host answers again its items replace the old
 ones, and only items that are new go to the notification router (``on_new_items``).
 
-A host with ``transport = "exec"`` is asked through ``mytty-ctl --host NAME …`` instead.
+A host with ``transport = "exec"`` is asked through ``mytty-ctl __send NAME`` instead (the
+link's ``mytty-ctl __relay`` there, one process per request).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -105,7 +107,7 @@ class HostFollower:
 
     async def _follow(self) -> None:
         await self._connect()
-        tip = (await self._request(["events"], {"type": events.COMMAND.wire}))["latestSequence"]
+        tip = (await self._request({"type": events.COMMAND.wire}))["latestSequence"]
         await self._look()
         while True:
             page = await self._poll(int(tip))
@@ -117,7 +119,6 @@ class HostFollower:
         """The long poll, cut short by :meth:`wake` (None then)."""
         poll = asyncio.ensure_future(
             self._request(
-                ["events", "--after", str(after), "--timeout", f"{POLL_S:g}"],
                 {
                     "type": events.COMMAND.wire,
                     events.AFTER.key: after,
@@ -142,13 +143,10 @@ class HostFollower:
     async def _look(self) -> None:
         """Read the host's attention items and jobs: the host is current."""
         started = time.perf_counter()
-        items = (await self._request(["attention"], {"type": attention.COMMAND.wire}))["items"]
+        items = (await self._request({"type": attention.COMMAND.wire}))["items"]
         rtt_ms = round((time.perf_counter() - started) * 1000, 2)
         jobs = (
-            await self._request(
-                ["agent", "list", "--all"],
-                {"type": agent_list.COMMAND.wire, agent_list.ALL_LEADS.key: True},
-            )
+            await self._request({"type": agent_list.COMMAND.wire, agent_list.ALL_LEADS.key: True})
         )["jobs"]
         state, fresh = seen(
             self.state, self._now(), items=items, jobs=jobs, rtt_ms=rtt_ms, version=self._version
@@ -205,19 +203,19 @@ class HostFollower:
             await writer.wait_closed()
         return True
 
-    async def _run_ctl(self, args: list[str], timeout: float) -> bytes:
+    async def _run_ctl(self, args: list[str], timeout: float, stdin: bytes = b"") -> bytes:
         """``mytty-ctl ARGS``: its stdout, or HostDown with its one failure line."""
         proc = await asyncio.create_subprocess_exec(
             self._ctl_bin,
             *args,
-            stdin=asyncio.subprocess.DEVNULL,
+            stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             env=self._env,
             start_new_session=True,
         )
         try:
-            out, err = await asyncio.wait_for(proc.communicate(), timeout)
+            out, err = await asyncio.wait_for(proc.communicate(stdin), timeout)
         except TimeoutError:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, 9)
@@ -233,14 +231,16 @@ class HostFollower:
         return out
 
     async def _request(
-        self, words: list[str], request: dict[str, object], timeout: float = REQUEST_S
+        self, request: dict[str, object], timeout: float = REQUEST_S
     ) -> dict[str, Any]:
         """One request to the host's controller; its reply with ids qualified."""
         if self.spec.transport == EXEC:
-            out = await self._run_ctl(["--host", self.spec.name, *words], timeout + 15)
-            reply: Any = json.loads(out)
+            args = ["__send", self.spec.name, str(math.ceil(timeout))]
+            out = await self._run_ctl(args, timeout + 15, json.dumps(request).encode() + b"\n")
+            answer: Any = json.loads(out)
         else:
-            reply = ids.qualify_reply(await self._exchange(request, timeout), self.spec.name)
+            answer = await self._exchange(request, timeout)
+        reply = ids.qualify_reply(answer, self.spec.name)
         if not isinstance(reply, dict):
             raise HostDown(ErrorCode.INVALID_RESPONSE.value, "the host's reply is not an object")
         return reply
