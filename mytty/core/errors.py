@@ -63,6 +63,8 @@ class ErrorCode(StrEnum):
     SHELL_RC_UNRECOGNIZED = "shell-rc-unrecognized"
     # -- agent jobs (appended) ------------------------------------------------------------
     PROVIDER_BINARY_NOT_FOUND = "provider-binary-not-found"
+    # -- control socket budgets (appended) -------------------------------------------------
+    TOO_MANY_REQUESTS = "too-many-requests"
     # -- other hosts (appended) -----------------------------------------------------------
     HOST_NOT_FOUND = "host-not-found"
     HOST_UNREACHABLE = "host-unreachable"
