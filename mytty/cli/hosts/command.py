@@ -26,9 +26,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-#: Job states that still run (an agent a host counts).
-_LIVE = ("launching", "running", "waiting-input", "waiting-approval")
-
 
 @app.command("add")
 def add_command(
@@ -106,6 +103,7 @@ def probe(name: str) -> dict[str, Any]:
     ``agents``, ``attention``, ``error`` (``{code, message}`` or None)."""
     from mytty.cli.hosts.link import Link
     from mytty.cli.transport import CtlError
+    from mytty.core.hosts.state import LIVE_JOB_STATES
 
     link = Link(name, fanout.link_env())
     entry: dict[str, Any] = {
@@ -128,7 +126,7 @@ def probe(name: str) -> dict[str, Any]:
         entry.update(
             reachable=True,
             version=link.hello.version if link.hello is not None else None,
-            agents=sum(1 for job in jobs if job["state"] in _LIVE),
+            agents=sum(1 for job in jobs if job["state"] in LIVE_JOB_STATES),
             attention=sum(1 for item in items if not item.get("resolvedAt")),
         )
     except MyttyError as exc:

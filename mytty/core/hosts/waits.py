@@ -21,7 +21,7 @@ ATTENTION_STATES = frozenset({vocab.WAITING_INPUT, vocab.WAITING_APPROVAL})
 def satisfies(state: str, until: str) -> bool:
     """Does a job in ``state`` meet ``agent wait --until until``?"""
     if until == vocab.RUNNING:
-        return state != vocab.LAUNCHING
+        return state not in (vocab.LAUNCHING, vocab.QUEUED)
     if until == vocab.ATTENTION:
         return state in ATTENTION_STATES or state in TERMINAL_STATES
     if until == vocab.COMPLETED:
