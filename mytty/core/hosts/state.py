@@ -15,9 +15,7 @@ from dataclasses import dataclass, field, replace
 CONNECTING, CURRENT, STALE = "connecting", "current", "stale"
 HOST_STATES = (CONNECTING, CURRENT, STALE)
 #: The job states a host counts as its agents.
-LIVE_JOB_STATES = frozenset(
-    {"queued", "launching", "running", "waiting-input", "waiting-approval"}
-)
+LIVE_JOB_STATES = frozenset({"queued", "launching", "running", "waiting-input", "waiting-approval"})
 
 
 @dataclass(frozen=True, slots=True)
