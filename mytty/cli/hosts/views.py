@@ -134,3 +134,29 @@ def _code(text: str) -> ErrorCode:
         return ErrorCode(text)
     except ValueError:
         return ErrorCode.INTERNAL_ERROR
+
+
+def approvals_of(names: list[str]) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
+    """Every host's open permission requests, asked of each host now (a request's hold runs
+    out, so not as last seen): entries with ``host`` and qualified ids, and the hosts that
+    could not be asked with why."""
+    entries: list[dict[str, Any]] = []
+    failures: list[tuple[str, str]] = []
+    for name, answer in fanout.each(names, lambda h: fanout.request(h, "listApprovals")):
+        if isinstance(answer, MyttyError):
+            failures.append((name, f"{answer.code.value}: {answer.message}"))
+        else:
+            entries += [{**entry, "host": name} for entry in answer.get("approvals", [])]
+    return entries, failures
+
+
+def on_host(
+    request_id: str, command: str, values: dict[str, object], *, timeout: float
+) -> dict[str, Any] | None:
+    """``command`` on the host a qualified ``request_id`` (``b:<id>``) names, with the id
+    sent bare there; None when the id names no host (this host's controller answers it)."""
+    host, bare = split(request_id)
+    if host is None:
+        return None
+    fanout.selected(host)  # host-not-found for a name config.toml lacks
+    return fanout.request(host, command, {**values, "id": bare}, timeout=timeout)
