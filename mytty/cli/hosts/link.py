@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 #: Codes after which a wait is asked again (until its own deadline): the host or its
 #: controller went away and may come back.
 RETRY_CODES = frozenset({codes.HOST_UNREACHABLE, codes.NOT_RUNNING, codes.TIMEOUT})
+#: The requests :mod:`mytty.cli.hosts.caller` judges (a frozenset here: no import per call).
+ANSWERS = frozenset({"answerApproval", "proposeApprovalRule"})
 #: ``ssh -O`` commands talk to the local master only.
 MASTER_COMMAND_TIMEOUT_S = 5.0
 #: Backoff between the attempts of a wait whose host went away.
@@ -371,7 +373,12 @@ def send(
     name: str, request: dict[str, Any], timeout: float, env: Mapping[str, str] | None = None
 ) -> dict[str, Any]:
     """One request to host ``name``'s controller; its reply as that host gave it (ids not yet
-    qualified), or CtlError (a failure reply's message names the host)."""
+    qualified), or CtlError (a failure reply's message names the host). An answer to a
+    permission request from a process under an agent is refused here (:mod:`.caller`)."""
+    if request.get("type") in ANSWERS:
+        from mytty.cli.hosts.caller import refuse_agents
+
+        refuse_agents(name, request)
     body = transport.encode_checked(request)
     reply = Link(name, env).exchange(body, timeout)
     return transport.checked(reply, prefix=f"host {name}: ")
