@@ -8,7 +8,8 @@ acknowledged. q or Escape closes without doing anything.
 An approval item whose request waits in the approvals broker shows the request (its tool and
 command) and takes ``a`` (approve), ``d`` (deny) and ``m`` (deny with a message, typed on the
 popup's last line): the answer goes to ``answerApproval`` as ``human:popup``, and the list is
-read again (the item resolves with the decision).
+read again (the item resolves with the decision). Another host's approval item is listed with
+its request as that host's broker has it now, and answered there (over its SSH link).
 
 It starts in a popup, so it stays small: stdlib only plus the control socket client; plain
 ANSI output (no rich: its import alone would delay the popup noticeably).
@@ -71,7 +72,38 @@ def open_items() -> list[dict[str, Any]]:
         for host in request("hosts").get("hosts", [])
         for item in host.get("items", [])
     ]
+    _attach_remote_requests(remote)
     return items + remote
+
+
+def _attach_remote_requests(remote: list[dict[str, Any]]) -> None:
+    """Give a current host's approval items their request, asked of that host now (over its
+    SSH link; a host that does not answer leaves its items without one, so without keys)."""
+    hosts = {str(i["host"]) for i in remote if i["kind"] == "approval-request" and not i["stale"]}
+    for host in sorted(hosts):
+        try:
+            entries = _on_host(host, "listApprovals", {})["approvals"]
+        except PopupError:
+            continue
+        by_run = {entry["runID"]: entry for entry in entries}
+        for item in remote:
+            if item.get("host") == host and item["runID"] in by_run:
+                item["approval"] = by_run[item["runID"]]
+
+
+def _on_host(host: str, command: str, values: dict[str, object]) -> dict[str, Any]:
+    """``command`` on host ``host``'s controller over its link; the reply, ids qualified."""
+    from mytty.cli import requests, transport
+    from mytty.cli.hosts.link import send
+    from mytty.core.hosts.ids import qualify_reply
+
+    env = {**os.environ, "MYTTY_CONTROL_SOCKET": _control_socket()}
+    try:
+        reply = qualify_reply(send(host, requests.build(command, values), 30.0, env), host)
+    except transport.CtlError as exc:
+        raise PopupError(f"{exc.code}: {exc.message}") from None
+    assert isinstance(reply, dict)
+    return reply
 
 
 def one_line(text: str) -> str:
@@ -88,7 +120,12 @@ def answer(item: dict[str, Any], decision: str, message: str | None = None) -> s
     if message:
         values["message"] = message
     from mytty.cli import requests, transport
+    from mytty.core.hosts.ids import split
 
+    host, bare = split(str(approval["id"]))
+    if host is not None:  # another host's request: answered by that host's broker
+        done = _on_host(host, "answerApproval", {**values, "id": bare})["approval"]
+        return f"{done['decision']} {host}:{bare[:8]} ({one_line(str(done['tool']))})"
     try:
         reply = transport.send(
             requests.build("answerApproval", values), 30.0, path=_control_socket()

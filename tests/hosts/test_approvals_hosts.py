@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -156,3 +157,34 @@ def test_approve_names_an_unknown_host_or_request_clearly(lead: tuple[Mytty, Pat
     assert unknown.returncode == 1 and "approval-not-found" in unknown.stderr
     watch = mytty(m, "approvals", "--hosts", "all", "--watch")
     assert watch.returncode != 0 and "usage" in watch.stderr
+
+
+_POPUP_ANSWER = """
+import json, sys
+from mytty.cli import popup
+items = [i for i in popup.open_items() if i.get("runID") == sys.argv[1]]
+print(json.dumps(items))
+print(popup.answer(items[0], "allow"))
+"""
+
+
+def test_the_popup_answers_a_request_of_b_there(lead: tuple[Mytty, Path]) -> None:
+    m, _ = lead
+    wait_until(lambda: host_b(m)["state"] == "current", 30, message="host b current")
+    job = m.ctl("--host", "b", "agent", "spawn", "--provider", "claude", "--label", "popup-b",
+                "--task", "needs a yes\n@standin: approve").json["job"]  # fmt: skip
+    jid, pane = job["jobID"]["rawValue"], job["paneID"]["rawValue"]
+    (item,) = wait_until(lambda: b_items(m, pane), 30, message="b's approval item here")
+    proc = subprocess.run([sys.executable, "-c", _POPUP_ANSWER, item["runID"]], env=m.env,
+                          capture_output=True, text=True, timeout=90, check=False)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    listed, said = proc.stdout.splitlines()
+    (shown,) = json.loads(listed)
+    request_id = shown["approval"]["id"]
+    assert request_id.startswith("b:") and shown["approval"]["paneID"] == pane
+    assert said.startswith(f"allow {short_id(request_id)} (Bash)")
+    done = m.ctl("agent", "wait", jid, "--until", "completed", "--timeout-seconds", "60").json
+    assert done["job"]["state"] == "succeeded"
+    log = m.ctl("--host", "b", "approval", "log").json["entries"]
+    (decided,) = [e for e in log if e["id"] == request_id]
+    assert decided["decidedBy"] == "human:popup" and decided["decision"] == "allow"
