@@ -67,6 +67,8 @@ SEND_ORDER = (BELL, OSC, NOTIFY_SEND, COMMAND, MESSAGE)
 OSC_SETTLE_S = 0.1
 #: The most of a command's stderr kept for the report (its tail).
 STDERR_TAIL = 2048
+#: The most other-host permission requests kept for ``approvalID`` (the oldest go first).
+MAX_REMOTE_APPROVALS = 1000
 
 Status = Literal["sent", "skipped", "failed"]
 
@@ -116,6 +118,8 @@ class Notifier:
     ) -> None:
         #: The open permission request of a run (the approvals broker), for ``approvalID``.
         self._approval_for = approval_for
+        #: Other hosts' open permission requests by their (qualified) run, oldest first.
+        self._remote_approvals: dict[RunId, str] = {}
         self.settings = settings
         self._hub = hub
         self._panes = panes
@@ -159,6 +163,11 @@ class Notifier:
         for item in items:
             n = notification_for_remote(host, item)
             if n is not None:
+                request_id = item.get("approvalID")
+                if isinstance(request_id, str):
+                    self._remote_approvals[n.run_id] = request_id
+                    while len(self._remote_approvals) > MAX_REMOTE_APPROVALS:
+                        del self._remote_approvals[next(iter(self._remote_approvals))]
                 self.offer(n)
 
     def observe_item(self, item: AttentionItem) -> None:
@@ -299,12 +308,19 @@ class Notifier:
             "occurredAt": format_timestamp(n.occurred_at),
             "location": location,
             "label": label,
-            "approvalID": self._approval_for(n.run_id)
-            if self._approval_for is not None and n.kind == APPROVAL
-            else None,
+            "approvalID": self._approval_id(n),
             "host": n.host,
             "test": test,
         }
+
+    def _approval_id(self, n: Notification) -> str | None:
+        """The permission request an approval notification is about (another host's
+        qualified, as its follower read it), or None."""
+        if n.kind != APPROVAL:
+            return None
+        if n.host is not None:
+            return self._remote_approvals.get(n.run_id)
+        return self._approval_for(n.run_id) if self._approval_for is not None else None
 
     async def _send_one(
         self,

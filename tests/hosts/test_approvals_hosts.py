@@ -119,6 +119,7 @@ def test_a_request_on_b_is_listed_here_and_approve_b_id_answers_it_there(
     assert [i["kind"] for i in items] == ["approval-request"]
     sent = wait_until(lambda: notified_of(out, pane), 15, message="the notification")
     assert len(sent) == 1 and sent[0]["host"] == "b" and sent[0]["kind"] == "approval"
+    assert sent[0]["approvalID"] == entry["id"]  # what `mytty approve` here takes
 
     # An agent here is no lead there: b would see only its sshd, so it is refused here.
     agent_env = {**m.env, "CLAUDECODE": "1"}

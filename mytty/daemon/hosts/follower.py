@@ -27,12 +27,15 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from mytty.control import agent_list, attention, events
+from mytty.control import agent_list, approval_list, attention, events
 from mytty.core.errors import ErrorCode
 from mytty.core.hosts import ids, links
 from mytty.core.hosts.config import EXEC, HostSpec, HostsSettings
 from mytty.core.hosts.state import HostState, lost, seen
 from mytty.protocol.limits import MAX_CTL_RESPONSE_BYTES
+
+#: The attention kind of an agent's permission request.
+APPROVAL_ITEM = "approval-request"
 
 log = logging.getLogger(__name__)
 
@@ -153,9 +156,26 @@ class HostFollower:
         )
         self._set(state)
         if fresh:
-            self._on_new_items(self.spec.name, fresh)
+            self._on_new_items(self.spec.name, await self._with_requests(fresh))
         async with self.refreshed:
             self.refreshed.notify_all()
+
+    async def _with_requests(self, fresh: list[Mapping[str, object]]) -> list[Mapping[str, object]]:
+        """New items, an approval item with ``approvalID``: its run's open permission request
+        on the host (qualified), so a notification can be answered with ``mytty approve``."""
+        if not any(item.get("kind") == APPROVAL_ITEM for item in fresh):
+            return fresh
+        try:
+            entries = (await self._request({"type": approval_list.COMMAND.wire}))["approvals"]
+        except (HostDown, KeyError, ValueError):  # the items still notify, without the id
+            return fresh
+        by_run = {entry.get("runID"): entry.get("id") for entry in entries}  # newest wins
+        return [
+            {**item, "approvalID": by_run.get(item.get("runID"))}
+            if item.get("kind") == APPROVAL_ITEM
+            else item
+            for item in fresh
+        ]
 
     def _set(self, state: HostState) -> None:
         if state != self.state:
