@@ -19,7 +19,7 @@ import pytest
 
 from mytty.cli.approvals.listing import short_id
 from tests.hosts.conftest import close_links, local_with_host
-from tests.hosts.remote import SecondMachine
+from tests.hosts.remote import SecondMachine, free_port
 from tests.hosts.test_following import b_items, host_b, notified_of
 from tests.support.harness import MYTTY, MYTTY_CTL, Mytty, wait_until
 
@@ -189,3 +189,24 @@ def test_the_popup_answers_a_request_of_b_there(lead: tuple[Mytty, Path]) -> Non
     log = m.ctl("--host", "b", "approval", "log").json["entries"]
     (decided,) = [e for e in log if e["id"] == request_id]
     assert decided["decidedBy"] == "human:popup" and decided["decision"] == "allow"
+
+
+def test_a_host_that_cannot_be_asked_is_one_line_and_the_others_are_listed(
+    machine: SecondMachine,
+) -> None:
+    m = Mytty()
+    m.mytty_home.mkdir(parents=True, exist_ok=True)
+    closed = (
+        f'\n[hosts.c]\nssh = "{machine.sshd.destination}"\nssh_options = ["Port={free_port()}"]\n'
+    )
+    (m.mytty_home / "config.toml").write_text(machine.host_table() + closed)
+    try:
+        m.start()
+        done = mytty(m, "approvals", "--hosts", "all", "--json")
+        assert done.returncode == 0, done.stderr
+        assert isinstance(json.loads(done.stdout), list)
+        (line,) = done.stderr.splitlines()
+        assert line.startswith("mytty: host c: host-unreachable: ")
+    finally:
+        m.close()
+        close_links(m)
