@@ -156,6 +156,11 @@ def test_approve_names_an_unknown_host_or_request_clearly(lead: tuple[Mytty, Pat
     assert nohost.returncode == 1 and "host-not-found" in nohost.stderr
     unknown = mytty(m, "approve", "b:FFFFFFFF")
     assert unknown.returncode == 1 and "approval-not-found" in unknown.stderr
+    spawned = m.ctl("--host", "b", "agent", "spawn", "--provider", "claude",
+                    "--approver", "lead", "--task", "x")  # fmt: skip
+    assert spawned.code == "usage" and "--approver lead is for workers on this host" in (
+        spawned.stderr
+    )
     watch = mytty(m, "approvals", "--hosts", "all", "--watch")
     assert watch.returncode != 0 and "usage" in watch.stderr
 

@@ -80,6 +80,14 @@ def send(
     command: spec.Command, request: dict[str, Any], timeout: float, route: str
 ) -> dict[str, Any]:
     """Send a routed request; the reply with its ids qualified."""
+    if request.get("type") == "spawnAgent" and request.get("approver") == "lead":
+        # The host's broker would see its own sshd spawn the worker, not this lead's pane.
+        raise CtlError(
+            codes.USAGE,
+            f"--approver lead is for workers on this host: host {route}'s controller cannot "
+            "tell which lead asks over SSH; a person answers a worker there "
+            f"(`mytty approve {route}:<id>`), or give it rules in that host's config.toml",
+        )
     if route == MIXED:
         return wait_mixed(request)
     if command.wait_key is not None and command.wait_key in request:
