@@ -80,6 +80,9 @@ class ErrorCode(StrEnum):
     HOST_UNREACHABLE = "host-unreachable"
     HOST_AUTH_FAILED = "host-auth-failed"
     HOST_INCOMPATIBLE = "host-incompatible"
+    #: Another host answers over SSH, but no mytty controller runs there (``not-running``
+    #: stays this host's own controller's).
+    CONTROLLER_NOT_RUNNING = "controller-not-running"
 
 
 EVENT_SOCKET_CODES: frozenset[ErrorCode] = frozenset(

@@ -176,7 +176,7 @@ def test_a_wait_outlives_the_ssh_master_and_the_controller_on_b(
     subprocess.run(["kill", "-9", str(pid)], check=True)
     wait_until(lambda: master_pid(lead, machine) is None, 10, message="the master gone")
     # Down on both ends: the wait goes on (it is retried until its deadline, not failed).
-    assert lead.ctl("--host", "b", "list").code == "not-running"
+    assert lead.ctl("--host", "b", "list").code == "controller-not-running"
     assert waiting.running()
     machine.user.start_controller()
     lead.ctl("--host", "b", "agent", "send", job, "y", "--enter").ok()
@@ -265,13 +265,13 @@ def test_a_host_speaking_another_protocol_is_host_incompatible(machine: SecondMa
     assert "runs mytty 9.9.9" in line and "same mytty version" in line
 
 
-def test_a_stopped_controller_there_is_not_running_naming_the_host(
+def test_a_stopped_controller_there_is_controller_not_running_naming_the_host(
     lead: Mytty, machine: SecondMachine
 ) -> None:
     machine.user.stop_controller()
     try:
         result = lead.ctl("--host", "b", "list")
-        assert result.code == "not-running"
+        assert result.code == "controller-not-running"
         assert "host b: no mytty controller is running there" in result.stderr
         assert f"{machine.user.venv}/bin/mytty start" in result.stderr
     finally:

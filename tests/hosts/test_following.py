@@ -140,7 +140,7 @@ def test_b_gone_is_stale_then_back_without_duplicates_and_the_wait_returns_once(
     stale = wait_until(lambda: (h := host_b(m))["state"] == "stale" and h, 30,
                        message="host b stale")  # fmt: skip
     assert stale["lastSeen"] is not None and stale["lastSeen"] <= stale["since"]
-    assert stale["error"]["code"] in ("not-running", "host-unreachable")
+    assert stale["error"]["code"] in ("controller-not-running", "host-unreachable")
     shown = attention_all(m)
     assert [h["state"] for h in shown["hosts"]] == ["stale"]
     kept = [i for i in shown["items"] if i["host"] == "b" and i["paneID"] == pane]
@@ -151,7 +151,10 @@ def test_b_gone_is_stale_then_back_without_duplicates_and_the_wait_returns_once(
     assert listed.returncode == 0, listed.stderr
     (entry,) = json.loads(listed.stdout)
     assert entry["name"] == "b" and entry["reachable"] is False and entry["state"] == "stale"
-    assert entry["error"]["code"] == "not-running" and entry["lastSeen"] == stale["lastSeen"]
+    assert (
+        entry["error"]["code"] == "controller-not-running"
+        and entry["lastSeen"] == stale["lastSeen"]
+    )
     assert waiting.running()
 
     machine.user.start_controller()

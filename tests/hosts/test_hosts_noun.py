@@ -76,7 +76,7 @@ def test_seen_and_lost() -> None:
     assert fresh == [{**ITEM, "host": "b"}] and state.attention == 1
     state, fresh = seen(state, 4.0, items=[ITEM], jobs=[], rtt_ms=0.5, version=None)
     assert fresh == [] and state.since == 3.0 and state.version == "0.1.0"  # nothing new
-    gone = lost(state, 5.0, "not-running", "stopped")
+    gone = lost(state, 5.0, "controller-not-running", "stopped")
     assert (gone.state, gone.since, gone.last_seen) == (STALE, 5.0, 4.0)
     assert gone.items == state.items  # kept, as of when it was last seen
     back, fresh = seen(gone, 6.0, items=[ITEM], jobs=[], rtt_ms=0.5, version=None)

@@ -39,7 +39,9 @@ if TYPE_CHECKING:
 
 #: Codes after which a wait is asked again (until its own deadline): the host or its
 #: controller went away and may come back.
-RETRY_CODES = frozenset({codes.HOST_UNREACHABLE, codes.NOT_RUNNING, codes.TIMEOUT})
+RETRY_CODES = frozenset(
+    {codes.HOST_UNREACHABLE, codes.CONTROLLER_NOT_RUNNING, codes.NOT_RUNNING, codes.TIMEOUT}
+)
 #: The requests :mod:`mytty.cli.hosts.caller` judges (a frozenset here: no import per call).
 ANSWERS = frozenset({"answerApproval", "proposeApprovalRule"})
 #: ``ssh -O`` commands talk to the local master only.
@@ -320,7 +322,7 @@ class Link:
                     "(sshd_config AllowStreamLocalForwarding or AllowTcpForwarding is no); "
                     f'allow it there, or set [hosts.{self.name}] transport = "exec"',
                 )
-            _fail(codes.NOT_RUNNING, self._not_running())
+            _fail(codes.CONTROLLER_NOT_RUNNING, self._not_running())
         _fail(
             codes.HOST_UNREACHABLE,
             f"host {self.name}: the SSH connection dropped before the controller's reply "
@@ -363,8 +365,8 @@ class Link:
         relayed = err.strip().splitlines()[-1] if err.strip() else ""
         if code == 1 and relayed.startswith("mytty-ctl: "):
             failed, _, message = relayed[len("mytty-ctl: ") :].partition(": ")
-            if failed == codes.NOT_RUNNING:
-                _fail(codes.NOT_RUNNING, self._not_running())
+            if failed == codes.NOT_RUNNING:  # the relay's: the controller there
+                _fail(codes.CONTROLLER_NOT_RUNNING, self._not_running())
             _fail(failed, f"host {self.name}: {message}")
         _fail(*ssh.classify_failure(self.name, spec, code, err, timeout + settings.connect_timeout))
 

@@ -284,7 +284,7 @@ class HostFollower:
                 await writer.wait_closed()
         if not line:
             raise HostDown(
-                ErrorCode.NOT_RUNNING.value,
+                ErrorCode.CONTROLLER_NOT_RUNNING.value,
                 "the SSH link answers, the controller there does not",
             )
         reply = json.loads(line)
