@@ -24,6 +24,7 @@ ORDER = (
     "stop",
     "serve",
     "attention",
+    "web",
     "ls",
     "status",
     "doctor",

@@ -65,6 +65,10 @@ class ErrorCode(StrEnum):
     PROVIDER_BINARY_NOT_FOUND = "provider-binary-not-found"
     # -- control socket budgets (appended) -------------------------------------------------
     TOO_MANY_REQUESTS = "too-many-requests"
+    # -- mytty web (appended) --------------------------------------------------------------
+    INSECURE_LISTEN = "insecure-listen"
+    INVALID_TLS = "invalid-tls"
+    LISTEN_FAILED = "listen-failed"
 
 
 EVENT_SOCKET_CODES: frozenset[ErrorCode] = frozenset(
