@@ -23,7 +23,7 @@ from aiohttp import web
 
 from mytty.web import answers
 from mytty.web.context import WEB, Web
-from mytty.web.guard import guard
+from mytty.web.guard import PAIR_ROUTE, guard
 from mytty.web.stream import stream
 from mytty.web.views import detail_page, home_page, pair, sign_out, static
 
@@ -33,7 +33,7 @@ log = logging.getLogger("mytty.web")
 def make_app(parts: Web) -> web.Application:
     app = web.Application(middlewares=[guard], client_max_size=64 * 1024)
     app[WEB] = parts
-    app.router.add_get("/pair/{code}", pair)
+    app.router.add_get("/pair/{code}", pair, name=PAIR_ROUTE)
     app.router.add_get("/", home_page)
     app.router.add_get("/job/{id}", detail_page)
     app.router.add_get("/pane/{id}", detail_page)

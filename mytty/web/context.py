@@ -3,6 +3,7 @@ the security headers."""
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -36,28 +37,29 @@ class Web:
 
 
 WEB = web.AppKey("web", Web)
-_SESSION = "mytty.session"
-_TOKEN = "mytty.token"
+#: The session (and its token) of the request being handled: the guard sets it, in the task
+#: that then runs the handler.
+_ADMITTED: contextvars.ContextVar[tuple[SessionRecord, str]] = contextvars.ContextVar(
+    "mytty_web_admitted"
+)
 
 
 def server(request: web.Request) -> Web:
     return request.app[WEB]
 
 
-def admit(request: web.Request, record: SessionRecord, token: str) -> None:
-    """Let a request through with its session (the guard does it)."""
-    request[_SESSION] = record
-    request[_TOKEN] = token
+def admit(record: SessionRecord, token: str) -> None:
+    """Let the request being handled through with its session (the guard does it)."""
+    _ADMITTED.set((record, token))
 
 
 def session_of(request: web.Request) -> SessionRecord:
-    record: SessionRecord = request[_SESSION]
-    return record
+    """The session the guard admitted ``request`` with."""
+    return _ADMITTED.get()[0]
 
 
 def token_of(request: web.Request) -> str:
-    token: str = request[_TOKEN]
-    return token
+    return _ADMITTED.get()[1]
 
 
 def secure(response: web.StreamResponse) -> web.StreamResponse:

@@ -12,7 +12,7 @@ don't carry: each pane's place (``session:window.pane``) and since when its stat
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,7 +54,11 @@ def approvals_known() -> bool:
 
 
 class Controller:
-    """Requests to this home's controller (``$MYTTY_HOME``), each in a worker thread."""
+    """Requests to this home's controller (``$MYTTY_HOME``), each in a worker thread.
+    ``places`` reads each pane's place (tests give their own)."""
+
+    def __init__(self, places: Callable[[], dict[str, Place]] | None = None) -> None:
+        self.places = places or read_places
 
     async def ask(
         self,
@@ -80,7 +84,7 @@ class Controller:
             self.ask("list"),
             self.ask("agent list", {"allLeads": True}),
             self.ask("attention"),
-            asyncio.to_thread(read_places),
+            asyncio.to_thread(self.places),
         ]
         if approvals_known():
             asks.append(self.ask("approval list"))

@@ -30,7 +30,8 @@ log = logging.getLogger("mytty.web")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 _SAFE_METHODS = frozenset({"GET", "HEAD"})
-PAIR_PREFIX = "/pair/"
+#: The name of the one route a request without a session may reach.
+PAIR_ROUTE = "pair"
 
 
 def unauthorized() -> web.Response:
@@ -62,7 +63,7 @@ async def _checked(request: web.Request, handler: Handler) -> web.StreamResponse
     app = server(request)
     if not host_header_allowed(request.headers.get("Host"), app.listen):
         return web.Response(status=421, text="This server answers only to a loopback name.")
-    if request.path.startswith(PAIR_PREFIX) and request.method in _SAFE_METHODS:
+    if request.match_info.route.name == PAIR_ROUTE and request.method in _SAFE_METHODS:
         return await handler(request)
     token = request.cookies.get(app.cookie)
     record = app.sessions.find(token)
@@ -77,5 +78,5 @@ async def _checked(request: web.Request, handler: Handler) -> web.StreamResponse
                 "refused a %s without the CSRF token (session %s)", request.method, record.id
             )
             return web.Response(status=403, text="Refused: the request has no valid CSRF token.")
-    admit(request, record, token)
+    admit(record, token)
     return await handler(request)
