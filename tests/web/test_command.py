@@ -4,12 +4,10 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 import ssl
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -18,12 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.harness import MYTTY, wait_until
-
-
-def env_for(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MYTTY_", "TMUX"))}
-    env.update(MYTTY_HOME=str(home), LANG="C.UTF-8")
-    return env
+from tests.web.support import Served, env_for
 
 
 def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -32,42 +25,9 @@ def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-class Served:
-    """A running ``mytty web`` and what it printed."""
-
-    def __init__(self, home: Path, *args: str) -> None:
-        self.proc = subprocess.Popen(
-            [MYTTY, "web", "--listen", "127.0.0.1:0", *args],
-            env=env_for(home),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        assert self.proc.stdout is not None
-        self.lines: list[str] = []
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            self.lines.append(line.rstrip("\n"))
-            if "/pair/" in line:
-                break
-        assert self.lines and "/pair/" in self.lines[-1], (self.lines, self.stop())
-        self.link = self.lines[-1]
-        self.base = self.link.split("/pair/")[0]
-
-    def stop(self) -> str:
-        """Stop it (SIGTERM); its stderr."""
-        if self.proc.poll() is None:
-            self.proc.terminate()
-        _out, err = self.proc.communicate(timeout=15)
-        return err
-
-
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
-    server = Served(tmp_path / "m")
+    server = Served(env_for(tmp_path / "m"))
     try:
         yield server
     finally:
@@ -162,7 +122,7 @@ def test_tls_serves_https_with_a_secure_host_cookie(tmp_path: Path) -> None:
          "-keyout", str(key), "-out", str(cert)],
         check=True, capture_output=True, timeout=60,
     )  # fmt: skip
-    server = Served(tmp_path / "m", "--tls-cert", str(cert), "--tls-key", str(key))
+    server = Served(env_for(tmp_path / "m"), "--tls-cert", str(cert), "--tls-key", str(key))
     try:
         assert server.link.startswith("https://127.0.0.1:")
         context = ssl.create_default_context(cafile=str(cert))
