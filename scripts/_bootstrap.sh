@@ -18,6 +18,8 @@ command -v top >/dev/null 2>&1 || need_apt+=(procps)
 for extra in ${MYTTY_TEST_SHELLS:-}; do
   command -v "$extra" >/dev/null 2>&1 || need_apt+=("$extra")
 done
+# The web view's browser tests (tests/web/test_browser.py) drive Debian's headless Chromium.
+case ${MYTTY_EXTRAS:-} in *test*) [ -x /usr/bin/chromium ] || need_apt+=(chromium) ;; esac
 if [ ${#need_apt[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then
     echo "mytty: installing ${need_apt[*]} with apt-get" >&2
