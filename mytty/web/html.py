@@ -79,7 +79,13 @@ def page(
     ``head``: more markup for ``<head>`` (made here, never from an agent's text)."""
     meta = f'<meta name="csrf-token" content="{esc(csrf)}">' if csrf else ""
     live = f' data-view="{esc(view)}"' if view else ""
-    status = '<p id="connection" class="connection" role="status" hidden></p>' if view else ""
+    status = (
+        '<p id="connection" class="connection" role="status" hidden></p>'
+        '<form class="signout" method="post" action="/signout" data-async data-then="reload">'
+        '<button type="submit">Sign out</button></form>'
+        if view
+        else ""
+    )
     # Only pages of a session load the script (and the stylesheet: both need the cookie).
     script = '<script src="/static/app.js" defer></script>' if view else ""
     return (

@@ -144,6 +144,21 @@ def test_a_post_needs_the_csrf_token_and_this_origin(harness: WebHarness, path: 
     harness.run(body)
 
 
+def test_sign_out_ends_this_session_only(harness: WebHarness) -> None:
+    async def body(h: WebHarness) -> None:
+        other = Sessions(StateFile(h.sessions.file.directory), h.clock)
+        kept = other.redeem(other.issue_code(), "another browser")
+        assert kept is not None
+        token = await h.pair()
+        response = await h.http.post("/signout", headers=h.answer_headers(token))
+        assert response.status == 200
+        assert "Max-Age=0" in response.headers["Set-Cookie"]  # the cookie is dropped
+        assert (await h.http.get("/")).status == 401
+        assert h.sessions.find(kept.token) is not None
+
+    harness.run(body)
+
+
 def test_a_host_that_is_not_loopback_is_refused(harness: WebHarness) -> None:
     async def body(h: WebHarness) -> None:
         code = h.sessions.issue_code()

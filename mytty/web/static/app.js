@@ -69,7 +69,7 @@
     tick();
   }
 
-  main.addEventListener("submit", async (event) => {
+  document.addEventListener("submit", async (event) => {
     const form = event.target.closest("form[data-async]");
     if (!form) return;
     event.preventDefault();
@@ -87,6 +87,7 @@
       });
       try { body = await response.json(); } catch (_) { body = {}; }
       if (response.ok) {
+        if (form.dataset.then === "reload") { window.location.reload(); return; }
         if (card) { answered.set(card.id, Date.now()); card.remove(); }
         return;
       }
