@@ -46,19 +46,25 @@ class Live:
         self._changed = asyncio.Condition()
         self._kicked = asyncio.Event()
         self._ready = asyncio.Event()
+        # One read at a time, so a read that started later never loses to an older one.
+        self._reading = asyncio.Lock()
 
     async def wait_ready(self) -> None:
         """Until the first board was read (the first page load waits for it)."""
         await self._ready.wait()
 
     async def refresh(self) -> None:
-        snapshot = await self.controller.snapshot()
-        board = board_mod.build(snapshot)
-        self.snapshot = snapshot
-        self._ready.set()
-        if board != self.board:
-            self.board = board
-            self.version += 1
+        """Read the board now (a page load does too: a first load shows the present)."""
+        async with self._reading:
+            snapshot = await self.controller.snapshot()
+            board = board_mod.build(snapshot)
+            self.snapshot = snapshot
+            self._ready.set()
+            changed = board != self.board
+            if changed:
+                self.board = board
+                self.version += 1
+        if changed:
             await self.notify()
 
     async def notify(self) -> None:
@@ -88,7 +94,17 @@ class Live:
         await asyncio.sleep(RETRY_S)
 
     async def run(self) -> None:
-        """Follow the controller until cancelled."""
+        """Follow the controller until cancelled; a bug in one round is logged, not fatal."""
+        while True:
+            try:
+                await self._follow()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("following the controller failed; starting again")
+                await asyncio.sleep(RETRY_S)
+
+    async def _follow(self) -> None:
         cursor: int | None = None
         poll: asyncio.Task[dict[str, Any]] | None = None
         try:
