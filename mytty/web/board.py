@@ -70,6 +70,10 @@ class ApprovalCard:
     state: str
     requested_at: str | None
     hold_until: str | None
+    #: The broker kept only the start of a very long action (the pane has all of it).
+    truncated: bool = False
+    #: ``lead``: the worker's lead may answer it too (a person always may).
+    approver: str = "human"
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +187,8 @@ def _approval(entry: dict[str, Any]) -> ApprovalCard:
         state=_text(entry.get("state")) or "",
         requested_at=_text(entry.get("requestedAt")),
         hold_until=_text(entry.get("holdUntil")),
+        truncated=entry.get("truncated") is True,
+        approver=_text(entry.get("approver")) or "human",
     )
 
 

@@ -114,6 +114,12 @@ def approval_card(card: ApprovalCard, now: float) -> str:
         + diff
         + (f'<p class="description">{esc(card.description)}</p>' if card.description else "")
         + (f'<p class="cwd">in <code>{esc(card.cwd)}</code></p>' if card.cwd else "")
+        + (
+            '<p class="hint">Only the start of a long action is shown: its pane has all of it.</p>'
+            if card.truncated
+            else ""
+        )
+        + ('<p class="hint">Its lead may answer it too.</p>' if card.approver == "lead" else "")
         + _hold(card, now)
         + f'<form class="answer" method="post" action="{url}" data-async>'
         '<input type="hidden" name="decision" value="allow">'
