@@ -1,19 +1,21 @@
-"""The web view in a real browser: Debian's headless Chromium, driven with Playwright (no browser
-download: ``executable_path=/usr/bin/chromium``), at a phone's 390×844 and a desktop's
-1280×800, against a real controller on a private tmux server with the stand-in agents.
+"""The web view in a real browser: Debian's headless Chromium driven over the DevTools protocol
+(:mod:`tests.web.chromium`, stdlib only), at a phone's 390×844 and a desktop's 1280×800, against
+a real ``mytty web`` and a real controller on a private tmux server with the stand-in agents.
 
-Pairing, the three stand-ins on the board, an input request answered from the phone (the
-stand-in reads exactly that answer), a state change pushed to both open pages without a reload,
-and the "disconnected, retrying" state while the server is gone. Screenshots of both sizes go
-to ``tests/artifacts/web/`` (ignored by git; ``MYTTY_TEST_ARTIFACTS`` moves it), which the
-run prints.
+Pairing, the three stand-ins on the board, a job's detail, one request approved and another
+denied with a message from the page (each stand-in's hook printed exactly that decision, and
+the audit says ``human:web`` with the phone's session), an input request answered from the phone
+(the stand-in reads exactly that answer), a state change pushed to both open pages within 1 s
+without a reload, and the "disconnected, retrying" state while the server is gone. Clicks are
+mouse events at the element's place on the screen. Screenshots of both sizes go to
+``tests/artifacts/web/`` (ignored by git; ``MYTTY_TEST_ARTIFACTS`` moves it); the run prints
+their paths.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.approvals_support import mytty, set_approvals, wait_for_request
 from tests.e2e.jobs_support import (
     agent_wait,
     completed,
@@ -29,27 +32,26 @@ from tests.e2e.jobs_support import (
     pane_of,
     running_team,
     spawn,
+    standin_in,
 )
 from tests.support.harness import Mytty, wait_until
+from tests.web.chromium import CHROMIUM, Browser, Page
 from tests.web.support import Served
 
 pytestmark = pytest.mark.tmux
 
-CHROMIUM = "/usr/bin/chromium"
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 800}
 ARTIFACTS = Path(
     os.environ.get("MYTTY_TEST_ARTIFACTS")
     or Path(__file__).resolve().parents[1] / "artifacts" / "web"
 )
 #: How long a change the controller has may take to show on an open page.
-LIVE_DEADLINE_MS = 1000
+LIVE_DEADLINE_S = 1.0
 
 
-def shot(page: Any, name: str) -> Path:
+def shot(page: Page, name: str) -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    path = page.screenshot(ARTIFACTS / f"{name}.png")
+    assert path.stat().st_size > 1000
     print(f"screenshot: {path}")
     return path
 
@@ -59,52 +61,48 @@ class World:
     m: Mytty
     served: Served
     anchor: str
-    phone: Any
-    desktop: Any
+    phone: Page
+    desktop: Page
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def browser() -> Iterator[Browser]:
     if not Path(CHROMIUM).exists():
         pytest.skip("needs Debian's chromium (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM)
-        try:
-            yield launched
-        finally:
-            launched.close()
+    launched = Browser()
+    try:
+        yield launched
+    finally:
+        launched.close()
 
 
-def paired_page(
-    browser: Any, served: Served, link: str, viewport: dict[str, int], **kw: Any
-) -> Any:
-    context = browser.new_context(viewport=viewport, **kw)
-    page = context.new_page()
+def paired_page(served: Served, link: str, page: Page) -> Page:
     page.goto(link)
-    page.wait_for_url(f"{served.base}/")  # the code is gone from the address bar
-    page.wait_for_selector("main .board")
+    # The code is exchanged for the cookie and gone from the address bar.
+    page.wait_for(f"location.href === {json.dumps(served.base + '/')}", 15)
+    page.wait_visible("main .board", 15)
     return page
 
 
 @pytest.fixture(scope="module")
-def world(browser: Any) -> Iterator[World]:
+def world(browser: Browser) -> Iterator[World]:
     for m in running_team():
         anchor = new_anchor(m)
         served = Served(m.env)
         try:
-            phone = paired_page(
-                browser, served, served.link, PHONE, is_mobile=True, has_touch=True,
-                device_scale_factor=2,
-            )  # fmt: skip
-            desktop = paired_page(browser, served, served.new_link(), DESKTOP)
+            phone = browser.new_page(390, 844, mobile=True, scale=2)
+            paired_page(served, served.link, phone)
+            desktop = paired_page(served, served.new_link(), browser.new_page(1280, 800))
             yield World(m, served, anchor, phone, desktop)
         finally:
             served.stop()
 
 
-def card(page: Any, pane: str) -> Any:
-    return page.locator(f"#agent-{pane}")
+def sessions_by_age(m: Mytty) -> list[str]:
+    """The web sessions' public ids, oldest first (the phone paired first)."""
+    state = json.loads((m.mytty_home / "web" / "state.json").read_text())
+    ordered = sorted(state["sessions"], key=lambda s: s["createdAt"])
+    return [s["id"] for s in ordered]
 
 
 def test_both_sizes_pair_and_show_the_three_stand_ins(world: World) -> None:
@@ -118,26 +116,96 @@ def test_both_sizes_pair_and_show_the_three_stand_ins(world: World) -> None:
         for job in jobs.values():
             assert agent_wait(m, job, "running", 30)["job"]["state"] == "running"
         for page, name in ((world.phone, "phone"), (world.desktop, "desktop")):
+            assert page.evaluate("innerWidth") == page.width
             for provider, job in jobs.items():
-                found = card(page, pane_of(job))
-                found.wait_for(timeout=10_000)
-                assert found.locator(".title").inner_text() == f"{provider}-worker"
-                found.locator(".state", has_text="running").wait_for(timeout=10_000)
+                card = f"#agent-{pane_of(job)}"
+                page.wait_for(f"document.querySelector('{card} .state')?.innerText === 'running'")
+                assert page.text(f"{card} .title") == f"{provider}-worker"
             assert "/pair/" not in page.url
             assert page.evaluate("document.cookie") == ""  # HttpOnly: no script can read it
+            (cookie,) = page.cookies()
+            assert cookie["httpOnly"] and cookie["sameSite"] == "Strict", cookie
             width = page.evaluate("document.documentElement.scrollWidth")
-            assert width <= page.viewport_size["width"], f"{name} scrolls sideways"
+            assert width <= page.width, f"{name} scrolls sideways"
             shot(page, f"{name}-board")
         # The phone opens a job's detail: its screen as `read` returns it.
         phone = world.phone
         phone.click(f"#agent-{pane_of(jobs['claude'])} a.title")
-        phone.wait_for_url(re.compile(rf".*/job/{job_id(jobs['claude'])}$"))
-        phone.locator("pre.screen", has_text="STANDIN").wait_for(timeout=10_000)
+        phone.wait_for(f"location.pathname === '/job/{job_id(jobs['claude'])}'")
+        phone.wait_for("document.querySelector('pre.screen')?.innerText.includes('STANDIN')")
         shot(phone, "phone-job-detail")
-        phone.go_back()
-        phone.wait_for_selector("main .board")
+        phone.evaluate("history.back()")
+        phone.wait_visible("main .board")
     finally:
         for job in jobs.values():
+            m.ctl("agent", "close", job_id(job))
+
+
+def permission_replies(m: Mytty, provider: str, pane: str) -> list[str]:
+    """What the stand-in's PermissionRequest hook printed back to it, each time."""
+    standin = standin_in(m, pane, provider)
+    path = m.standin_dir / f"{provider}.{standin.pid}.hooks.jsonl"
+    if not path.exists():
+        return []
+    runs = [json.loads(line) for line in path.read_text().splitlines()]
+    return [r["stdout"] for r in runs if r["event"] == "PermissionRequest"]
+
+
+def decision(behavior: str, message: str | None = None) -> str:
+    body: dict[str, str] = {"behavior": behavior}
+    if message is not None:
+        body["message"] = message
+    reply = {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": body}}
+    return json.dumps(reply, separators=(",", ":")) + "\n"
+
+
+def test_one_request_approved_and_another_denied_with_a_message(world: World) -> None:
+    m, phone, desktop = world.m, world.phone, world.desktop
+    set_approvals(m, hold=120, rules=[])
+    made, spared = m.home / "web_approved", m.home / "web_denied"
+    allow = spawn(m, "--provider", "claude", "--label", "to-approve", "--cwd", str(m.home),
+                  "--task", f"@standin: approve\n@standin: run touch {made}")  # fmt: skip
+    deny = spawn(m, "--provider", "codex", "--label", "to-deny", "--cwd", str(m.home),
+                 "--task", f"@standin: approve\n@standin: run touch {spared}")  # fmt: skip
+    try:
+        asked = {
+            name: wait_for_request(m, pane_of(job))["id"]
+            for name, job in (("allow", allow), ("deny", deny))
+        }
+        for page in (phone, desktop):
+            for ident in asked.values():
+                page.wait_visible(f"#approval-{ident}")
+        card = f"#approval-{asked['allow']}"
+        assert f"touch {made}" in (phone.text(f"{card} pre.action") or "")
+        shot(phone, "phone-approval")
+        shot(desktop, "desktop-approval")
+        phone.click(f"{card} button.approve")
+        for page in (phone, desktop):  # answered here: gone everywhere
+            page.wait_gone(card)
+        note = 'use "the fixture" <b>instead</b>'
+        card = f"#approval-{asked['deny']}"
+        phone.type_into(f"{card} form.deny textarea", note)
+        phone.click(f"{card} button.deny")
+        for page in (phone, desktop):
+            page.wait_gone(card)
+        assert completed(m, allow, 30)["state"] == "succeeded" and made.exists()
+        assert completed(m, deny, 30)["state"] == "succeeded" and not spared.exists()
+        # Each stand-in got exactly that decision from its hook.
+        replies = wait_until(lambda: permission_replies(m, "claude", pane_of(allow)), 10)
+        assert replies == [decision("allow")]
+        replies = wait_until(lambda: permission_replies(m, "codex", pane_of(deny)), 10)
+        assert replies == [decision("deny", note)]
+        # The audit: a person on the web, from the phone's session.
+        log = mytty(m, "approvals", "log", "--json")
+        entries = {e["id"]: e for e in json.loads(log.stdout)}
+        phone_session = sessions_by_age(m)[0]
+        for name, ident in asked.items():
+            entry = entries[ident]
+            assert (entry["decidedBy"], entry["session"]) == ("human:web", phone_session), entry
+            assert entry["decision"] == name
+        assert entries[asked["deny"]]["message"] == note
+    finally:
+        for job in (allow, deny):
             m.ctl("agent", "close", job_id(job))
 
 
@@ -158,22 +226,26 @@ def test_an_input_request_is_answered_from_the_phone(world: World) -> None:
     job = spawn(m, "--provider", "claude", "--task", "@standin: ask", "--label", "asker",
                 "--anchor", world.anchor)  # fmt: skip
     try:
-        assert agent_wait(m, job, "attention", 30)["job"]["state"] == "waiting-input"
-        question = phone.locator(".card.question", has_text="asker")
-        question.wait_for(timeout=10_000)
-        card(phone, pane_of(job)).locator(".need", has_text="input").wait_for(timeout=10_000)
+        waiting = agent_wait(m, job, "attention", 30)["job"]
+        assert waiting["state"] == "waiting-input"
+        run = (
+            waiting["runID"]["rawValue"] if isinstance(waiting["runID"], dict) else waiting["runID"]
+        )
+        card = f"#question-{run}"
+        phone.wait_visible(card)
+        assert "asker" in (phone.text(card) or "")
+        phone.wait_for(
+            f"document.querySelector('#agent-{pane_of(job)} .need')?.innerText.includes('input')"
+        )
         shot(phone, "phone-question")
-        question.locator("textarea").fill("Option B, from the phone")
-        question.locator("button.send").click()
-        question.wait_for(state="detached", timeout=10_000)
+        phone.type_into(f"{card} textarea", "Option B, from the phone")
+        phone.click(f"{card} button.send")
+        phone.wait_gone(card)
         session = agent_wait(m, job, "running", 5)["job"]["sessionID"]
         seen = wait_until(lambda: answers_seen(m, session), 15, message="the answer")
         assert seen == [{"Which option should I take?": "Option B, from the phone"}]
         assert completed(m, job)["state"] == "succeeded"
-        # The desktop never showed the card again once it was answered.
-        world.desktop.locator(".card.question", has_text="asker").wait_for(
-            state="detached", timeout=10_000
-        )
+        world.desktop.wait_gone(card)  # answered on the phone: gone on the desktop too
     finally:
         m.ctl("agent", "close", job_id(job))
 
@@ -188,12 +260,12 @@ def test_a_state_change_reaches_both_open_pages_without_a_reload(world: World) -
         pages = (world.phone, world.desktop)
         loaded = [p.evaluate("performance.timeOrigin") for p in pages]
         for page in pages:
-            page.locator(f"#agent-{pane}.state-succeeded").wait_for(timeout=10_000)
+            page.wait_visible(f"#agent-{pane}.state-succeeded")
         m.ctl("agent", "send", job_id(job), "@standin: sleep 5", "--enter").ok()
         assert agent_wait(m, job, "running", 30)["job"]["state"] == "running"
         # The controller has it now: each open page shows it within the deadline.
         for page in pages:
-            page.locator(f"#agent-{pane}.state-running").wait_for(timeout=LIVE_DEADLINE_MS)
+            page.wait_visible(f"#agent-{pane}.state-running", LIVE_DEADLINE_S)
         assert [p.evaluate("performance.timeOrigin") for p in pages] == loaded  # no reload
     finally:
         m.ctl("agent", "close", job_id(job))
@@ -201,11 +273,13 @@ def test_a_state_change_reaches_both_open_pages_without_a_reload(world: World) -
 
 def test_the_page_says_disconnected_while_the_server_is_gone(world: World) -> None:
     phone, port = world.phone, world.served.port
-    status = phone.locator("#connection")
-    assert status.is_hidden()
+    assert not phone.visible("#connection")
     world.served.stop()
-    status.filter(has_text="Disconnected, retrying").wait_for(timeout=10_000)
+    phone.wait_for(
+        "document.querySelector('#connection')?.innerText.includes('Disconnected, retrying')"
+    )
+    assert phone.visible("#connection")
     shot(phone, "phone-disconnected")
     world.served = Served(world.m.env, listen=f"127.0.0.1:{port}")
-    status.wait_for(state="hidden", timeout=15_000)  # back, with the same session
-    phone.wait_for_selector("main .board .summary")
+    phone.wait_gone("#connection", 15)  # back, with the same session
+    phone.wait_visible("main .board .summary")
