@@ -4,7 +4,8 @@ a real ``mytty web`` and a real controller on a private tmux server with the sta
 
 Pairing, the three stand-ins on the board, a job's detail, one request approved and another
 denied with a message from the page (each stand-in's hook printed exactly that decision, and
-the audit says ``human:web`` with the phone's session), an input request answered from the phone
+the audit says ``human:web`` with the session of the device that answered), a
+pane printing markup shown as text with nothing of it run, an input request answered from the phone
 (the stand-in reads exactly that answer), a state change pushed to both open pages within 1 s
 without a reload, and the "disconnected, retrying" state while the server is gone. Clicks are
 mouse events at the element's place on the screen. Screenshots of both sizes go to
@@ -179,8 +180,8 @@ def test_one_request_approved_and_another_denied_with_a_message(world: World) ->
         assert f"touch {made}" in (phone.text(f"{card} pre.action") or "")
         shot(phone, "phone-approval")
         shot(desktop, "desktop-approval")
-        phone.click(f"{card} button.approve")
-        for page in (phone, desktop):  # answered here: gone everywhere
+        desktop.click(f"{card} button.approve")  # the desktop approves, the phone denies
+        for page in (phone, desktop):  # answered on one: gone from both
             page.wait_gone(card)
         note = 'use "the fixture" <b>instead</b>'
         card = f"#approval-{asked['deny']}"
@@ -195,18 +196,51 @@ def test_one_request_approved_and_another_denied_with_a_message(world: World) ->
         assert replies == [decision("allow")]
         replies = wait_until(lambda: permission_replies(m, "codex", pane_of(deny)), 10)
         assert replies == [decision("deny", note)]
-        # The audit: a person on the web, from the phone's session.
+        # The audit: a person on the web, with the session each answer came from.
         log = mytty(m, "approvals", "log", "--json")
         entries = {e["id"]: e for e in json.loads(log.stdout)}
-        phone_session = sessions_by_age(m)[0]
-        for name, ident in asked.items():
+        phone_session, desktop_session = sessions_by_age(m)[:2]
+        for name, ident, session in (
+            ("allow", asked["allow"], desktop_session),
+            ("deny", asked["deny"], phone_session),
+        ):
             entry = entries[ident]
-            assert (entry["decidedBy"], entry["session"]) == ("human:web", phone_session), entry
+            assert (entry["decidedBy"], entry["session"]) == ("human:web", session), entry
             assert entry["decision"] == name
         assert entries[asked["deny"]]["message"] == note
     finally:
         for job in (allow, deny):
             m.ctl("agent", "close", job_id(job))
+
+
+HOSTILE = '<script>document.title="pwned"</script><img src=x onerror=document.title="img">'
+
+
+def test_markup_from_an_agent_shows_as_text_and_none_of_it_runs(world: World) -> None:
+    """The agent asks to run a command full of markup: the approval card and the job's screen
+    (Claude's dialog shows the command) show it as written, and the page runs none of it."""
+    m, phone = world.m, world.phone
+    set_approvals(m, hold=120, rules=[])
+    job = spawn(m, "--provider", "claude", "--label", "hostile", "--cwd", str(m.home),
+                "--task", f"@standin: approve\n@standin: run echo '{HOSTILE}'")  # fmt: skip
+    try:
+        ident = wait_for_request(m, pane_of(job))["id"]
+        card = f"#approval-{ident}"
+        phone.wait_visible(card)
+        assert HOSTILE in (phone.text(f"{card} pre.action") or "")
+        m.wait_for_text(pane_of(job), "Do you want to proceed?")
+        phone.goto(f"{world.served.base}/job/{job_id(job)}")
+        phone.wait_for("document.querySelector('pre.screen')?.innerText.includes('<script>')")
+        assert '<script>document.title="pwned"</script>' in (phone.text("pre.screen") or "")
+        assert phone.evaluate("document.querySelectorAll('pre.screen *').length") == 0
+        assert phone.evaluate("document.querySelectorAll('img').length") == 0
+        assert phone.evaluate("document.title") not in ("pwned", "img")
+        shot(phone, "phone-hostile-screen")
+    finally:
+        m.ctl("agent", "close", job_id(job))
+        phone.goto(f"{world.served.base}/")
+        phone.wait_visible("main .board")
+    assert phone.evaluate("document.querySelectorAll('img').length") == 0
 
 
 def answers_seen(m: Mytty, session: str) -> list[Any]:
