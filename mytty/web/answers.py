@@ -24,7 +24,6 @@ from aiohttp import web
 from mytty.core.errors import MyttyError
 from mytty.web import board as board_mod
 from mytty.web.context import server, session_of
-from mytty.web.control import approvals_known
 from mytty.web.html import shown
 
 log = logging.getLogger("mytty.web")
@@ -57,8 +56,6 @@ async def _field(request: web.Request, name: str) -> str:
 
 async def approval(request: web.Request) -> web.StreamResponse:
     app, record = server(request), session_of(request)
-    if not approvals_known():
-        return reply("This mytty has no approvals broker.", status=404)
     ident = request.match_info["id"]
     decision = await _field(request, "decision")
     message = await _field(request, "message")

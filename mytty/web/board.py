@@ -100,8 +100,6 @@ class Board:
     approvals: tuple[ApprovalCard, ...] = ()
     questions: tuple[QuestionCard, ...] = ()
     groups: tuple[Group, ...] = ()
-    #: Whether this mytty has the approvals broker (else approvals show only as states).
-    brokered: bool = False
     problem: str | None = None
 
     @property
@@ -247,11 +245,10 @@ def build(snapshot: Snapshot) -> Board:
         and str(item.get("paneID", "")).upper() in agents
     ]
     questions.sort(key=lambda q: q.asked_at)
-    approvals = [_approval(e) for e in snapshot.approvals or [] if e.get("id")]
+    approvals = [_approval(e) for e in snapshot.approvals if e.get("id")]
     approvals.sort(key=lambda a: a.requested_at or "")
     return Board(
         approvals=tuple(approvals),
         questions=tuple(questions),
         groups=tuple(groups),
-        brokered=snapshot.approvals is not None,
     )

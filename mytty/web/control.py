@@ -39,18 +39,11 @@ class Snapshot:
     panes: list[dict[str, Any]] = field(default_factory=list)
     jobs: list[dict[str, Any]] = field(default_factory=list)
     attention: list[dict[str, Any]] = field(default_factory=list)
-    #: ``approval list``; None when this mytty has no approvals broker.
-    approvals: list[dict[str, Any]] | None = None
+    #: ``approval list``: the open permission requests (a person sees every one).
+    approvals: list[dict[str, Any]] = field(default_factory=list)
     places: dict[str, Place] = field(default_factory=dict)
     #: Why the controller could not be asked (it is not running…); None when it answered.
     problem: str | None = None
-
-
-def approvals_known() -> bool:
-    """Whether this mytty has the approvals broker's commands."""
-    from mytty.control import registry
-
-    return registry.module_for("approval list") is not None
 
 
 class Controller:
@@ -85,9 +78,8 @@ class Controller:
             self.ask("agent list", {"allLeads": True}),
             self.ask("attention"),
             asyncio.to_thread(self.places),
+            self.ask("approval list"),
         ]
-        if approvals_known():
-            asks.append(self.ask("approval list"))
         try:
             replies = await asyncio.gather(*asks)
         except MyttyError as exc:
@@ -97,7 +89,7 @@ class Controller:
             jobs=list(replies[1].get("jobs", [])),
             attention=list(replies[2].get("items", [])),
             places=replies[3],
-            approvals=list(replies[4].get("approvals", [])) if len(replies) > 4 else None,
+            approvals=list(replies[4].get("approvals", [])),
         )
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from mytty.core.errors import ErrorCode, MyttyError
-from mytty.web import answers, control
+from mytty.web import answers
 from tests.web.conftest import JOB_A, PANE_A, PANE_B, RUN_A, WebHarness, job, pane, read_event
 
 RUN_B = "66666666-6666-4666-8666-666666666666"
@@ -77,21 +77,13 @@ def test_answers_that_would_be_keys_are_refused(harness: WebHarness, answer: str
     harness.run(body)
 
 
-@pytest.fixture
-def brokered(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(control, "approvals_known", lambda: True)
-    monkeypatch.setattr(answers, "approvals_known", lambda: True)
-
-
 def approval(ident: str) -> dict[str, object]:
     return {"id": ident, "paneID": PANE_A, "provider": "claude-code", "tool": "Bash",
             "action": "touch x", "command": "touch x", "state": "holding",
             "requestedAt": "2027-01-15T08:00:00Z", "holdUntil": "2027-01-15T08:00:15Z"}  # fmt: skip
 
 
-def test_a_decision_goes_to_the_broker_as_web_with_the_session(
-    harness: WebHarness, brokered: None
-) -> None:
+def test_a_decision_goes_to_the_broker_as_web_with_the_session(harness: WebHarness) -> None:
     harness.controller.approvals = [approval("a1b2c3d4"), approval("e5f6a7b8")]
 
     async def body(h: WebHarness) -> None:
@@ -120,7 +112,7 @@ def test_a_decision_goes_to_the_broker_as_web_with_the_session(
     harness.run(body)
 
 
-def test_bad_decisions_and_the_brokers_refusals(harness: WebHarness, brokered: None) -> None:
+def test_bad_decisions_and_the_brokers_refusals(harness: WebHarness) -> None:
     async def body(h: WebHarness) -> None:
         headers = h.answer_headers(await h.pair())
         for data in ({"decision": "maybe"}, {"decision": "allow", "message": "x"},
@@ -128,27 +120,14 @@ def test_bad_decisions_and_the_brokers_refusals(harness: WebHarness, brokered: N
             assert (await h.http.post("/approvals/a1", data=data, headers=headers)).status == 400
         assert h.controller.told == []
         h.controller.refuse["approval answer"] = MyttyError(
-            ErrorCode.INVALID_REQUEST, "already answered elsewhere"
+            ErrorCode.APPROVAL_ALREADY_ANSWERED, "already answered elsewhere"
         )
         r = await h.http.post("/approvals/a1", data={"decision": "allow"}, headers=headers)
         assert r.status == 409
         assert await r.json() == {
             "ok": False,
             "message": "already answered elsewhere",
-            "code": "invalid-request",
+            "code": "approval-already-answered",
         }
-
-    harness.run(body)
-
-
-def test_without_a_broker_there_is_nothing_to_answer(
-    harness: WebHarness, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(answers, "approvals_known", lambda: False)
-
-    async def body(h: WebHarness) -> None:
-        headers = h.answer_headers(await h.pair())
-        r = await h.http.post("/approvals/a1", data={"decision": "allow"}, headers=headers)
-        assert r.status == 404 and h.controller.told == []
 
     harness.run(body)

@@ -49,7 +49,6 @@ def test_agents_by_session_with_the_ones_that_need_a_person_first() -> None:
     assert (first.tokens, first.cost_usd, first.location) == (1234, 0.5, "mytty:1.1")
     assert other.agents[0].need == "failure"
     assert board.agent_count == 3 and board.waiting_count == 2
-    assert not board.brokered
 
 
 def test_a_group_with_a_need_comes_before_calm_ones() -> None:
@@ -92,7 +91,7 @@ def test_approvals_oldest_first_and_a_controller_that_is_down() -> None:
     older = {**entry, "id": "a", "requestedAt": "2027-01-15T08:00:01Z"}
     board = board_mod.build(Snapshot(approvals=[entry, older, {"id": ""}]))
     assert [a.id for a in board.approvals] == ["a", "b"]
-    assert board.approvals[0].paths == ("a",) and board.brokered
+    assert board.approvals[0].paths == ("a",)
     down = board_mod.build(Snapshot(problem="not running"))
     assert down.problem == "not running" and down.groups == ()
 

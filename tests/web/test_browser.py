@@ -168,10 +168,12 @@ def test_one_request_approved_and_another_denied_with_a_message(world: World) ->
                   "--task", f"@standin: approve\n@standin: run touch {made}")  # fmt: skip
     deny = spawn(m, "--provider", "codex", "--label", "to-deny", "--cwd", str(m.home),
                  "--task", f"@standin: approve\n@standin: run touch {spared}")  # fmt: skip
+    elsewhere = spawn(m, "--provider", "claude", "--label", "in-terminal", "--cwd", str(m.home),
+                      "--task", "@standin: approve\n@standin: run true")  # fmt: skip
     try:
         asked = {
             name: wait_for_request(m, pane_of(job))["id"]
-            for name, job in (("allow", allow), ("deny", deny))
+            for name, job in (("allow", allow), ("deny", deny), ("elsewhere", elsewhere))
         }
         for page in (phone, desktop):
             for ident in asked.values():
@@ -189,6 +191,10 @@ def test_one_request_approved_and_another_denied_with_a_message(world: World) ->
         phone.click(f"{card} button.deny")
         for page in (phone, desktop):
             page.wait_gone(card)
+        # Answered in a terminal: the card leaves both pages too.
+        assert mytty(m, "approve", asked["elsewhere"]).returncode == 0
+        for page in (phone, desktop):
+            page.wait_gone(f"#approval-{asked['elsewhere']}")
         assert completed(m, allow, 30)["state"] == "succeeded" and made.exists()
         assert completed(m, deny, 30)["state"] == "succeeded" and not spared.exists()
         # Each stand-in got exactly that decision from its hook.
@@ -200,6 +206,7 @@ def test_one_request_approved_and_another_denied_with_a_message(world: World) ->
         log = mytty(m, "approvals", "log", "--json")
         entries = {e["id"]: e for e in json.loads(log.stdout)}
         phone_session, desktop_session = sessions_by_age(m)[:2]
+        assert entries[asked["elsewhere"]]["decidedBy"] == "human:tty"
         for name, ident, session in (
             ("allow", asked["allow"], desktop_session),
             ("deny", asked["deny"], phone_session),
@@ -209,7 +216,7 @@ def test_one_request_approved_and_another_denied_with_a_message(world: World) ->
             assert entry["decision"] == name
         assert entries[asked["deny"]]["message"] == note
     finally:
-        for job in (allow, deny):
+        for job in (allow, deny, elsewhere):
             m.ctl("agent", "close", job_id(job))
 
 
