@@ -13,6 +13,11 @@ from mytty.core.errors import ErrorCode
 if TYPE_CHECKING:
     from mytty.web.sessions import Sessions
 
+#: What an agent's pane hands its hooks. The web server talks to the control socket only, so
+#: it drops them at start: nothing it runs (the browser ``--open`` starts) gets a pane's
+#: event capability either.
+PANE_ONLY_VARS = ("MYTTY_EVENT_CAPABILITY", "MYTTY_SURFACE_ID", "MYTTY_EVENT_SOCKET")
+
 
 def _sessions() -> Sessions:
     import time
@@ -95,6 +100,8 @@ def command(
     from mytty.web import listen as listen_mod
     from mytty.web.server import Options, configure_logging, serve
 
+    for name in PANE_ONLY_VARS:
+        os.environ.pop(name, None)
     with client.exit_on_error():
         where = listen_mod.parse(listen)
         listen_mod.require_tls_where_needed(where, tls_cert, tls_key)

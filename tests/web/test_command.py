@@ -146,3 +146,31 @@ def test_sigterm_stops_it_with_open_streams(tmp_path: Path, served: Served) -> N
     assert served.proc.returncode == 0
     state = json.loads((tmp_path / "m" / "web" / "state.json").read_text())
     assert state["url"] is None  # --pair no longer finds it
+
+
+def test_open_starts_the_browser_without_a_panes_capability(tmp_path: Path) -> None:
+    """Started from an agent's pane by mistake, the server drops the pane's event capability:
+    the browser ``--open`` starts (``$BROWSER``, here a script) has none of it."""
+    seen = tmp_path / "browser-env"
+    browser = tmp_path / "browser"
+    browser.write_text(
+        f'#!/bin/sh\nenv > {seen}.tmp\necho "$1" >> {seen}.tmp\nmv {seen}.tmp {seen}\n'
+    )
+    browser.chmod(0o755)
+    env = env_for(tmp_path / "m")
+    env.update(
+        BROWSER=str(browser),
+        MYTTY_EVENT_CAPABILITY="c0ffee" * 10,
+        MYTTY_SURFACE_ID="11111111-1111-4111-8111-111111111111",
+        MYTTY_EVENT_SOCKET=str(tmp_path / "events.sock"),
+    )
+    server = Served(env, "--open")
+    try:
+        wait_until(seen.exists, 20, message="the browser to be started")
+        lines = seen.read_text().splitlines()
+        assert lines[-1] == server.link  # it was handed the pairing link
+        names = {line.split("=", 1)[0] for line in lines[:-1]}
+        assert not names & {"MYTTY_EVENT_CAPABILITY", "MYTTY_SURFACE_ID", "MYTTY_EVENT_SOCKET"}
+        assert "MYTTY_HOME" in names
+    finally:
+        server.stop()
