@@ -192,7 +192,7 @@ class Page:
     def url(self) -> str:
         return str(self.evaluate("location.href"))
 
-    def wait_for(self, expression: str, timeout: float = 10.0, message: str = "") -> Any:
+    def wait_for(self, expression: str, timeout: float = 20.0, message: str = "") -> Any:
         """The expression's value once it is truthy (a poll with a deadline); a document that
         is being replaced counts as not yet."""
 
@@ -218,10 +218,10 @@ class Page:
             )
         )
 
-    def wait_visible(self, selector: str, timeout: float = 10.0) -> None:
+    def wait_visible(self, selector: str, timeout: float = 20.0) -> None:
         wait_until(lambda: self.visible(selector), timeout, interval=0.02, message=selector)
 
-    def wait_gone(self, selector: str, timeout: float = 10.0) -> None:
+    def wait_gone(self, selector: str, timeout: float = 20.0) -> None:
         wait_until(lambda: not self.visible(selector), timeout, interval=0.02, message=selector)
 
     def click(self, selector: str) -> None:

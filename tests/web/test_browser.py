@@ -291,6 +291,7 @@ def test_an_input_request_is_answered_from_the_phone(world: World) -> None:
         m.ctl("agent", "close", job_id(job))
 
 
+@pytest.mark.alone  # a deadline of 1 s: measured with the machine to itself, not the suite's load
 def test_a_state_change_reaches_both_open_pages_without_a_reload(world: World) -> None:
     m = world.m
     job = spawn(m, "--provider", "codex", "--task", "@standin: sleep 0", "--label", "flip",
