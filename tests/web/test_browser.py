@@ -220,6 +220,29 @@ def test_one_request_approved_and_another_denied_with_a_message(world: World) ->
             m.ctl("agent", "close", job_id(job))
 
 
+def test_after_the_hold_an_approval_is_typed_into_the_agents_own_dialog(world: World) -> None:
+    m, phone = world.m, world.phone
+    set_approvals(m, hold=1, rules=[])
+    made = m.home / "web_in_dialog"
+    job = spawn(m, "--provider", "claude", "--label", "late", "--cwd", str(m.home),
+                "--task", f"@standin: approve\n@standin: run touch {made}")  # fmt: skip
+    try:
+        ident = wait_for_request(m, pane_of(job), state="dialog")["id"]
+        m.wait_for_text(pane_of(job), "Do you want to proceed?")
+        card = f"#approval-{ident}"
+        phone.wait_for(
+            f"document.querySelector('{card} .hold')?.innerText.includes('its own dialog')"
+        )
+        phone.click(f"{card} button.approve")
+        phone.wait_gone(card)
+        assert completed(m, job, 30)["state"] == "succeeded" and made.exists()
+        log = json.loads(mytty(m, "approvals", "log", "--json").stdout)
+        entry = next(e for e in log if e["id"] == ident)
+        assert (entry["decidedBy"], entry["deliveredBy"]) == ("human:web", "dialog"), entry
+    finally:
+        m.ctl("agent", "close", job_id(job))
+
+
 HOSTILE = '<script>document.title="pwned"</script><img src=x onerror=document.title="img">'
 
 
