@@ -45,6 +45,8 @@ ARTIFACTS = Path(
     os.environ.get("MYTTY_TEST_ARTIFACTS")
     or Path(__file__).resolve().parents[1] / "artifacts" / "web"
 )
+#: How an approval card's hold line starts within the hold, and after it.
+HOLDING, IN_DIALOG = '"The agent waits for this answer"', '"The agent asks in its own dialog"'
 #: How long a change the controller has may take to show on an open page.
 LIVE_DEADLINE_S = 1.0
 
@@ -230,15 +232,49 @@ def test_after_the_hold_an_approval_is_typed_into_the_agents_own_dialog(world: W
         ident = wait_for_request(m, pane_of(job), state="dialog")["id"]
         m.wait_for_text(pane_of(job), "Do you want to proceed?")
         card = f"#approval-{ident}"
-        phone.wait_for(
-            f"document.querySelector('{card} .hold')?.innerText.includes('its own dialog')"
-        )
+        phone.wait_for(f"document.querySelector('{card} .hold')?.innerText.startsWith({IN_DIALOG})")
         phone.click(f"{card} button.approve")
         phone.wait_gone(card)
         assert completed(m, job, 30)["state"] == "succeeded" and made.exists()
         log = json.loads(mytty(m, "approvals", "log", "--json").stdout)
         entry = next(e for e in log if e["id"] == ident)
         assert (entry["decidedBy"], entry["deliveredBy"]) == ("human:web", "dialog"), entry
+    finally:
+        m.ctl("agent", "close", job_id(job))
+
+
+def test_a_message_being_typed_survives_the_hold_and_a_refusal_is_said(world: World) -> None:
+    """The person starts a deny message within the hold; the hold runs out (the card changes:
+    it now says the agent asks in its own dialog) and the message is still there, still
+    focused. After the hold Codex's dialog cannot carry a message: the broker refuses it, the
+    card says why and stays, and a plain Deny then cancels the request."""
+    m, phone = world.m, world.phone
+    set_approvals(m, hold=6, rules=[])
+    spared = m.home / "web_codex_late"
+    job = spawn(m, "--provider", "codex", "--label", "late-codex", "--cwd", str(m.home),
+                "--task", f"@standin: approve\n@standin: run touch {spared}")  # fmt: skip
+    try:
+        ident = wait_for_request(m, pane_of(job))["id"]
+        card, field = f"#approval-{ident}", f"#approval-{ident} form.deny textarea"
+        phone.wait_for(f"document.querySelector('{card} .hold')?.innerText.startsWith({HOLDING})")
+        phone.type_into(field, "use the fixture")
+        phone.wait_for(
+            f"document.querySelector('{card} .hold')?.innerText.startsWith({IN_DIALOG})"
+        )  # the hold ran out: the card was drawn anew
+        assert phone.evaluate(f"document.querySelector('{field}').value") == "use the fixture"
+        assert phone.evaluate(f"document.activeElement === document.querySelector('{field}')")
+        m.wait_for_text(pane_of(job), "Would you like to run the following command?")
+        phone.click(f"{card} button.deny")
+        phone.wait_visible(f"{card} .error")
+        assert "message" in (phone.text(f"{card} .error") or "")
+        assert [e["id"] for e in json.loads(mytty(m, "approvals", "--json").stdout)] == [ident]
+        shot(phone, "phone-refused")
+        assert phone.visible(f"{card} .error")  # still said after the board was read again
+        phone.evaluate(f"document.querySelector('{field}').value = ''")
+        phone.click(f"{card} button.deny")
+        phone.wait_gone(card)
+        m.wait_for_text(pane_of(job), "You canceled the request to run")
+        assert not spared.exists()
     finally:
         m.ctl("agent", "close", job_id(job))
 

@@ -43,12 +43,28 @@
     if (holder) offset = Number(holder.dataset.now) - Date.now() / 1000;
   }
 
+  const FIELDS = "textarea[name], input[type=text][name]";
+
+  // A card that changed (its hold ran out, say) is drawn anew, but what the person typed into
+  // it and the refusal it showed move over: a live update never takes a half-written message.
+  function carry(old, node) {
+    const typed = old.querySelectorAll(FIELDS);
+    node.querySelectorAll(FIELDS).forEach((field, i) => {
+      if (typed[i] && typed[i].name === field.name) field.value = typed[i].value;
+    });
+    const said = old.querySelector(".error");
+    const error = node.querySelector(".error");
+    if (said && error && !said.hidden) { error.textContent = said.textContent; error.hidden = false; }
+  }
+
   // Merge a new fragment: a card whose data-v did not change keeps its DOM node (and what
   // was typed into it); a card answered here stays hidden until the server drops it too.
   function merge(html) {
     const focused = main.contains(document.activeElement) ? document.activeElement : null;
     const selection = focused && "selectionStart" in focused
       ? [focused.selectionStart, focused.selectionEnd] : null;
+    const holder = focused && focused.closest("[data-v][id]");
+    const where = holder ? [holder.id, Array.from(holder.querySelectorAll(FIELDS)).indexOf(focused)] : null;
     const template = document.createElement("template");
     template.innerHTML = html;
     const fresh = template.content;
@@ -59,11 +75,17 @@
       if (when !== undefined && now - when < ANSWERED_MS) { node.remove(); continue; }
       const old = document.getElementById(node.id);
       if (old && old.dataset.v === node.dataset.v) node.replaceWith(old);
+      else if (old) carry(old, node);
     }
     main.replaceChildren(fresh);
-    if (focused && focused.isConnected) {
-      focused.focus();
-      if (selection) focused.setSelectionRange(selection[0], selection[1]);
+    let again = focused && focused.isConnected ? focused : null;
+    if (!again && where && where[1] >= 0) {
+      const card = document.getElementById(where[0]);
+      again = card ? card.querySelectorAll(FIELDS)[where[1]] || null : null;
+    }
+    if (again) {
+      again.focus();
+      if (selection && "setSelectionRange" in again) again.setSelectionRange(selection[0], selection[1]);
     }
     syncClock();
     tick();
