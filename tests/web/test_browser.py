@@ -344,8 +344,19 @@ def test_an_input_request_is_answered_from_the_phone(world: World) -> None:
         session = agent_wait(m, job, "running", 5)["job"]["sessionID"]
         seen = wait_until(lambda: answers_seen(m, session), 15, message="the answer")
         assert seen == [{"Which option should I take?": "Option B, from the phone"}]
-        assert completed(m, job)["state"] == "succeeded"
+        done = completed(m, job)
+        assert done["state"] == "succeeded"
         world.desktop.wait_gone(card)  # answered on the phone: gone on the desktop too
+        # Its detail: the last answer as `agent result` has it, and the run it answered in.
+        answer = m.ctl("agent", "result", job_id(job)).json["lastAssistantMessage"]
+        assert answer
+        phone.goto(f"{world.served.base}/job/{job_id(job)}")
+        phone.wait_for(f"document.querySelector('pre.result')?.innerText === {json.dumps(answer)}")
+        runs = phone.text("#runs") or ""
+        assert f"run {run[:8]}" in runs and "succeeded" in runs, runs
+        shot(phone, "phone-job-result")
+        phone.goto(f"{world.served.base}/")
+        phone.wait_visible("main .board")
     finally:
         m.ctl("agent", "close", job_id(job))
 
