@@ -58,30 +58,35 @@ class Browser:
         redirect = f'exec "$0" "$@" 3<&{to_browser} 4>&{from_browser}'
         # Its chatter goes to a file (a pipe nobody reads would fill and stall it).
         self.log = Path(self.profile) / "chromium.log"
-        self.proc = subprocess.Popen(
-            ["bash", "-c", redirect, executable, *args],
-            pass_fds=(to_browser, from_browser),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=self.log.open("wb"),
-        )
+        with self.log.open("wb") as log:
+            self.proc = subprocess.Popen(
+                ["bash", "-c", redirect, executable, *args],
+                pass_fds=(to_browser, from_browser),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+            )
         os.close(to_browser)
         os.close(from_browser)
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._waiting: dict[int, tuple[threading.Event, list[dict[str, Any]]]] = {}
+        self._gone = False
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
     def _read(self) -> None:
-        pending = b""
+        pending, scanned = bytearray(), 0  # a screenshot is megabytes: never rescan a message
         with os.fdopen(self._replies, "rb", buffering=0) as stream:
-            while chunk := stream.read(65536):
+            while chunk := stream.read(1 << 20):
                 pending += chunk
-                *messages, pending = pending.split(b"\0")
-                for raw in messages:
-                    self._deliver(json.loads(raw))
+                while (end := pending.find(b"\0", scanned)) >= 0:
+                    self._deliver(json.loads(bytes(pending[:end])))
+                    del pending[: end + 1]
+                    scanned = 0
+                scanned = len(pending)
         with self._lock:  # the browser is gone: nobody waits for ever
+            self._gone = True
             for event, box in self._waiting.values():
                 box.append({"error": {"message": "the browser exited"}})
                 event.set()
@@ -106,9 +111,13 @@ class Browser:
             message["sessionId"] = session
         done, box = threading.Event(), list[dict[str, Any]]()
         with self._lock:
+            if self._gone:
+                raise BrowserError(f"{method}: the browser exited: {self.said()}")
             self._waiting[ident] = (done, box)
+        data = memoryview(json.dumps(message).encode() + b"\0")
         try:
-            os.write(self._commands, json.dumps(message).encode() + b"\0")
+            while data:
+                data = data[os.write(self._commands, data) :]
         except BrokenPipeError:
             raise BrowserError(f"{method}: the browser exited: {self.said()}") from None
         if not done.wait(timeout):
