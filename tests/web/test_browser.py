@@ -92,13 +92,17 @@ def world(browser: Browser) -> Iterator[World]:
     for m in running_team():
         anchor = new_anchor(m)
         served = Served(m.env)
+        world: World | None = None
         try:
             phone = browser.new_page(390, 844, mobile=True, scale=2)
             paired_page(served, served.link, phone)
             desktop = paired_page(served, served.new_link(), browser.new_page(1280, 800))
-            yield World(m, served, anchor, phone, desktop)
+            world = World(m, served, anchor, phone, desktop)
+            yield world
         finally:
             served.stop()
+            if world is not None:
+                world.served.stop()  # a test may have started another in its place
 
 
 def sessions_by_age(m: Mytty) -> list[str]:
