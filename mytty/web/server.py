@@ -13,6 +13,7 @@ import contextlib
 import logging
 import os
 import signal
+import socket
 import ssl
 import sys
 import time
@@ -68,6 +69,43 @@ def _bound_port(addresses: list[object], wanted: int) -> int:
     return wanted
 
 
+def _refused(host: str, port: int, exc: OSError) -> MyttyError:
+    return MyttyError(
+        ErrorCode.LISTEN_FAILED, f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+    )
+
+
+def _listening_sockets(host: str, port: int) -> list[socket.socket]:
+    """Sockets listening on every address ``host`` names, on ``port`` (``listen-failed``
+    when one cannot: none is left open). Port 0: the first one's port for all."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        raise _refused(host, port, exc) from None
+    opened: list[socket.socket] = []
+    seen: set[tuple[int, object]] = set()
+    try:
+        for family, kind, proto, _name, address in infos:
+            if (family, address[0]) in seen:
+                continue
+            seen.add((family, address[0]))
+            listening = socket.socket(family, kind, proto)
+            opened.append(listening)
+            listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                listening.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            if port == 0 and len(opened) > 1:
+                address = (address[0], opened[0].getsockname()[1], *address[2:])
+            listening.bind(address)
+            listening.listen(128)
+            listening.setblocking(False)
+    except OSError as exc:
+        for listening in opened:
+            listening.close()
+        raise _refused(host, port, exc) from None
+    return opened
+
+
 async def serve(options: Options, sessions: Sessions, out: TextIO) -> None:
     """Serve until SIGINT or SIGTERM."""
     from aiohttp import web
@@ -86,20 +124,13 @@ async def serve(options: Options, sessions: Sessions, out: TextIO) -> None:
     parts = Web(
         options.listen, tls, sessions, controller, Live(controller), PairingThrottle(), time.time
     )
+    # Listen first: a taken port is refused before the app (and its live feed) starts.
+    listening = _listening_sockets(options.listen.host, options.listen.port)
     runner = web.AppRunner(make_app(parts), access_log=None, shutdown_timeout=SHUTDOWN_S)
-    await runner.setup()
-    site = web.TCPSite(
-        runner, options.listen.host, options.listen.port, ssl_context=context, reuse_address=True
-    )
     try:
-        try:
-            await site.start()
-        except OSError as exc:
-            raise MyttyError(
-                ErrorCode.LISTEN_FAILED,
-                f"cannot listen on {options.listen.host}:{options.listen.port}: "
-                f"{exc.strerror or exc}",
-            ) from None
+        await runner.setup()
+        for sock in listening:
+            await web.SockSite(runner, sock, ssl_context=context).start()
         url = options.listen.url(_bound_port(list(runner.addresses), options.listen.port), tls=tls)
         code = sessions.issue_code()
         sessions.announce(url, os.getpid())
@@ -116,6 +147,8 @@ async def serve(options: Options, sessions: Sessions, out: TextIO) -> None:
         if sessions.current().pid == os.getpid():
             sessions.announce(None, None)
         await runner.cleanup()
+        for sock in listening:
+            sock.close()
 
 
 async def _until_signalled() -> None:

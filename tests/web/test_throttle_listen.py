@@ -86,3 +86,20 @@ def test_a_loopback_server_answers_loopback_names_only(host: str | None, allowed
 def test_urls_bracket_ipv6_and_name_the_scheme() -> None:
     assert listen.parse("[::1]:0").url(4321, tls=False) == "http://[::1]:4321"
     assert listen.parse("127.0.0.1:0").url(80, tls=True) == "https://127.0.0.1:80"
+
+
+def test_every_address_of_a_name_listens_on_one_port_and_a_taken_one_is_refused() -> None:
+    from mytty.core.errors import ErrorCode, MyttyError
+    from mytty.web.server import _listening_sockets
+
+    opened = _listening_sockets("localhost", 0)
+    try:
+        ports = {s.getsockname()[1] for s in opened}
+        assert len(ports) == 1 and len(opened) >= 1
+        with pytest.raises(MyttyError) as refused:
+            _listening_sockets("127.0.0.1", ports.pop())
+        assert refused.value.code is ErrorCode.LISTEN_FAILED
+        assert "cannot listen on 127.0.0.1:" in refused.value.message
+    finally:
+        for s in opened:
+            s.close()
