@@ -78,9 +78,11 @@ def test_it_prints_a_pairing_link_that_works_once(served: Served) -> None:
     with pytest.raises(urllib.error.HTTPError) as again:
         urllib.request.urlopen(served.link, timeout=10)
     assert again.value.code == 401
+    again.value.close()
     with pytest.raises(urllib.error.HTTPError) as bare:
         urllib.request.urlopen(served.base + "/", timeout=10)
     assert bare.value.code == 401
+    bare.value.close()
     err = served.stop()
     code = served.link.rsplit("/", 1)[1]
     assert "paired session web-" in err and code not in err
@@ -102,8 +104,10 @@ def test_pair_prints_a_new_link_for_the_running_server_and_revoke_all_ends_sessi
     with pytest.raises(urllib.error.HTTPError) as gone:
         opener.open(served.base + "/", timeout=10)
     assert gone.value.code == 401
-    with pytest.raises(urllib.error.HTTPError):
+    gone.value.close()
+    with pytest.raises(urllib.error.HTTPError) as used:
         urllib.request.urlopen(served.link, timeout=10)  # waiting codes went too
+    used.value.close()
     state = json.loads((home / "web" / "state.json").read_text())
     assert state["sessions"] == [] and state["codes"] == []
 
