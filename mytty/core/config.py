@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
+from mytty.core.limits.park import DEFAULT_CONTINUATION, DEFAULT_MARGIN_S, DEFAULT_STAGGER_S
 from mytty.core.vocab import ACCESS_MODES
 
 #: The notification channels, in the order a notification goes through them.
@@ -32,7 +33,9 @@ INPUT: Final = "input"
 FAILURE: Final = "failure"
 DISCONNECT: Final = "disconnect"
 LONG_SUCCESS: Final = "long-success"
-NOTIFY_KINDS: tuple[str, ...] = (APPROVAL, INPUT, FAILURE, DISCONNECT, LONG_SUCCESS)
+#: A worker stopped at its provider account's usage limit (parked).
+LIMIT: Final = "limit"
+NOTIFY_KINDS: tuple[str, ...] = (APPROVAL, INPUT, FAILURE, DISCONNECT, LONG_SUCCESS, LIMIT)
 
 #: The desktop-notification escape sequences ``osc`` can send: OSC 9 (iTerm2, WezTerm, kitty,
 #: Windows Terminal, foot, Ghostty) or OSC 777 (urxvt, VTE terminals such as GNOME Terminal).
@@ -80,11 +83,26 @@ class ResumeSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class LimitSettings:
+    """``[limits]``: what mytty does with workers that hit their usage limit."""
+
+    #: Continue parked workers by themselves at their reset (off: only ``mytty limits resume``).
+    auto_resume: bool = True
+    #: Seconds after the provider's reset before mytty continues a parked worker.
+    resume_margin_seconds: float = DEFAULT_MARGIN_S
+    #: Seconds between two workers of one account going on.
+    stagger_seconds: float = DEFAULT_STAGGER_S
+    #: What mytty types (or passes to ``--resume``) to continue a parked worker.
+    continuation_prompt: str = DEFAULT_CONTINUATION
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     notify: NotifySettings = field(default_factory=NotifySettings)
     tmux: TmuxSettings = field(default_factory=TmuxSettings)
     spawn: SpawnSettings = field(default_factory=SpawnSettings)
     resume: ResumeSettings = field(default_factory=ResumeSettings)
+    limits: LimitSettings = field(default_factory=LimitSettings)
 
 
 DEFAULTS = Settings()
@@ -146,6 +164,20 @@ def _boolean(value: object) -> object:
     return value
 
 
+#: A continuation prompt longer than this is refused (it is typed into the agent).
+MAX_PROMPT_CHARS = 4000
+
+
+def _prompt(value: object) -> object:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("expected a non-empty string")
+    if len(value) > MAX_PROMPT_CHARS:
+        raise ValueError(f"at most {MAX_PROMPT_CHARS} characters")
+    if any((ord(ch) < 0x20 and ch != "\n") or ord(ch) == 0x7F for ch in value):
+        raise ValueError("no control characters (newlines are allowed)")
+    return value.strip()
+
+
 def _key(value: object) -> object:
     # The tmux layer validates the key name itself when it binds it; here only its shape.
     if not isinstance(value, str) or any(c.isspace() for c in value):
@@ -170,6 +202,12 @@ SCHEMA: Mapping[str, Mapping[str, Checker]] = {
     },
     "spawn": {"access": _choice(SPAWN_ACCESS), "guard_tmux_server": _boolean},
     "resume": {"mode": _choice(RESUME_MODES)},
+    "limits": {
+        "auto_resume": _boolean,
+        "resume_margin_seconds": _seconds(0.0, 86400.0),
+        "stagger_seconds": _seconds(0.0, 3600.0),
+        "continuation_prompt": _prompt,
+    },
 }
 
 
@@ -232,7 +270,8 @@ DEFAULT_TEXT = """\
 # reported with its line and column and the controller keeps every default.
 # A running controller reads the file again when it is saved: [notify] applies to the next
 # notification and [spawn] to the next spawn; a save that is not valid TOML keeps the
-# settings in use. [tmux] and [resume] are read by the commands that use them.
+# settings in use; [limits] applies to the next resume it plans. [tmux] and [resume] are read
+# by the commands that use them.
 # Reference: docs/reference/config.md
 
 [notify]
@@ -244,9 +283,9 @@ DEFAULT_TEXT = """\
 #   notify-send      a desktop notification, when a local D-Bus session exists
 #   command          the command below, with the item as JSON on stdin
 channels = ["message", "bell", "osc", "notify-send", "command"]
-# Which transitions notify: an agent needs approval or input, failed, disconnected, or
-# finished a turn that took at least `long_success` seconds.
-on = ["approval", "input", "failure", "disconnect", "long-success"]
+# Which transitions notify: an agent needs approval or input, failed, disconnected,
+# finished a turn that took at least `long_success` seconds, or stopped at its usage limit.
+on = ["approval", "input", "failure", "disconnect", "long-success", "limit"]
 # The escape sequence of the osc channel: 9 (iTerm2, WezTerm, kitty, foot, Ghostty, Windows
 # Terminal) or 777 (urxvt, GNOME Terminal and other VTE terminals).
 osc = 9
@@ -281,4 +320,18 @@ guard_tmux_server = true
 # Agents that were running when the controller or tmux went away: "ask" (list them and
 # offer to resume), "auto" (resume them on start) or "off".
 mode = "ask"
+
+[limits]
+# Workers that stop at their provider account's usage limit are parked, not failed. With
+# auto_resume, mytty continues each on its own conversation once the limit has reset:
+# resume_margin_seconds after the reset time the provider gave, one worker of an account at a
+# time, stagger_seconds apart. A worker that parks again right after waits twice as long each
+# time; after three in a row it stays parked. `mytty limits` shows them, `mytty limits resume`
+# continues them now, `mytty limits hold` keeps one parked.
+auto_resume = true
+resume_margin_seconds = 120
+stagger_seconds = 5
+# What mytty types into the parked worker (or passes to `claude --resume` / `codex resume`
+# when its process is gone).
+continuation_prompt = "Your usage limit has reset (mytty paused you while it was reached). Continue the task you were working on when the limit was reached; do not repeat work that is already done."
 """

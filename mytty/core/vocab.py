@@ -63,11 +63,14 @@ FAILED = "failed"
 DISCONNECTED = "disconnected"
 LAUNCH_FAILED = "launch-failed"
 LOST = "lost"
+#: Stopped at its provider account's usage limit; mytty continues it after the reset.
+PARKED = "parked"
 JOB_STATES: tuple[str, ...] = (
     LAUNCHING,
     RUNNING,
     WAITING_INPUT,
     WAITING_APPROVAL,
+    PARKED,
     SUCCEEDED,
     FAILED,
     DISCONNECTED,

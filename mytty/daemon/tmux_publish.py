@@ -64,7 +64,8 @@ _URGENCY = {
     AttentionKind.LAUNCH_FAILURE: 3,
     AttentionKind.DISCONNECT: 4,
     AttentionKind.BUDGET: 5,
-    AttentionKind.COMPLETION: 6,
+    AttentionKind.USAGE_LIMIT: 6,
+    AttentionKind.COMPLETION: 7,
 }
 
 #: What an option written by somebody else (an earlier controller) counts as: never a value.

@@ -15,6 +15,7 @@ from mytty.core.ids import JobId, RunId, SurfaceId
 from mytty.core.jobs import launch_record as job_launch
 from mytty.core.jobs import record_fields as field
 from mytty.core.jobs.tracker import AgentJob, AgentJobState
+from mytty.core.limits import park as job_park
 
 JOB_RECORD_VERSION = 1
 
@@ -42,6 +43,9 @@ def encode_job(job: AgentJob) -> str:
             "notified": job.notified,
             "launch": job_launch.to_record(job.launch) if job.launch is not None else None,
             "budget": job.budget_tokens,
+            "park": job_park.park_to_record(job.park) if job.park is not None else None,
+            "held": job_park.held_to_record(job.held_sends),
+            "streak": job.limit_streak,
         },
         ensure_ascii=False,
         separators=(",", ":"),
@@ -85,6 +89,12 @@ def decode_job(text: str) -> AgentJob | None:
             budget_tokens=field.count(budget)
             if (budget := obj.get("budget")) is not None
             else None,
+            # Absent in records written before usage limits: never parked, nothing held.
+            park=job_park.park_from_record(raw_park)
+            if (raw_park := obj.get("park")) is not None
+            else None,
+            held_sends=job_park.held_from_record(obj.get("held", [])),
+            limit_streak=field.count(obj.get("streak", 0)),
         )
     except (ValueError, KeyError, TypeError):
         return None
