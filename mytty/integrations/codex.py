@@ -8,6 +8,9 @@ Codex 0.171 silently skips hooks nobody trusted. When Codex cannot be asked, the
 ``PreToolUse`` (matcher ``Bash``) carries the kill-server guard of spawned workers
 (:mod:`mytty.hook.guard`). Installs from before it existed lack that entry (and its trust); they
 still count as ``installed`` and get both from ``mytty integrations repair codex`` or ``enable``.
+The same holds for the subagent hooks and for ``PostModelRequest`` (undocumented in 0.171.0 but
+fired for every model request; the only hook of a turn that stops at a usage limit, which
+fires no ``Stop``): each came later, and ``repair`` adds it with its trust.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from mytty.integrations import codex_toml, hookconfig, pointers
 from mytty.integrations.codex_trust import CodexUnavailable, find_codex
 from mytty.integrations.common import (
     GUARD_UPGRADE,
+    LIMIT_UPGRADE,
     PRIVATE_MODE,
     SUBAGENT_UPGRADE,
     FileChange,
@@ -42,6 +46,9 @@ SUBAGENT_EVENTS = ("SubagentStart", "SubagentStop")
 #: The kill-server guard's event (shell tool calls, which Codex names Bash in hooks).
 GUARD_EVENT = "PreToolUse"
 GUARD_MATCHER = "Bash"
+#: Codex 0.171.0 fires it after each model request (``status: "failed"`` with the error's
+#: text when the turn stopped at its usage limit: mytty.hook.adapters.codex).
+LIMIT_EVENTS = ("PostModelRequest",)
 EVENTS = (
     "SessionStart",
     "UserPromptSubmit",
@@ -51,15 +58,16 @@ EVENTS = (
     "Interrupt",
     GUARD_EVENT,
     *SUBAGENT_EVENTS,
+    *LIMIT_EVENTS,
 )
 TIMEOUT_SECONDS = 5
 
 
 def spec(
-    ctx: InstallContext, *, guard: bool = True, subagents: bool = True
+    ctx: InstallContext, *, guard: bool = True, subagents: bool = True, limits: bool = True
 ) -> hookconfig.HookFileSpec:
-    """What hooks.json must hold; ``guard=False`` / ``subagents=False``: as installed before
-    the guard / the subagent hooks existed."""
+    """What hooks.json must hold; ``guard=False`` / ``subagents=False`` / ``limits=False``: as
+    installed before the guard / the subagent hooks / PostModelRequest existed."""
     provider = AgentProvider.CODEX.value
 
     def entry(event: str) -> dict[str, Any]:
@@ -72,8 +80,10 @@ def spec(
     def owns(handler: Mapping[str, Any]) -> bool:
         return invokes_helper(handler, ctx.helper, provider)
 
-    left_out = ({GUARD_EVENT} if not guard else set()) | (
-        set(SUBAGENT_EVENTS) if not subagents else set()
+    left_out = (
+        ({GUARD_EVENT} if not guard else set())
+        | (set(SUBAGENT_EVENTS) if not subagents else set())
+        | (set(LIMIT_EVENTS) if not limits else set())
     )
     events = tuple(e for e in EVENTS if e not in left_out)
     return hookconfig.HookFileSpec(events=events, grouped=True, entry=entry, owns=owns)
@@ -134,9 +144,10 @@ class CodexInstaller:
         loaded, status, why, upgrade = hookconfig.hooks_state_or_legacy(
             ctx.locations.codex_hooks,
             spec(ctx),
-            [  # installs from before the subagent hooks, and from before the guard too
-                (spec(ctx, subagents=False), SUBAGENT_UPGRADE),
-                (spec(ctx, guard=False, subagents=False), GUARD_UPGRADE),
+            [  # installs from before PostModelRequest, the subagent hooks, the guard
+                (spec(ctx, limits=False), LIMIT_UPGRADE),
+                (spec(ctx, subagents=False, limits=False), SUBAGENT_UPGRADE),
+                (spec(ctx, guard=False, subagents=False, limits=False), GUARD_UPGRADE),
             ],
             problem,
             self.provider.value,

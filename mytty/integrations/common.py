@@ -237,3 +237,9 @@ SUBAGENT_UPGRADE = (
     "installed without the subagent hooks (an install from an older mytty): a turn that "
     "starts a subagent reads finished while the subagent still works"
 )
+#: What ``repair`` adds to a Codex install from before mytty installed PostModelRequest
+#: (with the subagent hooks: an install from before both says SUBAGENT_UPGRADE).
+LIMIT_UPGRADE = (
+    "installed without the PostModelRequest hook (an install from an older mytty): a worker "
+    "that stops at its usage limit is parked only once its rollout says so, not by its hook"
+)
