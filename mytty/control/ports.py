@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # types only: importing the ports loads none of these
     from mytty.protocol.replies import (
         IntegrationStatusesReply,
         JobSnapshot,
+        LimitsReply,
         NotifyTestReply,
         PaneEntry,
         ResumeReply,
@@ -301,6 +302,26 @@ class JobResumer(Protocol):
         ...
 
 
+class UsageLimits(Protocol):
+    """Parked workers (mytty.daemon.limits): ``limits list|resume|hold``, held sends."""
+
+    def limits_report(self) -> LimitsReply:
+        """Every parked job and every account with one."""
+        ...
+
+    def resume_parked(self, job_ids: list[str] | None) -> LimitsReply:
+        """The named parked jobs (None: every one) go on now, one account at a time."""
+        ...
+
+    def hold_parked(self, job_ids: list[str]) -> LimitsReply:
+        """The named parked jobs stay parked until ``resume_parked``."""
+        ...
+
+    def hold_send(self, job_id: str, text: str, press_enter: bool) -> bool:
+        """Hold an ``agent send`` for a parked job (True), else leave it to the caller."""
+        ...
+
+
 class Context(
     PaneDirectory,
     PaneFacts,
@@ -313,6 +334,7 @@ class Context(
     Worktrees,
     Notifications,
     JobResumer,
+    UsageLimits,
     Protocol,
 ):
     """Every port: the controller as the router hands it to any handler."""

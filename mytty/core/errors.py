@@ -63,6 +63,11 @@ class ErrorCode(StrEnum):
     SHELL_RC_UNRECOGNIZED = "shell-rc-unrecognized"
     # -- agent jobs (appended) ------------------------------------------------------------
     PROVIDER_BINARY_NOT_FOUND = "provider-binary-not-found"
+    # -- usage limits (appended) ----------------------------------------------------------
+    #: ``agent spawn --no-queue`` for a provider account whose workers are parked.
+    PROVIDER_LIMITED = "provider-limited"
+    #: ``limits resume`` / ``limits hold`` of a job that is not parked.
+    JOB_NOT_PARKED = "job-not-parked"
 
 
 EVENT_SOCKET_CODES: frozenset[ErrorCode] = frozenset(

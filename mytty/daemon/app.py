@@ -120,7 +120,12 @@ class Controller:
             notifier=self.notifier,
             spawn_settings=lambda: self.settings.spawn,
             now=self.clock.now,
+            clock=self.clock,
+            limit_settings=lambda: self.settings.limits,
+            limit_facts=self.transcripts.limit_facts,
+            launch_window=timings.launch_window,
         )
+        self.limits = self.context.limits
         self.router = ControlRouter(self.context)
 
     def _build_panes_and_jobs(self, timings: Timings) -> None:
@@ -161,6 +166,8 @@ class Controller:
             usage_of=self._job_usage,
             on_attention_item=self._attention_item,
             successor_run=self._successor_run,
+            after_reconcile=self._after_reconcile,
+            resumes_at=self._resumes_at,
         )
         self.notifier = Notifier(
             self.settings.notify,
@@ -246,6 +253,12 @@ class Controller:
     def _successor_run(self, run_id: RunId) -> RunId | None:
         return self.estimator.machine.successor(run_id)
 
+    def _after_reconcile(self, before: AgentJob, after: AgentJob) -> AgentJob:
+        return self.limits.after_reconcile(before, after)
+
+    def _resumes_at(self, job: AgentJob) -> float | None:
+        return self.limits.resumes_at(job)
+
     def _last_detection(self, surface_id: SurfaceId) -> Detection | None:
         return self.estimator.detection(surface_id)
 
@@ -278,6 +291,7 @@ class Controller:
         self.store.start_writer(loop)
         self.hub.add_observer(self.cursor_approval.observe)
         self.hub.add_observer(self.transcript_watch.observe_event)
+        self.hub.add_observer(self.limits.observe)
         self.transcript_watch.start(loop)
         try:
             await self.link.connect(self.pane_service, first=True)
@@ -287,6 +301,7 @@ class Controller:
                 self.hub, self.panes, self.clock.now(), agent_alive=self.estimator.agent_alive
             )
             await self.jobs.sweep()  # after the panes are known: a job whose pane went is lost
+            self.limits.start()  # parked jobs planned again, their timers armed
             self.notifier.start()  # after the sweep: what it found is no news (no storm)
             try:
                 self.shell_events.start(loop)  # every pane has its identity by now
@@ -367,6 +382,7 @@ class Controller:
         self.cursor_approval.cancel_all()
         self.config_watch.close()
         await self.notifier.close()
+        await self.limits.close()
         self.estimator.close()
         self.shell_events.close()
         self.transcript_watch.close()

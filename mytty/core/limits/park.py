@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from mytty.core.events import format_timestamp
 from mytty.core.ids import JobId, RunId
 
 #: A job parked again this many times right after going on stays parked (held).
@@ -78,6 +79,8 @@ class Park:
     resume_now_at: float | None = None
     #: When mytty sent the continuation; the park ends with the conversation's next run.
     continued_at: float | None = None
+    #: Why it is held, when mytty holds it (None: not held, or held by a human).
+    note: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +171,37 @@ def plan(
     return slots
 
 
+def describe(park: Park, job_id: str, resumes_at: float | None, auto_resume: bool) -> str:
+    """A parked job's ``message``: why it waits and what happens next, in one line."""
+    window = f" ({park.limit})" if park.limit else ""
+    resume = f"`mytty limits resume {job_id}` continues it"
+    if park.continued_at is not None:
+        return (
+            f"Usage limit{window} reset: mytty continued it on its conversation at "
+            f"{_iso(park.continued_at)} and waits for its next turn."
+        )
+    if park.held:
+        why = park.note or "held with `mytty limits hold`"
+        return f"Parked at its usage limit{window}; held: {why}. {resume}."
+    if park.resume_now_at is not None and resumes_at is not None:
+        return f"Parked at its usage limit{window}; mytty continues it at {_iso(resumes_at)}."
+    if park.until is None:
+        return f"Parked at its usage limit{window}; the provider gave no reset time: {resume}."
+    if not auto_resume or resumes_at is None:
+        return (
+            f"Parked at its usage limit{window} until {_iso(park.until)}; [limits] auto_resume "
+            f"is off: {resume}."
+        )
+    return (
+        f"Parked at its usage limit{window} until {_iso(park.until)}; mytty continues it on its "
+        f"conversation at {_iso(resumes_at)}."
+    )
+
+
+def _iso(seconds: float) -> str:
+    return format_timestamp(seconds)
+
+
 # -- the stored form (a job record's "park" and "held" fields) -----------------------------------
 
 
@@ -183,6 +217,7 @@ def park_to_record(park: Park) -> dict[str, object]:
         "held": park.held,
         "resumeNow": park.resume_now_at,
         "continued": park.continued_at,
+        "note": park.note,
     }
 
 
@@ -222,6 +257,7 @@ def park_from_record(obj: object) -> Park:
         held=obj["held"] is True,
         resume_now_at=_time(obj["resumeNow"]),
         continued_at=_time(obj["continued"]),
+        note=_text(obj.get("note")),
     )
 
 

@@ -30,7 +30,7 @@ from typing import Protocol
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentEvent, AgentEventKind
 from mytty.core.ids import RunId, SurfaceId, stable_uuid
-from mytty.core.jobs.launch import build_resume_argv, launch_command
+from mytty.core.jobs.launch import RESUME_PROMPT, build_resume_argv, launch_command
 from mytty.core.jobs.tracker import AgentJob, AgentJobState, is_terminal
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.jobs.registry import JobRegistry
@@ -69,7 +69,6 @@ def plan(
     """
     steps = []
     for job in jobs:
-        launch = job.launch
         named_here = named is not None and job.job_id in named
         if named is None and (job.state is not AgentJobState.LOST or _closed(job)):
             continue
@@ -82,23 +81,37 @@ def plan(
                 if is_terminal(job.state)
                 else f"still {job.state.value} in its pane"
             )
-        elif job.session_id is None:
-            reason = "mytty never learned its conversation (no session id)"
-        elif launch is None:
-            reason = "spawned before mytty recorded how workers start"
-        elif not dir_exists(launch.cwd):
-            reason = f"its directory {launch.cwd} is gone"
-        if reason is not None or launch is None or job.session_id is None:
-            steps.append(ResumeStep(job, None, reason))
-            continue
-        argv = build_resume_argv(
-            job.provider,
-            model=launch.model,
-            mode_flags=launch.mode_flags,
-            session_id=job.session_id,
-        )
-        steps.append(ResumeStep(job, argv))
+        steps.append(restart_step(job, RESUME_PROMPT, dir_exists=dir_exists, refused=reason))
     return steps
+
+
+def restart_step(
+    job: AgentJob,
+    prompt: str,
+    *,
+    dir_exists: Callable[[str], bool] = os.path.isdir,
+    refused: str | None = None,
+) -> ResumeStep:
+    """How ``job``'s worker restarts on its own conversation with ``prompt`` (``argv``), or why
+    it cannot (``refused``, else no session id, no launch record, its directory gone)."""
+    launch = job.launch
+    reason = refused
+    if reason is None and job.session_id is None:
+        reason = "mytty never learned its conversation (no session id)"
+    elif reason is None and launch is None:
+        reason = "spawned before mytty recorded how workers start"
+    elif reason is None and launch is not None and not dir_exists(launch.cwd):
+        reason = f"its directory {launch.cwd} is gone"
+    if reason is not None or launch is None or job.session_id is None:
+        return ResumeStep(job, None, reason)
+    argv = build_resume_argv(
+        job.provider,
+        model=launch.model,
+        mode_flags=launch.mode_flags,
+        session_id=job.session_id,
+        prompt=prompt,
+    )
+    return ResumeStep(job, argv)
 
 
 def _closed(job: AgentJob) -> bool:
@@ -149,6 +162,15 @@ class ResumeService:
                     continue
                 entries.append(await self._resume_one(step))
         return {"type": "resume", "dryRun": dry_run, "jobs": entries}
+
+    async def restart(self, job_id: str, prompt: str) -> ResumeEntry:
+        """Restart one job's worker on its own conversation with ``prompt``, whatever its state
+        (a parked worker whose process is gone: daemon.limits); ``skipped`` says why not."""
+        async with self._lock:
+            step = restart_step(self._ctx.jobs.current(job_id), prompt)
+            if step.argv is None:
+                return _entry(step, None)
+            return await self._resume_one(step)
 
     async def _resume_one(self, step: ResumeStep) -> ResumeEntry:
         job, argv = step.job, step.argv

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import replace
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -28,7 +29,7 @@ RESET = 1_796_169_600.0
 RULES = LimitRules(margin=120.0, stagger=5.0)
 
 
-def park(n: int, *, until: float | None = RESET, account: str = "acct", **kw: object) -> Park:
+def park(n: int, *, until: float | None = RESET, account: str = "acct", **kw: Any) -> Park:
     return replace(
         Park(RunId(f"R{n}"), parked_at=RESET - 100 + n, until=until, account=account), **kw
     )
