@@ -8,6 +8,7 @@ import typer
 
 from mytty.cli import attention, doctor, lifecycle, ls, resume
 from mytty.cli.integrations import app as integrations_app
+from mytty.cli.limits import app as limits_app
 from mytty.cli.notify import app as notify_app
 from mytty.cli.shell_integration import app as shell_integration_app
 from mytty.cli.tmux_cmd import app as tmux_app
@@ -26,6 +27,7 @@ app.add_typer(shell_integration_app, name="shell-integration")
 app.add_typer(worktree_app, name="worktree")
 app.add_typer(tmux_app, name="tmux")
 app.add_typer(notify_app, name="notify")
+app.add_typer(limits_app, name="limits")
 # The order of `mytty --help`.
 app.command("doctor")(doctor.doctor_command)
 app.command("ls")(ls.command)

@@ -107,6 +107,8 @@ def pane_values(facts: PaneFacts, open_items: list[AttentionItem]) -> dict[str, 
     if not provider and job is not None:
         provider = job.provider.agent_provider.value
     state = run.state.value if run is not None else (job.state.value if job is not None else "")
+    if job is not None and job.state.value == "parked":
+        state = "parked"  # the job waits for its limit's reset, whatever its parked run does
     need = ""
     if open_items:
         first = min(open_items, key=lambda i: (_URGENCY.get(i.kind, 9), -i.created_at))
