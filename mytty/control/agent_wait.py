@@ -160,8 +160,10 @@ limit is `parked` (`job.parkedUntil`: the provider's reset, `job.resumesAt`: whe
 which satisfies neither `completed` nor `attention`: mytty continues the job on its own
 conversation after the reset, and the wait goes on through the park to the job's real end
 (its `--timeout-seconds` still applies). `--return-on-park` returns at once instead, with
-`"timedOut": false` and the parked snapshot: a parked job counts as satisfying `--until`
-(with `--any`/`--all`, each parked job counts so).
+`"timedOut": false` and the parked snapshot, once the provider's record of the limit was
+read (its `parkedUntil`: the hook that says "limit" comes a moment before the transcript or
+rollout row with the reset; within 3 s mytty takes it that there is none): a parked job counts
+as satisfying `--until` (with `--any`/`--all`, each parked job counts so).
 
 `--until attention` fails at once with `provider-integration-not-installed` when the job's
 provider has no hook integration. Cursor never reports input requests; its approval requests
@@ -221,7 +223,9 @@ async def handle(ctx: AgentWaitContext, params: Params) -> AgentWaitResultReply:
 
     def met(job: AgentJob) -> bool:
         if params.return_on_park and job.state is core_jobs.AgentJobState.PARKED:
-            return True
+            # Once what the provider said is read (the hook comes a moment before the
+            # record that has the reset), so the reply carries the real parkedUntil.
+            return job.park is None or job.park.settled
         return core_jobs.satisfies(job, until)
 
     if params.job_ids is None:

@@ -210,6 +210,11 @@ class FakeJobs:
         runs = self._hub.book.runs_for(job.surface_id, job.provider.agent_provider)
         exists = job.surface_id in self._panes.by_surface
         updated = core_jobs.reconcile(job, runs, exists, self._clock())
+        if updated.park is not None and not updated.park.settled:
+            # What the real limits service does once the provider's record was read.
+            updated = dataclasses.replace(
+                updated, park=dataclasses.replace(updated.park, settled=True)
+            )
         self._jobs[job_id] = updated
         return updated
 

@@ -24,10 +24,11 @@ The contract the e2e tests rely on (keep it stable):
   permission dialog stays unanswered before the ``permission_prompt`` Notification, default
   6 s as on the real CLI), ``apierror [<status>]`` (Codex: the model API answers an HTTP error:
   no hook, the rollout's ``task_complete`` carries the ``error``; the session goes on),
-  ``limit <seconds>|none [<window>] [plan <plan>]`` (the model API answers the account's usage
-  limit, resetting that many seconds from now (``none``: no reset headers), for the window
-  ``five_hour`` (default), ``seven_day``, …: each stand-in does what its CLI does then,
-  docs/dev/research/limits.md). Several
+  ``limit <seconds>|none [<window>] [plan <plan>] [repeat <n>]`` (the model API answers the
+  account's usage limit, resetting that many seconds from now (``none``: no reset headers), for
+  the window ``five_hour`` (default), ``seven_day``, …; ``repeat``: the next n turns meet it too,
+  each with a fresh reset, as an account still limited does: each stand-in does what its CLI
+  does then, docs/dev/research/limits.md). Several
   directives may share a line, separated by ``;``. ``run <shell command>`` (the rest of its
   line, ``;`` included; Claude only) makes the turn's tool call a Bash call of that command: a
   ``PreToolUse`` deny (the provider's JSON ``permissionDecision: "deny"`` on exit 0, or exit 2)
@@ -109,6 +110,7 @@ class UsageLimit:
     resets_in: float | None  # seconds from now; None: the response had no reset headers
     window: str = "five_hour"
     plan: str | None = None
+    repeat: int = 0  # the next turns that meet the limit too
 
     def resets_at(self, now: float) -> int | None:
         """The reset as the API sends it: whole Unix seconds (Claude rounds the header)."""
@@ -127,6 +129,8 @@ def _usage_limit(rest: list[str]) -> UsageLimit | None:
         word = others.pop(0)
         if word == "plan" and others:
             found.plan = others.pop(0)
+        elif word == "repeat" and others and others[0].isdigit():
+            found.repeat = int(others.pop(0))
         else:
             found.window = word
     return found
@@ -520,6 +524,8 @@ class StandinAgent:
             log_path = self.record_dir / f"{self.name}.{self.pid}.hooks.jsonl"
         self.runner = HookRunner(log_path, self.default_timeout)
         self.turns = 0
+        #: The usage limit later turns still meet (``limit … repeat n``), and how many.
+        self._still_limited: tuple[UsageLimit, int] | None = None
 
     # -- hooks for subclasses ----------------------------------------------------------------
     def on_launch(self) -> None:
@@ -641,6 +647,7 @@ class StandinAgent:
         for unknown in directives.unknown:
             say(f"STANDIN unknown directive: {unknown}")
         self.pause(directives.boot)
+        self._limit_of(directives)
         say(f"STANDIN turn {number} started")
         if directives.crash:  # a CLI dying mid-turn: no hook, no transcript row, exit 1
             self.pause(directives.sleep)
@@ -654,6 +661,16 @@ class StandinAgent:
         if outcome == TurnOutcome.CRASH:
             return TurnOutcome.CRASH
         return TurnOutcome.EXIT if directives.exit else TurnOutcome.CONTINUE
+
+    def _limit_of(self, directives: Directives) -> None:
+        """A turn meets the limit its prompt asks for, or one an earlier turn left standing."""
+        if directives.limit is not None:
+            repeat = directives.limit.repeat
+            self._still_limited = (directives.limit, repeat) if repeat else None
+        elif self._still_limited is not None:
+            limit, left = self._still_limited
+            directives.limit = limit
+            self._still_limited = (limit, left - 1) if left > 1 else None
 
     def cbreak(self) -> Any:
         """Read the terminal key by key from now on, as a TUI does (in canonical mode an Esc

@@ -81,6 +81,9 @@ class Park:
     continued_at: float | None = None
     #: Why it is held, when mytty holds it (None: not held, or held by a human).
     note: str | None = None
+    #: What the provider said is known: its record was read, or nothing came in time (then it
+    #: gave no reset). A hook reports the limit a moment before the record that has the reset.
+    settled: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +221,7 @@ def park_to_record(park: Park) -> dict[str, object]:
         "resumeNow": park.resume_now_at,
         "continued": park.continued_at,
         "note": park.note,
+        "settled": park.settled,
     }
 
 
@@ -258,6 +262,7 @@ def park_from_record(obj: object) -> Park:
         resume_now_at=_time(obj["resumeNow"]),
         continued_at=_time(obj["continued"]),
         note=_text(obj.get("note")),
+        settled=obj.get("settled", True) is True,
     )
 
 

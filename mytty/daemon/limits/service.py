@@ -78,6 +78,9 @@ log = logging.getLogger(__name__)
 _PARKED = AgentJobState.PARKED
 #: A timer may fire a hair early; a slot this close to now counts as due.
 _DUE_SLACK_S = 0.01
+#: How long a park waits for the provider's record (the transcript or rollout row with the
+#: reset) after the hook said "limit"; past it, the provider gave no reset.
+FACTS_GRACE_S = 3.0
 
 
 class LimitContext(Protocol):
@@ -149,6 +152,9 @@ class LimitService:
         self._started = True
         now = self._clock.now()
         for job in self._ctx.jobs.parked():
+            if job.park is not None and not job.park.settled:  # stopped while it waited
+                self._ctx.jobs.update(job.job_id, _with_park(replace(job.park, settled=True)))
+                job = self._ctx.jobs.current(job.job_id)
             park = job.park
             if park is not None and park.continued_at is not None:
                 delay = max(0.0, park.continued_at + self._window - now)
@@ -305,7 +311,11 @@ class LimitService:
             note="parked again right after it went on, too many times in a row"
             if park.held
             else None,
+            settled=facts is not None,
         )
+        if not park.settled:
+            run = park.run_id
+            self._clock.call_later(FACTS_GRACE_S, lambda: self._settle(job.job_id, run))
         log.info(
             "job %s (%s) parked at its usage limit: until %s, window %s, account %s, streak %d",
             job.job_id,
@@ -322,14 +332,31 @@ class LimitService:
     def _add_facts(self, job: AgentJob) -> None:
         """Facts that came after the park (the transcript is read right after the hook)."""
         park = job.park
-        if park is None or park.until is not None:
+        if park is None or park.settled:
             return
         facts = self._limit_facts(job.surface_id, park.run_id)
-        if facts is None or (facts.resets_at is None and facts.window is None):
+        if facts is None:
             return
-        found = replace(park, until=facts.resets_at, limit=park.limit or facts.window)
+        found = replace(park, until=facts.resets_at, limit=park.limit or facts.window, settled=True)
         self._ctx.jobs.update(job.job_id, lambda j: replace(j, park=found) if j.park == park else j)
         self._replan()
+
+    def _settle(self, job_id: str, run_id: RunId) -> None:
+        """No record came in time: the park stands as the provider left it (no reset)."""
+        try:
+            job = self._ctx.jobs.current(job_id)
+        except MyttyError:
+            return
+        park = job.park
+        if job.state is not _PARKED or park is None or park.run_id != run_id or park.settled:
+            return
+        self._add_facts(job)  # a last look
+        job = self._ctx.jobs.current(job_id)
+        if job.park is not None and not job.park.settled:
+            settled = replace(job.park, settled=True)
+            self._ctx.jobs.update(job_id, _with_park(settled))
+            log.info("job %s: its provider gave no reset time; it waits for limits resume", job_id)
+            self._replan()
 
     def _account(self, job: AgentJob) -> Account:
         pane = self._ctx.panes.by_surface.get(job.surface_id)

@@ -486,3 +486,38 @@ def test_a_parked_account_is_what_a_new_spawn_of_it_waits_for(tmp_path: Path) ->
         assert w.limits.limited(WorkerProvider.CODEX) is None
 
     with_world(body, tmp=tmp_path)
+
+
+def test_the_reset_read_after_the_hook_settles_the_park(tmp_path: Path) -> None:
+    """A hook says "limit" a moment before the record with the reset is read."""
+
+    async def body(w: World) -> None:
+        job = await w.spawned(1)
+        run = w.job(job).run_id
+        assert run is not None
+        await w.event(job.surface_id, run, AgentEventKind.LIMIT_REACHED)  # the hook: no facts
+        early = w.job(job)
+        assert early.park is not None and not early.park.settled and early.park.until is None
+        w.facts[run] = LimitFacts(RESET, "seven_day", "text")
+        await w.event(job.surface_id, run, AgentEventKind.LIMIT_REACHED)  # the reader's event
+        late = w.job(job)
+        assert late.park is not None and late.park.settled
+        assert (late.park.until, late.park.limit) == (RESET, "seven_day")
+        assert w.limits.resumes_at(late) == RESET + MARGIN
+
+    with_world(body, tmp=tmp_path)
+
+
+def test_without_a_record_the_park_settles_with_no_reset(tmp_path: Path) -> None:
+    async def body(w: World) -> None:
+        job = await w.spawned(1)
+        run = w.job(job).run_id
+        assert run is not None
+        await w.event(job.surface_id, run, AgentEventKind.LIMIT_REACHED)
+        assert w.job(job).park is not None and not w.job(job).park.settled  # type: ignore[union-attr]
+        await w.advance_to(w.clock.now() + 3.1)
+        settled = w.job(job)
+        assert settled.park is not None and settled.park.settled and settled.park.until is None
+        assert w.limits.resumes_at(settled) is None
+
+    with_world(body, tmp=tmp_path)
