@@ -8,8 +8,8 @@ import typer
 
 from mytty.cli import attention, doctor, lifecycle, ls, resume
 from mytty.cli.integrations import app as integrations_app
-from mytty.cli.limits import app as limits_app
 from mytty.cli.notify import app as notify_app
+from mytty.cli.resume import limits_app
 from mytty.cli.shell_integration import app as shell_integration_app
 from mytty.cli.tmux_cmd import app as tmux_app
 from mytty.cli.worktree import app as worktree_app

@@ -173,8 +173,9 @@ def _prompt(value: object) -> object:
         raise ValueError("expected a non-empty string")
     if len(value) > MAX_PROMPT_CHARS:
         raise ValueError(f"at most {MAX_PROMPT_CHARS} characters")
-    if any((ord(ch) < 0x20 and ch != "\n") or ord(ch) == 0x7F for ch in value):
-        raise ValueError("no control characters (newlines are allowed)")
+    # Typed into the agent: a newline would be an Enter, sending half of it.
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in value):
+        raise ValueError("one line, without control characters")
     return value.strip()
 
 

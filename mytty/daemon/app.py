@@ -361,13 +361,15 @@ class Controller:
         self.shell_events.add_listener(self.estimator.on_shell_event)
 
     def apply_settings(self, settings: Settings) -> None:
-        """config.toml changed: notifications follow it from now on, spawns from the next one.
+        """config.toml changed: notifications follow it from now on, spawns from the next one,
+        parked jobs are planned again.
 
         ``[tmux]`` and ``[resume]`` are read by the commands that use them (``mytty tmux
         install``, ``mytty up``/``start``/``resume``), so they need nothing here.
         """
         self.settings = settings
         self.notifier.update(settings.notify)
+        self.limits.settings_changed()  # [limits]: parked jobs planned again
 
     def request_stop(self) -> None:
         self._stop.set()

@@ -161,6 +161,10 @@ class LimitService:
                 self._check_taken_later(job.job_id, park.continued_at, delay)
         self._replan()
 
+    def settings_changed(self) -> None:
+        """``[limits]`` changed (config.toml saved): plan every parked job again."""
+        self._replan_soon()
+
     async def close(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
