@@ -41,7 +41,13 @@ from mytty.control.send import ENTER_DELAY_S
 from mytty.core.attention.items import AttentionItem
 from mytty.core.config import LimitSettings
 from mytty.core.errors import ErrorCode, MyttyError
-from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider, WorkerProvider
+from mytty.core.events import (
+    AgentEvent,
+    AgentEventKind,
+    AgentProvider,
+    WorkerProvider,
+    format_timestamp,
+)
 from mytty.core.ids import JobId, RunId, SurfaceId, stable_uuid
 from mytty.core.jobs.tracker import (
     REARMABLE_JOB_STATES,
@@ -110,6 +116,44 @@ class LimitedAccount:
     until: float | None
     next_resume: float | None
     parked_jobs: int
+    #: When its last parked job is planned to go on (a new worker of it starts after that,
+    #: one stagger later); None: some wait for ``limits resume`` (no reset, held).
+    clears_at: float | None = None
+
+    @property
+    def detail(self) -> str:
+        """Why a new worker of this account waits, naming the reset (admission's message)."""
+        when = format_timestamp(self.until) if self.until is not None else "an unknown time"
+        return (
+            f"{self.account.label} is at its usage limit until {when} ({self.parked_jobs} "
+            "parked worker(s) go on first)"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class AccountWait:
+    """The shape of admission's answer: ``until`` (Unix s, None: unknown) and ``detail``."""
+
+    until: float | None
+    detail: str
+
+
+class ParkedAccounts:
+    """The admission check's port, "is this provider's account limited, and until when", as
+    the parked jobs answer it (``limit(provider, now)``: None, or ``until`` and ``detail``).
+
+    ``until`` is when the account's parked workers will all have gone on (plus a stagger), so
+    a queued spawn starts after them; None while one of them waits for ``limits resume``.
+    """
+
+    __slots__ = ("_service",)
+
+    def __init__(self, service: LimitService) -> None:
+        self._service = service
+
+    def limit(self, provider: WorkerProvider, now: float) -> AccountWait | None:
+        limited = self._service.limited(provider)
+        return None if limited is None else AccountWait(limited.clears_at, limited.detail)
 
 
 class LimitService:
@@ -297,7 +341,11 @@ class LimitService:
             return None
         parks = [j.park for j in members if j.park is not None]
         times = [s.at for j in members if (s := self._slots.get(j.job_id)) is not None]
-        return LimitedAccount(account, newest_until(parks), min(times, default=None), len(members))
+        planned = len(times) == len(members)
+        clears = max(times) + self._rules().stagger if times and planned else None
+        return LimitedAccount(
+            account, newest_until(parks), min(times, default=None), len(members), clears
+        )
 
     # -- a new park -------------------------------------------------------------------------------
     def _fill(self, job: AgentJob) -> AgentJob:

@@ -23,7 +23,7 @@ from mytty.daemon.agents import AgentHub
 from mytty.daemon.clock import ManualClock
 from mytty.daemon.events.codex_routing import CodexRouter
 from mytty.daemon.jobs.registry import JobRegistry
-from mytty.daemon.limits.service import LimitService
+from mytty.daemon.limits.service import LimitService, ParkedAccounts
 from mytty.daemon.panes.identity import Pane, PaneRegistry
 from mytty.daemon.store import EventStore
 from mytty.protocol.replies import ResumeEntry
@@ -483,7 +483,16 @@ def test_a_parked_account_is_what_a_new_spawn_of_it_waits_for(tmp_path: Path) ->
         limited = w.limits.limited(WorkerProvider.CLAUDE)
         assert limited is not None and limited.until == RESET and limited.parked_jobs == 1
         assert limited.next_resume == RESET + MARGIN
+        assert limited.clears_at == RESET + MARGIN + STAGGER  # after the parked one went on
+        assert "usage limit until" in limited.detail
         assert w.limits.limited(WorkerProvider.CODEX) is None
+        port = ParkedAccounts(w.limits)  # what the admission check asks
+        asked = port.limit(WorkerProvider.CLAUDE, w.clock.now())
+        assert asked is not None and asked.until == RESET + MARGIN + STAGGER
+        assert asked.detail == limited.detail
+        await w.advance_to(RESET + MARGIN + 1)
+        await w.turn(job.surface_id)  # it went on
+        assert port.limit(WorkerProvider.CLAUDE, w.clock.now()) is None
 
     with_world(body, tmp=tmp_path)
 
