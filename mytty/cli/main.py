@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import typer
 
-from mytty.cli import attention, doctor, lifecycle, ls, resume
+from mytty.cli import attention, doctor, explain, lifecycle, ls, resume
 from mytty.cli.integrations import app as integrations_app
 from mytty.cli.notify import app as notify_app
 from mytty.cli.resume import limits_app
@@ -38,6 +38,7 @@ app.command("start")(lifecycle.start_command)
 app.command("stop")(lifecycle.stop_command)
 app.command("up")(lifecycle.up_command)
 app.command("attention")(attention.command)
+app.command("explain")(explain.command)
 
 
 def _print_version(value: bool) -> None:

@@ -94,7 +94,8 @@ def _rows(command: Any) -> list[tuple[str, str]]:
             if p.multiple:
                 left += " (repeatable)"
         text = _help(getattr(p, "help", None)).replace("|", "\\|").replace("\n", " ")
-        rows.append((left if left.startswith("`") else f"`{left}`", text))
+        left = left if left.startswith("`") else f"`{left}`"
+        rows.append((left.replace("|", "\\|"), text))  # a metavar like PANE|JOB splits no cell
     return rows
 
 

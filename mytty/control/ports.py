@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # types only: importing the ports loads none of these
 
     from mytty.core.attention.items import AttentionBook
     from mytty.core.events import AgentProvider, WorkerProvider
+    from mytty.core.explain.inputs import EventWindow, Observations
     from mytty.core.ids import RunId, SurfaceId, TmuxPaneId
     from mytty.core.jobs.launch_record import JobLaunch
     from mytty.core.jobs.tracker import AgentJob, SpawnTags
@@ -228,6 +229,9 @@ class JobBook(Protocol):
 
     def snapshot(self, job: AgentJob) -> JobSnapshot: ...
     def label_for_pane(self, surface_id: SurfaceId) -> str | None: ...
+    def newest_in_pane(self, surface_id: SurfaceId) -> AgentJob | None:
+        """The newest job started in that pane, as last reconciled (None: none in memory)."""
+        ...
 
 
 class JobStore(Protocol):
@@ -322,6 +326,25 @@ class UsageLimits(Protocol):
         ...
 
 
+class Evidence(Protocol):
+    """What ``explain`` reads beyond the books (mytty.daemon.explain.evidence)."""
+
+    async def recent_events(self, run_ids: Sequence[RunId], per_run: int) -> EventWindow:
+        """The newest ``per_run`` stored events of each run, oldest first (read in a thread,
+        one indexed query per run)."""
+        ...
+
+    def observations(self, surface_id: SurfaceId, since: float | None) -> Observations:
+        """What the controller sees of the pane now (its foreground, native estimation's
+        epoch, the shell's last report, the transcript's turn, Codex routing)."""
+        ...
+
+
+class EvidenceAccess(Protocol):
+    @property
+    def evidence(self) -> Evidence: ...
+
+
 class Context(
     PaneDirectory,
     PaneFacts,
@@ -335,6 +358,7 @@ class Context(
     Notifications,
     JobResumer,
     UsageLimits,
+    EvidenceAccess,
     Protocol,
 ):
     """Every port: the controller as the router hands it to any handler."""

@@ -38,6 +38,7 @@ ENTRIES: tuple[tuple[str | None, str], ...] = (
     ("limits list", "limits_list"),
     ("limits resume", "limits_resume"),
     ("limits hold", "limits_hold"),
+    ("explain", "explain"),
     ("integration list", "integration_list"),
     ("integration enable", "integration_enable"),
     ("integration repair", "integration_repair"),

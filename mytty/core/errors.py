@@ -63,6 +63,8 @@ class ErrorCode(StrEnum):
     SHELL_RC_UNRECOGNIZED = "shell-rc-unrecognized"
     # -- agent jobs (appended) ------------------------------------------------------------
     PROVIDER_BINARY_NOT_FOUND = "provider-binary-not-found"
+    # -- control socket budgets (appended) -------------------------------------------------
+    TOO_MANY_REQUESTS = "too-many-requests"
     # -- usage limits (appended) ----------------------------------------------------------
     #: ``agent spawn --no-queue`` for a provider account whose workers are parked.
     PROVIDER_LIMITED = "provider-limited"

@@ -34,6 +34,7 @@ from mytty.daemon.estimation.estimator import NativeEstimator
 from mytty.daemon.estimation.shell_events import ShellEventWatcher
 from mytty.daemon.events.codex_routing import CodexRouter
 from mytty.daemon.events.ingest import EventIngest
+from mytty.daemon.explain.evidence import EvidenceService
 from mytty.daemon.handler_context import HandlerContext
 from mytty.daemon.home import Home
 from mytty.daemon.integration_service import IntegrationService
@@ -118,6 +119,16 @@ class Controller:
             ),
             worktrees=WorktreeService(home),
             notifier=self.notifier,
+            evidence=EvidenceService(
+                store=self.store,
+                panes=self.panes,
+                detector=self.pane_service.detector,
+                estimator=self.estimator,
+                shell_events=self.shell_events,
+                transcripts=self.transcripts,
+                codex_router=self.codex_router,
+                now=self.clock.now,
+            ),
             spawn_settings=lambda: self.settings.spawn,
             now=self.clock.now,
             clock=self.clock,
@@ -326,6 +337,7 @@ class Controller:
                     ),
                     name="control",
                     watch_hangups=True,  # its long polls end when their client goes
+                    rules=ControlRouter.BUDGET_RULES,  # fair shares, too-many-requests
                 ),
                 OneShotServer(
                     self.home.event_socket,

@@ -3,7 +3,7 @@
 :class:`HandlerContext` implements :class:`mytty.control.ports.Context` (mypy checks it where
 the router receives it) and holds exactly the parts the ports reach: the tmux link, the pane
 registry and service, the agent hub, the job registry, integrations, the agent checks,
-worktrees, the notifier and ``mytty resume``. Each port is answered by the part that owns it,
+worktrees, the notifier, ``mytty resume`` and ``explain``'s evidence. Each port is answered by the part that owns it,
 so the composition root (:mod:`mytty.daemon.app`) only builds and runs parts, and a reader
 finds here, in one place, which part a handler's call lands in.
 """
@@ -23,6 +23,7 @@ from mytty.core.kill_guard import worker_environment
 from mytty.core.limits.facts import LimitFacts
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.clock import Clock
+from mytty.daemon.explain.evidence import EvidenceService
 from mytty.daemon.integration_service import IntegrationService
 from mytty.daemon.jobs.registry import JobRegistry
 from mytty.daemon.jobs.resume import ResumeService
@@ -59,6 +60,7 @@ class HandlerContext:
         preflight: AgentPreflight,
         worktrees: WorktreeService,
         notifier: Notifier,
+        evidence: EvidenceService,
         spawn_settings: Callable[[], SpawnSettings],
         now: Callable[[], float],
         clock: Clock,
@@ -71,6 +73,7 @@ class HandlerContext:
         self.hub = hub
         self.jobs = jobs
         self.integrations = integrations
+        self.evidence = evidence
         self._link = link
         self._pane_service = pane_service
         self._preflight = preflight

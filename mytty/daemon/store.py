@@ -85,6 +85,10 @@ CREATE TABLE IF NOT EXISTS job_usage (
 """
 
 BUSY_TIMEOUT_MS = 1000
+#: A run's newest events (``explain``): ``agent_event_run`` walked backwards, no sort, no scan.
+RUN_EVENTS_SQL = (
+    "SELECT sequence, payload FROM agent_event WHERE run_id = ? ORDER BY sequence DESC LIMIT ?"
+)
 _MAX_BATCH = 256
 #: The writer never checkpoints the WAL itself: an inline auto-checkpoint fsyncs the database
 #: inside a commit and stalls every reply waiting on it (multi-ms tail latency under load).
@@ -426,6 +430,41 @@ class EventStore:
         except sqlite3.Error as exc:
             raise StoreError(f"could not read the jobs of key {key!r}: {exc}") from exc
         return [job for (payload,) in rows if (job := self._decode_job(payload)) is not None]
+
+    def read_run_events(
+        self, run_ids: Iterable[str], per_run: int
+    ) -> tuple[list[tuple[int, AgentEvent]], set[str]]:
+        """The newest ``per_run`` stored events of each run (``explain``), oldest first, with
+        their sequence; and the runs that have more stored events than that.
+
+        Blocking: call it in a thread. It reads on a connection of its own, opened there (a
+        WAL reader never waits for the writer), one indexed query per run (``agent_event_run``
+        walked backwards), so its cost is O(runs × per_run), whatever the history. Raises
+        StoreError.
+        """
+        rows: list[tuple[int, AgentEvent]] = []
+        more: set[str] = set()
+        try:
+            conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_MS / 1000)
+        except sqlite3.Error as exc:
+            raise StoreError(f"could not open the event store: {exc}") from exc
+        try:
+            for run_id in dict.fromkeys(run_ids):
+                found = conn.execute(RUN_EVENTS_SQL, (run_id, per_run + 1)).fetchall()
+                if len(found) > per_run:
+                    more.add(run_id)
+                    found = found[:per_run]
+                for sequence, payload in found:
+                    try:
+                        rows.append((int(sequence), event_from_wire(json.loads(payload))))
+                    except (ValueError, TypeError):
+                        log.warning("skipping an unreadable stored event")
+        except sqlite3.Error as exc:
+            raise StoreError(f"could not read stored events: {exc}") from exc
+        finally:
+            conn.close()
+        rows.sort(key=lambda row: row[0])
+        return rows, more
 
     @staticmethod
     def _decode_job(payload: str) -> AgentJob | None:

@@ -349,6 +349,125 @@ class SessionReply(TypedDict):
     tmuxSocket: str
 
 
+# -- explain (a mytty addition) ----------------------------------------------------------------
+
+
+class ExplainRun(TypedDict):
+    """The run an explained state comes from."""
+
+    runID: str
+    provider: str
+    state: str
+    sessionID: str | None
+    startedAt: str | None
+    updatedAt: str | None
+    message: str | None
+    acceptedEventCount: int
+
+
+class ExplainEvidence(TypedDict):
+    """One stored event of an explanation, with its source and its effect on its run."""
+
+    sequence: int
+    occurredAt: str
+    runID: str
+    provider: str
+    kind: str
+    source: str
+    hookName: NotRequired[str]
+    toolName: NotRequired[str]
+    message: NotRequired[str]
+    what: str
+    effect: str | None
+    shownRun: bool
+
+
+class ExplainForeground(TypedDict):
+    """The pane's foreground now: ``pid`` null when its shell is at its prompt."""
+
+    pid: int | None
+    command: str | None
+    agent: str | None
+    agentPID: int | None
+    agentStartedAt: str | None
+
+
+class ExplainEpoch(TypedDict):
+    """Native estimation's epoch for the pane."""
+
+    provider: str
+    pid: int
+    phase: str
+    hookCovered: bool
+    turnMode: bool
+    activeTurn: str | None
+    runID: str
+
+
+class ExplainShell(TypedDict):
+    lastExitStatus: int | None
+    lastExitAt: str | None
+    commandCount: int
+
+
+class ExplainTranscript(TypedDict):
+    path: str | None
+    turn: str | None
+    phase: str | None
+
+
+class ExplainObserved(TypedDict):
+    """What the controller sees of the pane now (all null for a pane that is gone)."""
+
+    paneAlive: bool
+    foreground: ExplainForeground | None
+    epoch: ExplainEpoch | None
+    shell: ExplainShell | None
+    transcript: ExplainTranscript | None
+    integrations: dict[str, str]
+    codexSession: NotRequired[str]
+    unplacedCodexEvents: NotRequired[int]
+
+
+class ExplainStep(TypedDict):
+    """One way the state could change next; ``kind`` null when no event causes it."""
+
+    kind: str | None
+    state: str
+    by: list[str]
+
+
+class ExplainWarning(TypedDict):
+    code: str
+    message: str
+
+
+class ExplainFollowing(TypedDict):
+    """Who moves the shown run: its hooks, native estimation (``perTurn``: from the transcript)."""
+
+    hooks: bool
+    nativeEstimation: bool
+    perTurn: bool
+
+
+class ExplanationReply(TypedDict):
+    """``explain``: why a pane or job shows what it shows (a mytty addition)."""
+
+    type: Literal["explanation"]
+    target: str
+    paneID: str
+    jobID: NotRequired[RawValue]
+    state: str | None
+    summary: str
+    following: ExplainFollowing | None
+    job: NotRequired[JobSnapshot]
+    run: ExplainRun | None
+    evidence: list[ExplainEvidence]
+    observed: ExplainObserved
+    next: list[ExplainStep]
+    warnings: list[ExplainWarning]
+
+
 #: Anything a control command handler may answer with.
 Reply = (
     OkReply
@@ -367,6 +486,7 @@ Reply = (
     | IntegrationStatusesReply
     | EnvReply
     | SessionReply
+    | ExplanationReply
 )
 
 

@@ -26,6 +26,16 @@ from mytty.protocol.replies import (
     EventRecord,
     EventRejected,
     EventsReply,
+    ExplainEpoch,
+    ExplainEvidence,
+    ExplainFollowing,
+    ExplainForeground,
+    ExplainObserved,
+    ExplainRun,
+    ExplainShell,
+    ExplainStep,
+    ExplainTranscript,
+    ExplanationReply,
     FailureReply,
     IntegrationEntry,
     IntegrationStatusesReply,
@@ -50,6 +60,9 @@ if TYPE_CHECKING:  # only their attributes are read: the human CLI needn't load 
     from mytty.core.attention.items import AttentionItem
     from mytty.core.errors import ErrorCode
     from mytty.core.events import AgentEvent, AgentProvider, AgentRunState
+    from mytty.core.explain.build import Explanation, Step
+    from mytty.core.explain.evidence import Evidence
+    from mytty.core.explain.inputs import Observations
     from mytty.core.ids import SurfaceId
     from mytty.core.jobs.tracker import AgentJob
     from mytty.core.runs.ledger import LedgerPage, LedgerRecord
@@ -100,6 +113,20 @@ class _Parked(TypedDict, total=False):
 
 class _HeldSends(TypedDict, total=False):
     heldSends: int
+
+
+class _JobID(TypedDict, total=False):
+    jobID: RawValue
+
+
+class _Job(TypedDict, total=False):
+    job: JobSnapshot
+
+
+class _EvidenceTail(TypedDict, total=False):
+    hookName: str
+    toolName: str
+    message: str
 
 
 class _EventTail(TypedDict, total=False):
@@ -460,6 +487,154 @@ def attention_reply(
     return {
         "type": "attention",
         "items": [attention_entry(i, *whereabouts(i.surface_id)) for i in items],
+    }
+
+
+# -- explain ----------------------------------------------------------------------------------
+
+
+#: An explanation carries up to 40 events and the run's message; each message is clipped so
+#: the reply stays small whatever the agents wrote (an event's message may be ~60 KB).
+EXPLAIN_MESSAGE_CHARS = 500
+EXPLAIN_RUN_MESSAGE_CHARS = 2000
+
+
+def _stamp(seconds: float | None) -> str | None:
+    return None if seconds is None else format_timestamp(seconds, fractional=True)
+
+
+def _clip(text: str | None, most: int) -> str | None:
+    if text is None or len(text) <= most:
+        return text
+    return text[: most - 1] + "…"
+
+
+def explain_run(run: AgentRun) -> ExplainRun:
+    return {
+        "runID": run.id,
+        "provider": run.provider.value,
+        "state": run.state.value,
+        "sessionID": run.session_id,
+        "startedAt": _stamp(run.started_at),
+        "updatedAt": _stamp(run.updated_at),
+        "message": _clip(run.message, EXPLAIN_RUN_MESSAGE_CHARS),
+        "acceptedEventCount": run.accepted_event_count,
+    }
+
+
+def explain_evidence(item: Evidence) -> ExplainEvidence:
+    event = item.event
+    tail: _EvidenceTail = {}
+    if event.hook_name is not None:
+        tail["hookName"] = event.hook_name
+    if event.tool_name is not None:
+        tail["toolName"] = event.tool_name
+    message = _clip(event.message, EXPLAIN_MESSAGE_CHARS)
+    if message is not None:
+        tail["message"] = message
+    return {
+        "sequence": item.sequence,
+        "occurredAt": format_timestamp(event.occurred_at, fractional=True),
+        "runID": event.run_id,
+        "provider": event.provider.value,
+        "kind": event.kind.value,
+        "source": item.source.value,
+        **tail,
+        "what": item.what,
+        "effect": item.effect,
+        "shownRun": item.on_shown_run,
+    }
+
+
+def explain_observed(obs: Observations, integrations: dict[AgentProvider, str]) -> ExplainObserved:
+    fg, epoch, shell, transcript = obs.foreground, obs.epoch, obs.shell, obs.transcript
+    foreground: ExplainForeground | None = None
+    if fg is not None:
+        foreground = {
+            "pid": fg.process,
+            "command": fg.command,
+            "agent": fg.provider.value if fg.provider is not None else None,
+            "agentPID": fg.agent_pid,
+            "agentStartedAt": _stamp(fg.agent_started_at),
+        }
+    epoch_wire: ExplainEpoch | None = None
+    if epoch is not None:
+        epoch_wire = {
+            "provider": epoch.provider.value,
+            "pid": epoch.pid,
+            "phase": epoch.phase,
+            "hookCovered": epoch.covered,
+            "turnMode": epoch.turn_mode,
+            "activeTurn": epoch.active_turn,
+            "runID": epoch.run_id,
+        }
+    shell_wire: ExplainShell | None = None
+    if shell is not None:
+        shell_wire = {
+            "lastExitStatus": shell.last_exit_status,
+            "lastExitAt": _stamp(shell.last_exit_at),
+            "commandCount": shell.command_count,
+        }
+    transcript_wire: ExplainTranscript | None = None
+    if transcript is not None:
+        transcript_wire = {
+            "path": transcript.path,
+            "turn": transcript.turn,
+            "phase": transcript.phase,
+        }
+    out: ExplainObserved = {
+        "paneAlive": obs.pane_alive,
+        "foreground": foreground,
+        "epoch": epoch_wire,
+        "shell": shell_wire,
+        "transcript": transcript_wire,
+        "integrations": {p.value: status for p, status in integrations.items()},
+    }
+    if obs.codex_session is not None:
+        out["codexSession"] = obs.codex_session
+    if obs.unplaced_codex_events:
+        out["unplacedCodexEvents"] = obs.unplaced_codex_events
+    return out
+
+
+def explain_step(step: Step) -> ExplainStep:
+    return {
+        "kind": step.kind.value if step.kind is not None else None,
+        "state": step.state,
+        "by": list(step.by),
+    }
+
+
+def explanation_reply(explanation: Explanation, snapshot: JobSnapshot | None) -> ExplanationReply:
+    """``explain``'s reply; ``snapshot``: the job's, when a job is explained or lives in the
+    pane (``jobID`` names it only when the job was asked for)."""
+    job = explanation.job
+    job_id: _JobID = (
+        {"jobID": raw_value(job.job_id)} if job is not None and explanation.by_job else {}
+    )
+    shown: _Job = {"job": snapshot} if snapshot is not None else {}
+    how = explanation.following
+    following: ExplainFollowing | None = None
+    if how is not None:
+        following = {
+            "hooks": how.hooked,
+            "nativeEstimation": how.estimated,
+            "perTurn": how.turn_mode,
+        }
+    return {
+        "type": "explanation",
+        "target": "job" if explanation.by_job else "pane",
+        "paneID": explanation.surface_id,
+        **job_id,
+        "state": explanation.state,
+        "summary": explanation.summary,
+        "following": following,
+        **shown,
+        "run": explain_run(explanation.run) if explanation.run is not None else None,
+        "evidence": [explain_evidence(e) for e in explanation.evidence],
+        "observed": explain_observed(explanation.observations, explanation.integrations),
+        "next": [explain_step(s) for s in explanation.next],
+        "warnings": [{"code": w.code, "message": w.message} for w in explanation.warnings],
     }
 
 

@@ -28,6 +28,7 @@ from mytty.control.ports import Context, PaneView
 from mytty.core.attention.items import AttentionBook
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import PROVIDER_ORDER, AgentEvent, AgentProvider, WorkerProvider
+from mytty.core.explain.inputs import EventWindow, Observations, StoredEvent
 from mytty.core.ids import (
     JobId,
     RunId,
@@ -97,9 +98,13 @@ class FakeHub:
         self.ledger = EventLedger()
         self.notes = StatusNotes()
         self._changed = asyncio.Event()
+        #: Every event ingested, in order: what the store would hold (its sequence from 1).
+        self.stored: list[AgentEvent] = []
 
     def ingest(self, event: AgentEvent) -> None:
         """Apply an event as the controller does after storing it, and wake the waiters."""
+        if not self.book.seen(event.id):
+            self.stored.append(event)
         result = self.book.apply(event)
         self.attention.observe(event, result)
         self.notes.observe(event)
@@ -232,10 +237,41 @@ class FakeJobs:
         return wire.job_snapshot(job, self._hub.notes.get(job.surface_id))
 
     def label_for_pane(self, surface_id: SurfaceId) -> str | None:
+        job = self.newest_in_pane(surface_id)
+        return job.label if job is not None else None
+
+    def newest_in_pane(self, surface_id: SurfaceId) -> AgentJob | None:
         for job in reversed(self._jobs.values()):
             if job.surface_id == surface_id:
-                return job.label
+                return job
         return None
+
+
+class FakeEvidence:
+    """``explain``'s evidence: the hub's ingested events as the store, observations by pane."""
+
+    def __init__(self, hub: FakeHub, panes: FakePanes) -> None:
+        self._hub = hub
+        self._panes = panes
+        #: What /proc, the estimator and the shell would show, by pane (default: nothing).
+        self.observed: dict[SurfaceId, Observations] = {}
+
+    async def recent_events(self, run_ids: Sequence[RunId], per_run: int) -> EventWindow:
+        stored = list(enumerate(self._hub.stored, start=1))
+        picked: list[StoredEvent] = []
+        more: set[RunId] = set()
+        for run_id in dict.fromkeys(run_ids):
+            mine = [StoredEvent(seq, e) for seq, e in stored if e.run_id == run_id]
+            if len(mine) > per_run:
+                more.add(run_id)
+            picked += mine[-per_run:]
+        picked.sort(key=lambda s: s.sequence)
+        return EventWindow(tuple(picked), frozenset(more))
+
+    def observations(self, surface_id: SurfaceId, since: float | None) -> Observations:
+        if surface_id not in self._panes.by_surface:
+            return Observations(pane_alive=False)
+        return self.observed.get(surface_id, Observations(pane_alive=True))
 
 
 class FakeIntegrations:
@@ -313,6 +349,7 @@ class FakeController:
         self.hub = FakeHub(lambda: self.clock())
         self.jobs = FakeJobs(self.hub, self.panes, lambda: self.clock())
         self.integrations = FakeIntegrations()
+        self.evidence = FakeEvidence(self.hub, self.panes)
         self._locks: dict[SurfaceId, asyncio.Lock] = {}
 
     # -- requests -----------------------------------------------------------------------------

@@ -84,6 +84,7 @@ ATTRS: dict[str, dict[str, str]] = {
     "listLimits": {},
     "resumeLimits": {"jobIDs": "job_ids", "all": "every"},
     "holdLimits": {"jobIDs": "job_ids"},
+    "explain": {"target": "target"},
     "integrationList": {},
     "integrationEnable": {"provider": "provider"},
     "integrationRepair": {"provider": "provider"},

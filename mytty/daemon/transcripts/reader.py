@@ -257,6 +257,16 @@ class TranscriptReader:
         pane = self._panes.get(surface_id)
         return pane.current if pane is not None else None
 
+    def last_turn(self, surface_id: str) -> TurnObservation | None:
+        """The turn the pane's transcript showed at its last read (no I/O; ``explain``)."""
+        cached = self._cursor_cache.get(surface_id)
+        if cached is not None:
+            return cached[2]
+        pane = self._panes.get(surface_id)
+        if pane is None or pane.current is None or pane.current not in pane.files:
+            return None
+        return pane.files[pane.current].parser.observation
+
     def forget(self, surface_id: str) -> None:
         self._panes.pop(surface_id, None)
         self._cursor_cache.pop(surface_id, None)

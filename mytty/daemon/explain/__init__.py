@@ -1,0 +1,1 @@
+"""``explain``: what the controller reads for it beyond the books (the builder is core/explain)."""
