@@ -27,7 +27,7 @@ from tests.e2e.jobs_support import (
 )
 from tests.e2e.test_lifecycle import run_mytty
 from tests.standins.test_standins_limits import GATEWAY_JWT
-from tests.support.harness import BackgroundCtl, Mytty
+from tests.support.harness import BackgroundCtl, Mytty, wait_until
 
 pytestmark = pytest.mark.tmux
 
@@ -244,6 +244,22 @@ def test_a_park_without_a_reset_time_stays_parked_until_limits_resume(m: Mytty) 
     assert "no reset time" in snap["message"]
     still = wait_job(m, job, timeout=3)
     assert still["timedOut"] is True and still["job"]["state"] == "parked"
+    # Everywhere the job shows: agent list, agent result, mytty ls (@mytty_state), attention.
+    listed = m.ctl("agent", "list", "--state", "parked").json["jobs"]
+    assert [job_id(j) for j in listed] == [job_id(job)]
+    assert agent_result(m, job)["job"]["state"] == "parked"
+
+    def ls_state() -> tuple[str | None, str | None] | None:
+        out = run_mytty(m, "ls", "--json")
+        panes = json.loads(out.stdout)["panes"]
+        entry = next(p for p in panes if p["paneID"] == pane_of(job))
+        seen = (entry["state"], entry["attention"])
+        return seen if seen == ("parked", "limited") else None
+
+    wait_until(ls_state, 15, message="mytty ls to show the pane parked and limited")
+    items = json.loads(run_mytty(m, "attention", "--json").stdout)["items"]
+    mine = [i for i in items if i["paneID"] == pane_of(job)]
+    assert [i["kind"] for i in mine] == ["usage-limit"]  # one item, and no failure
     out = run_mytty(m, "limits", "resume", job_id(job), "--json")
     assert out.returncode == 0, out.stdout + out.stderr
     assert completed(m, job, 60)["state"] == "succeeded"
