@@ -45,7 +45,7 @@ UNTIL = Option(
     "CONDITION",
     "until",
     "running: the run started; attention: it waits for input or approval (or it ended); "
-    "completed: it ended",
+    "completed: it ended (a queued job is waited through)",
     choices=JOB_WAIT_CONDITIONS,
     required=True,
 )
@@ -117,7 +117,8 @@ COMMAND = Command(
     guide=f"""\
 Waits for the run this job started (never an older run). Default timeout {int(DEFAULT_TIMEOUT_S)} s
 (0 to {int(MAX_WAIT_S)}: a week).
-completed = succeeded, failed, disconnected, launch-failed or lost. A worker that never
+completed = succeeded, failed, disconnected, launch-failed or lost. A queued job (admission
+holds its worker back) is waited through. A worker that never
 reports a run becomes launch-failed within 30 s (its message says why; a provider CLI
 missing from PATH fails the spawn at once with provider-binary-not-found). Runs are reported by the provider's hook
 integration, so check `mytty-ctl integration list` first: without hooks a job can only
@@ -136,7 +137,7 @@ Blocks until the job meets the condition or the timeout passes (default
 
 | `--until` | satisfied by |
 |---|---|
-| `running` | any state except `launching` (including `launch-failed` and `lost`, so the wait ends) |
+| `running` | any state except `queued` and `launching` (including `launch-failed` and `lost`, so the wait ends) |
 | `attention` | `waiting-input`, `waiting-approval`, or a terminal state (see below) |
 | `completed` | a terminal state |
 

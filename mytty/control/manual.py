@@ -16,6 +16,7 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("pane", "Pane commands:", ""),
     ("agent", "Agent jobs (preferred for running workers):", "agent"),
     ("integration", "Hook integrations (enable/repair ask the human first):", "integration"),
+    ("approval", "Approvals (your workers' permission requests):", "approval"),
 )
 _COLUMN = 45
 _WIDTH = 96
@@ -81,7 +82,8 @@ def command_help(command: Command) -> str:
 
 
 def section_of(command: Command) -> str:
-    """``pane``, ``agent``, ``integration`` (by the command's first word) or ``wire``."""
+    """``pane``, ``agent``, ``integration``, ``approval`` (by the command's first word) or
+    ``wire``."""
     if command.name is None:
         return "wire"
     first = command.name.split(" ", 1)[0]
@@ -150,7 +152,13 @@ def guide_text(commands: list[Command] | None = None) -> str:
     from mytty.core import guide, keys
 
     commands = registry.declarations() if commands is None else commands
-    entries: dict[str, list[str]] = {"pane": [], "agent": [], "integration": [], "wire": []}
+    entries: dict[str, list[str]] = {
+        "pane": [],
+        "agent": [],
+        "integration": [],
+        "approval": [],
+        "wire": [],
+    }
     for command in commands:
         if command.name is None:
             continue
@@ -162,6 +170,7 @@ def guide_text(commands: list[Command] | None = None) -> str:
     return guide.render(
         agent="\n".join(entries["agent"]),
         integration="\n".join(entries["integration"]),
+        approval="\n".join(entries["approval"]),
         pane="\n".join(entries["pane"]),
         keys=keys.guide_text(),
     )

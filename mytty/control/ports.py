@@ -19,19 +19,25 @@ if TYPE_CHECKING:  # types only: importing the ports loads none of these
     from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
     from contextlib import AbstractAsyncContextManager
 
+    from mytty.core.admission.rules import Waiting
+    from mytty.core.approvals.access import Caller
+    from mytty.core.approvals.model import ApprovalRequest, Decision
+    from mytty.core.approvals.rules import Rule
     from mytty.core.attention.items import AttentionBook
     from mytty.core.events import AgentProvider, WorkerProvider
     from mytty.core.explain.inputs import EventWindow, Observations
-    from mytty.core.ids import RunId, SurfaceId, TmuxPaneId
+    from mytty.core.ids import JobId, RunId, SurfaceId, TmuxPaneId
     from mytty.core.jobs.launch_record import JobLaunch
-    from mytty.core.jobs.tracker import AgentJob, SpawnTags
+    from mytty.core.jobs.tracker import AgentJob, QueuedAs, SpawnTags
     from mytty.core.runs.book import RunBook
     from mytty.core.runs.ledger import EventLedger
     from mytty.core.runs.notes import StatusNotes
     from mytty.protocol.replies import (
+        ApprovalEntry,
         IntegrationStatusesReply,
         JobSnapshot,
         LimitsReply,
+        MemoryCapEntry,
         NotifyTestReply,
         PaneEntry,
         ResumeReply,
@@ -202,8 +208,12 @@ class JobBook(Protocol):
         *,
         session_id: str | None = None,
         launch: JobLaunch | None = None,
+        job_id: JobId | None = None,
+        queued: QueuedAs | None = None,
+        memory_cap: tuple[int, str] | None = None,
     ) -> AgentJob:
-        """:meth:`start`, committed to the store before it returns (``spawn-failed`` if not)."""
+        """:meth:`start`, committed to the store before it returns (``spawn-failed`` if not);
+        ``queued``: admission holds the worker back (the job starts ``queued``)."""
         ...
 
     def key_lock(self, lead: SurfaceId | None, key: str) -> AbstractAsyncContextManager[None]:
@@ -233,10 +243,64 @@ class JobBook(Protocol):
         """The newest job started in that pane, as last reconciled (None: none in memory)."""
         ...
 
+    async def refresh_resources(self) -> None:
+        """Sample the jobs' processes now unless that was done within the last second (the
+        snapshots that follow carry ``rssBytes``/``cpuPercent``)."""
+        ...
+
+    def lead_cost(self, lead: SurfaceId) -> tuple[float | None, float | None, float | None]:
+        """The lead's own cost, its workers', and the two added up (dollars; None: unknown)."""
+        ...
+
 
 class JobStore(Protocol):
     @property
     def jobs(self) -> JobBook: ...
+
+
+# -- admission ----------------------------------------------------------------------------------
+
+
+class AdmissionSlot(Protocol):
+    """A spawn's claim on admission: ``waiting`` None means the worker may start now."""
+
+    @property
+    def ticket(self) -> int: ...
+    @property
+    def waiting(self) -> Waiting | None: ...
+
+
+class AdmissionGate(Protocol):
+    def claim(
+        self, provider: WorkerProvider, lead: SurfaceId | None, *, paced: bool = False
+    ) -> AdmissionSlot:
+        """Judge a spawn now; the slot is held until :meth:`release` (call it in finally).
+        ``paced``: a worker ``mytty resume`` restarts (its start is paced)."""
+        ...
+
+    def resumption_started(self) -> None:
+        """A new ``mytty resume``: a pacing stopped by failed starts may go again."""
+        ...
+
+    def release(self, slot: AdmissionSlot, job: AgentJob | None = None) -> None: ...
+    def position_hint(self, slot: AdmissionSlot) -> int:
+        """Where a spawn that must wait lands in the queue (1: next)."""
+        ...
+
+    async def worker_launch(
+        self, job_id: str, resumed: int, argv: Sequence[str]
+    ) -> tuple[str, tuple[int, str] | None]:
+        """The worker's launch line (under the memory cap, when one is enforced) and the cap."""
+        ...
+
+    async def memory_cap_entry(self) -> MemoryCapEntry | None:
+        """What the spawn reply says of ``[admission] worker_memory_max_mb`` (None: unset)."""
+        ...
+
+
+class Admitting(Protocol):
+    @property
+    def admission(self) -> AdmissionGate: ...
 
 
 # -- integrations and agent checks ------------------------------------------------------------
@@ -306,6 +370,59 @@ class JobResumer(Protocol):
         ...
 
 
+class ApprovalDesk(Protocol):
+    """The approvals broker (mytty.daemon.approvals.broker), for the ``approval`` commands."""
+
+    def caller(self, peer_pid: int) -> Caller:
+        """Who is asking: a person, or an agent and its pane (from the process ancestry)."""
+        ...
+
+    def visible(self, caller: Caller) -> list[ApprovalRequest]:
+        """The open requests ``caller`` may see, oldest first."""
+        ...
+
+    def find(self, text: str) -> ApprovalRequest:
+        """The request an id or unique prefix names (``approval-not-found``)."""
+        ...
+
+    def propose(self, text: str, caller: Caller) -> Rule:
+        """The narrowest rule that would allow it (``approval-rule-unavailable``)."""
+        ...
+
+    async def answer(
+        self,
+        text: str,
+        decision: Decision,
+        *,
+        caller: Caller,
+        channel: str,
+        message: str | None = None,
+        session: str | None = None,
+        always: bool = False,
+    ) -> tuple[ApprovalRequest, Rule | None]:
+        """Decide it (the first decision wins); with ``always``, write the rule first."""
+        ...
+
+    async def log(
+        self, seconds: float | None, caller: Caller, limit: int = ...
+    ) -> list[ApprovalRequest]:
+        """Every request of the last ``seconds`` (None: all) ``caller`` may see, newest first."""
+        ...
+
+    def entry(self, request: ApprovalRequest) -> ApprovalEntry: ...
+    def rule_table(self, rule: Rule) -> dict[str, str]: ...
+    @property
+    def config_file(self) -> str: ...
+    async def set_approver(self, job_id: JobId, approver: str) -> None:
+        """``agent spawn --approver`` for a new job (stored; ``spawn-failed`` if not)."""
+        ...
+
+
+class ApprovalAccess(Protocol):
+    @property
+    def approvals(self) -> ApprovalDesk: ...
+
+
 class UsageLimits(Protocol):
     """Parked workers (mytty.daemon.limits): ``limits list|resume|hold``, held sends."""
 
@@ -346,6 +463,7 @@ class EvidenceAccess(Protocol):
 
 
 class Context(
+    ApprovalAccess,
     PaneDirectory,
     PaneFacts,
     PaneFactory,
@@ -357,6 +475,7 @@ class Context(
     Worktrees,
     Notifications,
     JobResumer,
+    Admitting,
     UsageLimits,
     EvidenceAccess,
     Protocol,

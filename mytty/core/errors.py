@@ -65,6 +65,16 @@ class ErrorCode(StrEnum):
     PROVIDER_BINARY_NOT_FOUND = "provider-binary-not-found"
     # -- control socket budgets (appended) -------------------------------------------------
     TOO_MANY_REQUESTS = "too-many-requests"
+    #: ``agent spawn --no-queue``: admission (``[admission]``) can't start the worker now.
+    ADMISSION_REFUSED = "admission-refused"
+    # -- approvals (appended) -------------------------------------------------------------
+    APPROVAL_NOT_FOUND = "approval-not-found"
+    APPROVAL_ALREADY_ANSWERED = "approval-already-answered"
+    APPROVAL_NOT_YOURS = "approval-not-yours"
+    APPROVAL_NOT_ON_SCREEN = "approval-not-on-screen"
+    APPROVAL_MESSAGE_UNDELIVERABLE = "approval-message-undeliverable"
+    APPROVAL_DELIVERY_FAILED = "approval-delivery-failed"
+    APPROVAL_RULE_UNAVAILABLE = "approval-rule-unavailable"
     # -- usage limits (appended) ----------------------------------------------------------
     #: ``agent spawn --no-queue`` for a provider account whose workers are parked.
     PROVIDER_LIMITED = "provider-limited"

@@ -63,9 +63,13 @@ FAILED = "failed"
 DISCONNECTED = "disconnected"
 LAUNCH_FAILED = "launch-failed"
 LOST = "lost"
+#: A mytty addition: accepted, its pane made, its agent not started until admission lets it
+#: (``[admission]`` in config.toml; mytty.core.admission).
+QUEUED = "queued"
 #: Stopped at its provider account's usage limit; mytty continues it after the reset.
 PARKED = "parked"
 JOB_STATES: tuple[str, ...] = (
+    QUEUED,
     LAUNCHING,
     RUNNING,
     WAITING_INPUT,
@@ -103,3 +107,9 @@ LEAD_NOTICES: dict[str, str] = {
     ANTIGRAVITY: "none",
     CURSOR: "none",
 }
+
+#: ``agent spawn --approver``: who answers a worker's permission requests besides any person
+#: (the same words as mytty.core.approvals.model).
+APPROVERS: tuple[str, ...] = ("human", "lead")
+#: A person's surfaces: ``decidedBy`` ``human:<channel>`` (a terminal, the popup, the web view).
+HUMAN_CHANNELS: tuple[str, ...] = ("tty", "popup", "web")

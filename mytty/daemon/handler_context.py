@@ -3,9 +3,10 @@
 :class:`HandlerContext` implements :class:`mytty.control.ports.Context` (mypy checks it where
 the router receives it) and holds exactly the parts the ports reach: the tmux link, the pane
 registry and service, the agent hub, the job registry, integrations, the agent checks,
-worktrees, the notifier, ``mytty resume`` and ``explain``'s evidence. Each port is answered by the part that owns it,
-so the composition root (:mod:`mytty.daemon.app`) only builds and runs parts, and a reader
-finds here, in one place, which part a handler's call lands in.
+worktrees, the notifier, admission, the approvals broker, ``mytty resume`` and ``explain``'s
+evidence. Each port is answered by the part that owns it, so the composition root
+(:mod:`mytty.daemon.app`) only builds and runs parts, and a reader finds here, in one place,
+which part a handler's call lands in.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from mytty.core.ids import RunId, SurfaceId
 from mytty.core.jobs.tracker import AgentJob
 from mytty.core.kill_guard import worker_environment
 from mytty.core.limits.facts import LimitFacts
+from mytty.daemon.admission.gate import AdmissionGate
 from mytty.daemon.agents import AgentHub
+from mytty.daemon.approvals.broker import ApprovalBroker
 from mytty.daemon.clock import Clock
 from mytty.daemon.explain.evidence import EvidenceService
 from mytty.daemon.integration_service import IntegrationService
@@ -60,15 +63,21 @@ class HandlerContext:
         preflight: AgentPreflight,
         worktrees: WorktreeService,
         notifier: Notifier,
+        approvals: ApprovalBroker,
         evidence: EvidenceService,
         spawn_settings: Callable[[], SpawnSettings],
         now: Callable[[], float],
+        admission: AdmissionGate,
         clock: Clock,
         limit_settings: Callable[[], LimitSettings],
         limit_facts: Callable[[SurfaceId, RunId], LimitFacts | None],
         launch_window: float,
     ) -> None:
         self.tmux_socket = tmux_socket
+        #: The approvals broker answers the ApprovalAccess port itself.
+        self.approvals = approvals
+        #: Admission (``[admission]``): a spawn's claim, its launch line, the memory cap.
+        self.admission = admission
         self.panes = panes
         self.hub = hub
         self.jobs = jobs

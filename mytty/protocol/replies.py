@@ -73,6 +73,24 @@ class TokenUsageEntry(TypedDict):
     model: str | None
     #: ``agent spawn --budget-tokens``, present only when the job has a budget.
     budgetTokens: NotRequired[int]
+    #: ``agent spawn --budget-usd``, present only when the job has one (dollars).
+    budgetUsd: NotRequired[float]
+
+
+class CostPart(TypedDict, total=False):
+    """mytty's addition: a job's cost in US dollars, next to its ``usage`` (present with it;
+    null when a model it used has no price: never a guess)."""
+
+    costUsd: float | None
+
+
+class ResourcePart(TypedDict, total=False):
+    """mytty's addition: the job's pane process tree (its shell and the agent below it), while
+    its pane exists and it was sampled lately: resident memory, and CPU as a rolling
+    percentage of one core (null until two samples a second apart exist)."""
+
+    rssBytes: int
+    cpuPercent: float | None
 
 
 class JobSnapshot(TypedDict):
@@ -95,16 +113,26 @@ class JobSnapshot(TypedDict):
     account: NotRequired[str | None]
     #: mytty's addition: ``agent send``s held for a parked job, present when there are some.
     heldSends: NotRequired[int]
+    #: mytty's addition: why a finished job ended beyond its state (``memory-limit``).
+    reason: NotRequired[str]
     #: mytty's addition: the job's ``agent spawn --key``, present only when it has one.
     key: NotRequired[str]
     #: mytty's addition: live subagents of the bound run, present only when there is one.
     liveSubagents: NotRequired[int]
     #: mytty's addition: how many times ``mytty resume`` restarted the worker (present when >0).
     resumed: NotRequired[int]
+    #: mytty's addition, only while ``queued``: its place (1: next) and why it waits
+    #: (``max-workers``, ``max-workers-per-provider``, ``max-workers-per-lead``, ``memory``,
+    #: ``usage-limit``, ``start-burst``).
+    queuePosition: NotRequired[int]
+    queuedBecause: NotRequired[str]
     statusNote: NotRequired[str]
     #: mytty's addition: tokens the worker spent, present once its transcript showed some
     #: (or the job has a budget).
     usage: NotRequired[TokenUsageEntry]
+    costUsd: NotRequired[float | None]
+    rssBytes: NotRequired[int]
+    cpuPercent: NotRequired[float | None]
 
 
 class ResumeEntry(TypedDict):
@@ -121,6 +149,9 @@ class ResumeEntry(TypedDict):
     resumed: bool
     paneID: NotRequired[RawValue]
     skipped: NotRequired[str]
+    #: Admission holds the resumed worker back (state ``queued``): its place and why.
+    queuePosition: NotRequired[int]
+    queuedBecause: NotRequired[str]
 
 
 class ResumeReply(TypedDict):
@@ -298,6 +329,16 @@ class AttentionReply(TypedDict):
     items: list[AttentionEntry]
 
 
+class MemoryCapEntry(TypedDict):
+    """``agent spawn`` with ``[admission] worker_memory_max_mb`` set: is the cap enforced?"""
+
+    maxMB: int
+    enforced: bool
+    #: ``systemd-run`` or ``cgroup``; null when not enforced.
+    method: str | None
+    detail: str
+
+
 class AgentJobReply(TypedDict):
     type: Literal["agentJob"]
     job: JobSnapshot
@@ -305,6 +346,17 @@ class AgentJobReply(TypedDict):
     placement: NotRequired[str]
     #: ``agent spawn --key`` only (a mytty addition): true when the key's job came back.
     reused: NotRequired[bool]
+    #: ``agent spawn`` with a per-worker memory cap configured (a mytty addition).
+    memoryCap: NotRequired[MemoryCapEntry]
+
+
+class LeadCostEntry(TypedDict):
+    """One lead's cost (``agent list``, a mytty addition): its own agent's, its workers'."""
+
+    paneID: str
+    ownCostUsd: float | None
+    workersCostUsd: float | None
+    costUsd: float | None
 
 
 class AgentJobsReply(TypedDict):
@@ -312,6 +364,10 @@ class AgentJobsReply(TypedDict):
     jobs: list[JobSnapshot]
     #: mytty's addition: the listed jobs' ``usage`` added up (``model`` null), when any has one.
     usage: NotRequired[TokenUsageEntry]
+    #: mytty's addition: the listed jobs' ``costUsd`` added up (null if one is unknown).
+    costUsd: NotRequired[float | None]
+    #: mytty's addition: the lead's cost, when the list is one lead's.
+    lead: NotRequired[LeadCostEntry]
 
 
 class AgentWaitResultReply(TypedDict):
@@ -347,6 +403,73 @@ class SessionReply(TypedDict):
     type: Literal["session"]
     name: str
     tmuxSocket: str
+
+
+class ApprovalEntry(TypedDict):
+    """One permission request (``approval list``/``answer``, ``mytty approvals``, the log).
+
+    ``action`` is the command, else the paths, else the tool's name: what a person reads;
+    ``command``/``paths``/``diff`` are the parts. ``holdUntil`` is null when the hook did not
+    wait; ``holdLeftSeconds`` is null once the hold is over.
+    """
+
+    id: str
+    paneID: str
+    location: str | None
+    jobID: str | None
+    label: str | None
+    runID: str
+    provider: str
+    tool: str
+    action: str
+    command: str | None
+    paths: list[str]
+    diff: str | None
+    description: str | None
+    cwd: str | None
+    truncated: bool
+    approver: str
+    state: str
+    requestedAt: str
+    holdUntil: str | None
+    ageSeconds: float
+    holdLeftSeconds: float | None
+    decision: str | None
+    message: str | None
+    decidedBy: str | None
+    session: str | None
+    decidedAt: str | None
+    latencyMs: int | None
+    deliveredBy: str | None
+    rule: str | None
+
+
+class ApprovalsReply(TypedDict):
+    type: Literal["approvals"]
+    approvals: list[ApprovalEntry]
+
+
+class ApprovalReply(TypedDict):
+    """``approval answer``: the request with its decision."""
+
+    type: Literal["approval"]
+    approval: ApprovalEntry
+    #: ``--always``: the rule written to config.toml (its table), else null.
+    rule: dict[str, str] | None
+
+
+class ApprovalLogReply(TypedDict):
+    type: Literal["approvalLog"]
+    entries: list[ApprovalEntry]
+
+
+class ApprovalRuleReply(TypedDict):
+    """``proposeApprovalRule``: the narrowest rule that would have allowed the request."""
+
+    type: Literal["approvalRule"]
+    rule: dict[str, str]
+    toml: str
+    configFile: str
 
 
 # -- explain (a mytty addition) ----------------------------------------------------------------
@@ -486,6 +609,10 @@ Reply = (
     | IntegrationStatusesReply
     | EnvReply
     | SessionReply
+    | ApprovalsReply
+    | ApprovalReply
+    | ApprovalLogReply
+    | ApprovalRuleReply
     | ExplanationReply
 )
 
@@ -512,11 +639,33 @@ class AgentEventWire(TypedDict):
     lastAssistantMessage: NotRequired[str]
 
 
+class HeldApproval(TypedDict):
+    """The ``approval`` of an accepted envelope that carried one (a PermissionRequest hook):
+    ``decision`` (``allow``/``deny``, with ``message``) when it is decided at once (a rule);
+    else ``holdSeconds``: how long the connection stays open for the decision line
+    (:class:`DecisionLine`), 0 when it does not."""
+
+    id: str
+    decision: NotRequired[str]
+    message: NotRequired[str]
+    holdSeconds: NotRequired[float]
+
+
 class EventAccepted(TypedDict):
     ok: Literal[True]
     inserted: bool
     #: A mytty extension: lead notices for the agent, when the envelope had ``leadNotices``.
     notice: NotRequired[str]
+    #: A mytty extension: the broker's answer to a PermissionRequest hook.
+    approval: NotRequired[HeldApproval]
+
+
+class DecisionLine(TypedDict):
+    """The second line of a held PermissionRequest: ``decision`` null = none (the agent's own
+    dialog decides)."""
+
+    decision: str | None
+    message: NotRequired[str]
 
 
 class EventRejected(TypedDict):

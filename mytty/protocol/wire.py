@@ -18,9 +18,16 @@ from mytty.protocol.replies import (
     AgentJobsReply,
     AgentResultReply,
     AgentWaitResultReply,
+    ApprovalEntry,
+    ApprovalLogReply,
+    ApprovalReply,
+    ApprovalRuleReply,
+    ApprovalsReply,
     AttentionEntry,
     AttentionReply,
     ContentReply,
+    CostPart,
+    DecisionLine,
     EnvReply,
     EventAccepted,
     EventRecord,
@@ -37,19 +44,23 @@ from mytty.protocol.replies import (
     ExplainTranscript,
     ExplanationReply,
     FailureReply,
+    HeldApproval,
     IntegrationEntry,
     IntegrationStatusesReply,
     JobSnapshot,
+    LeadCostEntry,
     LimitAccountEntry,
     LimitJobEntry,
     LimitsReply,
     ListReply,
+    MemoryCapEntry,
     OkReply,
     PaneContent,
     PaneEntry,
     PaneReply,
     QueuedReply,
     RawValue,
+    ResourcePart,
     SessionReply,
     ShellInfo,
     TokenUsageEntry,
@@ -57,6 +68,7 @@ from mytty.protocol.replies import (
 )
 
 if TYPE_CHECKING:  # only their attributes are read: the human CLI needn't load the books
+    from mytty.core.approvals.model import ApprovalRequest
     from mytty.core.attention.items import AttentionItem
     from mytty.core.errors import ErrorCode
     from mytty.core.events import AgentEvent, AgentProvider, AgentRunState
@@ -102,6 +114,15 @@ class _Usage(TypedDict, total=False):
 
 class _Resumed(TypedDict, total=False):
     resumed: int
+
+
+class _Reason(TypedDict, total=False):
+    reason: str
+
+
+class _Queue(TypedDict, total=False):
+    queuePosition: int
+    queuedBecause: str
 
 
 class _Parked(TypedDict, total=False):
@@ -258,7 +279,10 @@ def session_reply(name: str, tmux_socket: str) -> SessionReply:
 
 
 def token_usage(
-    tokens: TokenUsage, model: str | None, budget: int | None = None
+    tokens: TokenUsage,
+    model: str | None,
+    budget: int | None = None,
+    budget_usd: float | None = None,
 ) -> TokenUsageEntry:
     """A job's ``usage`` (see :mod:`mytty.core.transcripts.usage` for what each counter means)."""
     entry: TokenUsageEntry = {
@@ -271,6 +295,8 @@ def token_usage(
     }
     if budget is not None:
         entry["budgetTokens"] = budget
+    if budget_usd is not None:
+        entry["budgetUsd"] = budget_usd
     return entry
 
 
@@ -283,15 +309,20 @@ def job_snapshot(
     job: AgentJob,
     status_note: str | None = None,
     usage: TokenUsageEntry | None = None,
+    *,
     resumes_at: float | None = None,
+    queue_position: int | None = None,
+    cost: CostPart | None = None,
+    resources: ResourcePart | None = None,
 ) -> JobSnapshot:
     """The job as every ``agent`` reply carries it.
 
     ``runID``, ``sessionID`` and ``message`` are always present (JSON null when unknown), as the
     seed's example shows; ``label`` is omitted when the job has none and ``statusNote`` when the
-    pane has no note. A parked job (mytty's addition) adds ``parkedUntil`` (the provider's reset),
-    ``resumesAt`` (when mytty continues it), ``limit`` and ``account`` after ``message``, each
-    null when unknown; ``heldSends`` counts the sends waiting for it to go on.
+    pane has no note. mytty's additions after them are present only when they apply: a parked
+    job adds ``parkedUntil`` (the provider's reset), ``resumesAt`` (when mytty continues it),
+    ``limit`` and ``account`` after ``message``, each null when unknown; ``heldSends`` counts
+    the sends waiting for it to go on.
     """
     label: _Label = {"label": job.label} if job.label is not None else {}
     note: _StatusNote = {"statusNote": status_note} if status_note is not None else {}
@@ -315,6 +346,13 @@ def job_snapshot(
         else {}
     )
     held: _HeldSends = {"heldSends": len(job.held_sends)} if job.held_sends else {}
+    reason: _Reason = {"reason": job.end_reason} if job.end_reason is not None else {}
+    # mytty's addition: a queued job's place and why it waits.
+    queue: _Queue = (
+        {"queuePosition": queue_position, "queuedBecause": job.queued_because}
+        if queue_position is not None and job.queued_because is not None
+        else {}
+    )
     return {
         "jobID": raw_value(job.job_id),
         "paneID": raw_value(job.surface_id),
@@ -326,29 +364,57 @@ def job_snapshot(
         "message": job.message,
         **parked,
         **held,
+        **reason,
         **key,
         **live,
         **resumed,
+        **queue,
         **note,
         **spent,
+        **(cost or {}),
+        **(resources or {}),
     }
 
 
+def memory_cap(max_mb: int, method: str | None, detail: str) -> MemoryCapEntry:
+    """``memoryCap`` of an ``agent spawn`` reply: the cap and whether it is enforced."""
+    return {"maxMB": max_mb, "enforced": method is not None, "method": method, "detail": detail}
+
+
+def lead_cost(
+    pane_id: str, own: float | None, workers: float | None, total: float | None
+) -> LeadCostEntry:
+    return {"paneID": pane_id, "ownCostUsd": own, "workersCostUsd": workers, "costUsd": total}
+
+
 def agent_job_reply(
-    snapshot: JobSnapshot, placement: str | None = None, *, reused: bool | None = None
+    snapshot: JobSnapshot,
+    placement: str | None = None,
+    *,
+    reused: bool | None = None,
+    cap: MemoryCapEntry | None = None,
 ) -> AgentJobReply:
-    """``reused`` (mytty's, only for ``agent spawn --key``): the key's job came back."""
+    """``reused`` (mytty's, only for ``agent spawn --key``): the key's job came back;
+    ``cap``: whether the configured per-worker memory cap is enforced."""
     reply: AgentJobReply = {"type": "agentJob", "job": snapshot}
     if placement is not None:
         reply["placement"] = placement
     if reused is not None:
         reply["reused"] = reused
+    if cap is not None:
+        reply["memoryCap"] = cap
     return reply
 
 
-def agent_jobs_reply(snapshots: Iterable[JobSnapshot]) -> AgentJobsReply:
+def agent_jobs_reply(
+    snapshots: Iterable[JobSnapshot],
+    *,
+    cost_usd: CostPart | None = None,
+    lead: LeadCostEntry | None = None,
+) -> AgentJobsReply:
     """``usage`` (mytty's addition): the listed jobs' tokens added up, when any has figures;
-    ``agent list`` lists one lead's jobs by default, so it is that lead's roll-up."""
+    ``agent list`` lists one lead's jobs by default, so it is that lead's roll-up. ``cost_usd``:
+    their dollars added up; ``lead``: the lead's own cost and its workers'."""
     jobs = list(snapshots)
     reply: AgentJobsReply = {"type": "agentJobs", "jobs": jobs}
     spent = [job["usage"] for job in jobs if "usage" in job]
@@ -361,6 +427,10 @@ def agent_jobs_reply(snapshots: Iterable[JobSnapshot]) -> AgentJobsReply:
             "totalTokens": sum(u["totalTokens"] for u in spent),
             "model": None,
         }
+    if cost_usd:
+        reply["costUsd"] = cost_usd["costUsd"]
+    if lead is not None:
+        reply["lead"] = lead
     return reply
 
 
@@ -687,12 +757,101 @@ def agent_event(event: AgentEvent, *, fractional: bool = False) -> AgentEventWir
     }
 
 
-def event_accepted(inserted: bool, notice: str | None = None) -> EventAccepted:
+def event_accepted(
+    inserted: bool, notice: str | None = None, approval: HeldApproval | None = None
+) -> EventAccepted:
     reply: EventAccepted = {"ok": True, "inserted": inserted}
     if notice is not None:
         reply["notice"] = notice
+    if approval is not None:
+        reply["approval"] = approval
     return reply
 
 
 def event_rejected(code: ErrorCode) -> EventRejected:
     return {"ok": False, "error": code.value}
+
+
+# -- approvals ----------------------------------------------------------------------------------
+
+
+def approval_entry(request: ApprovalRequest, now: float, location: str | None) -> ApprovalEntry:
+    """One request as ``approval list``/``answer``/``log`` show it (``location``: the pane as
+    tmux names it, ``session:window.pane``, or null once it is gone)."""
+    action = request.action
+    hold_left = None
+    if request.state == "holding" and request.hold_until is not None:
+        hold_left = round(max(0.0, request.hold_until - now), 3)
+    latency = request.latency()
+    return {
+        "id": request.id,
+        "paneID": request.surface_id,
+        "location": location,
+        "jobID": request.job_id,
+        "label": request.label,
+        "runID": request.run_id,
+        "provider": request.provider,
+        "tool": action.tool,
+        "action": action.text,
+        "command": action.command,
+        "paths": list(action.paths),
+        "diff": action.diff,
+        "description": action.description,
+        "cwd": request.cwd,
+        "truncated": action.truncated,
+        "approver": request.approver,
+        "state": str(request.state),
+        "requestedAt": format_timestamp(request.requested_at, fractional=True),
+        "holdUntil": _stamp(request.hold_until),
+        "ageSeconds": round(max(0.0, now - request.requested_at), 3),
+        "holdLeftSeconds": hold_left,
+        "decision": None if request.decision is None else str(request.decision),
+        "message": request.message,
+        "decidedBy": request.decided_by,
+        "session": request.session,
+        "decidedAt": _stamp(request.decided_at),
+        "latencyMs": None if latency is None else round(latency * 1000),
+        "deliveredBy": request.delivered_by,
+        "rule": request.rule,
+    }
+
+
+def approvals_reply(entries: Iterable[ApprovalEntry]) -> ApprovalsReply:
+    return {"type": "approvals", "approvals": list(entries)}
+
+
+def approval_reply(entry: ApprovalEntry, rule: dict[str, str] | None) -> ApprovalReply:
+    return {"type": "approval", "approval": entry, "rule": rule}
+
+
+def approval_log_reply(entries: Iterable[ApprovalEntry]) -> ApprovalLogReply:
+    return {"type": "approvalLog", "entries": list(entries)}
+
+
+def approval_rule_reply(rule: dict[str, str], toml: str, config_file: str) -> ApprovalRuleReply:
+    return {"type": "approvalRule", "rule": rule, "toml": toml, "configFile": config_file}
+
+
+def held_approval(
+    approval_id: str,
+    *,
+    decision: str | None = None,
+    message: str | None = None,
+    hold_seconds: float | None = None,
+) -> HeldApproval:
+    """The ``approval`` of an event reply (see :class:`HeldApproval`)."""
+    held: HeldApproval = {"id": approval_id}
+    if decision is not None:
+        held["decision"] = decision
+        if message is not None:
+            held["message"] = message
+    if hold_seconds is not None:
+        held["holdSeconds"] = hold_seconds
+    return held
+
+
+def decision_line(decision: str | None, message: str | None = None) -> DecisionLine:
+    line: DecisionLine = {"decision": decision}
+    if decision is not None and message is not None:
+        line["message"] = message
+    return line

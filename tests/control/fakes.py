@@ -24,8 +24,12 @@ from collections.abc import AsyncIterator, Callable, Collection, Iterable, Seque
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from mytty.control.ports import Context, PaneView
+from mytty.control.ports import AdmissionSlot, Context, PaneView
+from mytty.core.admission.rules import Waiting
+from mytty.core.approvals.access import HUMAN, Caller
+from mytty.core.approvals.model import ApprovalRequest
 from mytty.core.attention.items import AttentionBook
+from mytty.core.config import ApprovalSettings
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import PROVIDER_ORDER, AgentEvent, AgentProvider, WorkerProvider
 from mytty.core.explain.inputs import EventWindow, Observations, StoredEvent
@@ -38,17 +42,20 @@ from mytty.core.ids import (
     parse_surface_id,
 )
 from mytty.core.jobs import tracker as core_jobs
+from mytty.core.jobs.launch import launch_command
 from mytty.core.jobs.launch_record import JobLaunch
 from mytty.core.jobs.tracker import AgentJob
 from mytty.core.runs.book import RunBook
 from mytty.core.runs.ledger import EventLedger
 from mytty.core.runs.notes import StatusNotes
+from mytty.daemon.approvals.broker import ApprovalBroker
 from mytty.daemon.server.router import ControlRouter
 from mytty.protocol import wire
 from mytty.protocol.replies import (
     IntegrationStatusesReply,
     JobSnapshot,
     LimitsReply,
+    MemoryCapEntry,
     NotifyTestReply,
     PaneEntry,
     ResumeReply,
@@ -154,6 +161,7 @@ class FakeJobs:
         self._clock = clock
         self._jobs: dict[str, AgentJob] = {}
         self._key_lock = asyncio.Lock()
+        self.refreshes = 0
 
     def start(
         self,
@@ -180,11 +188,30 @@ class FakeJobs:
         *,
         session_id: str | None = None,
         launch: JobLaunch | None = None,
+        job_id: JobId | None = None,
+        queued: core_jobs.QueuedAs | None = None,
+        memory_cap: tuple[int, str] | None = None,
     ) -> AgentJob:
         job = self.start(surface_id, provider, label, baseline, tags)
-        job = dataclasses.replace(job, session_id=session_id, launch=launch)
+        del self._jobs[job.job_id]
+        job = dataclasses.replace(
+            job,
+            job_id=job_id or job.job_id,
+            session_id=session_id,
+            launch=launch,
+            memory_cap_mb=memory_cap[0] if memory_cap else None,
+            memory_cap=memory_cap[1] if memory_cap else None,
+        )
+        if queued is not None:
+            job = core_jobs.queue(job, queued.reason, queued.ticket, queued.message)
         self.add(job)
         return job
+
+    async def refresh_resources(self) -> None:
+        self.refreshes += 1
+
+    def lead_cost(self, lead: SurfaceId) -> tuple[float | None, float | None, float | None]:
+        return (None, None, None)
 
     @contextlib.asynccontextmanager
     async def key_lock(self, lead: SurfaceId | None, key: str) -> AsyncIterator[None]:
@@ -234,7 +261,11 @@ class FakeJobs:
         return updated
 
     def snapshot(self, job: AgentJob) -> JobSnapshot:
-        return wire.job_snapshot(job, self._hub.notes.get(job.surface_id))
+        position = None
+        if job.state is core_jobs.AgentJobState.QUEUED:
+            ahead = [j for j in self._jobs.values() if j.state is job.state]
+            position = sum(1 for j in ahead if (j.queue_ticket or 0) < (job.queue_ticket or 0)) + 1
+        return wire.job_snapshot(job, self._hub.notes.get(job.surface_id), queue_position=position)
 
     def label_for_pane(self, surface_id: SurfaceId) -> str | None:
         job = self.newest_in_pane(surface_id)
@@ -245,6 +276,82 @@ class FakeJobs:
             if job.surface_id == surface_id:
                 return job
         return None
+
+
+class FakeApprovalStore:
+    """The approvals' rows and approvers in memory (what the store's tables hold)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, ApprovalRequest] = {}
+        self.approvers: dict[str, str] = {}
+
+    def save_approval_soon(self, request: ApprovalRequest) -> asyncio.Future[object]:
+        self.rows[request.id] = request
+        done: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+        done.set_result(None)
+        return done
+
+    async def set_approver(self, job_id: str, approver: str) -> None:
+        self.approvers[job_id] = approver
+
+    def read_approvals(self, since: float, limit: int) -> list[ApprovalRequest]:
+        rows = [r for r in self.rows.values() if r.requested_at >= since]
+        return sorted(rows, key=lambda r: r.requested_at, reverse=True)[:limit]
+
+
+class AsyncHub:
+    """The hub's ``ingest`` as the broker awaits it (the fake hub applies at once)."""
+
+    def __init__(self, hub: FakeHub) -> None:
+        self._hub = hub
+        self.seen: set[str] = set()
+
+    async def ingest(self, event: AgentEvent) -> bool:
+        if event.id in self.seen:
+            return False
+        self.seen.add(event.id)
+        self._hub.ingest(event)
+        return True
+
+
+@dataclass
+class FakeSlot:
+    ticket: int
+    waiting: Waiting | None
+
+
+class FakeAdmission:
+    """Admission that admits everything, unless a test sets ``waiting`` (then every claim
+    must wait for that); ``cap`` is what a memory cap adds to the reply."""
+
+    def __init__(self) -> None:
+        self.waiting: Waiting | None = None
+        self.claims: list[tuple[WorkerProvider, SurfaceId | None, bool]] = []
+        self.released: list[tuple[int, str | None]] = []
+        self.cap: MemoryCapEntry | None = None
+
+    def claim(
+        self, provider: WorkerProvider, lead: SurfaceId | None, *, paced: bool = False
+    ) -> FakeSlot:
+        self.claims.append((provider, lead, paced))
+        return FakeSlot(len(self.claims), self.waiting)
+
+    def resumption_started(self) -> None:
+        pass
+
+    def release(self, slot: AdmissionSlot, job: AgentJob | None = None) -> None:
+        self.released.append((slot.ticket, job.job_id if job is not None else None))
+
+    def position_hint(self, slot: AdmissionSlot) -> int:
+        return slot.ticket
+
+    async def worker_launch(
+        self, job_id: str, resumed: int, argv: Sequence[str]
+    ) -> tuple[str, tuple[int, str] | None]:
+        return launch_command(argv), None
+
+    async def memory_cap_entry(self) -> MemoryCapEntry | None:
+        return self.cap
 
 
 class FakeEvidence:
@@ -342,15 +449,43 @@ class FakeController:
     limit_requests: list[tuple[str, list[str] | None]] = field(default_factory=list)
     #: pid → surface of the pane whose shell is its ancestor.
     callers: dict[int, SurfaceId] = field(default_factory=dict)
+    #: pid → who the approvals broker takes that caller for (absent: a person).
+    approval_callers: dict[int, Caller] = field(default_factory=dict)
+    #: ``[approvals]`` as config.toml would say it.
+    approval_settings: ApprovalSettings = field(default_factory=ApprovalSettings)
+    #: Where ``--always`` writes its rule.
+    config_file: str = "/nonexistent/mytty/config.toml"
     created: list[Created] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        from pathlib import Path
+
         self.panes = FakePanes()
         self.hub = FakeHub(lambda: self.clock())
         self.jobs = FakeJobs(self.hub, self.panes, lambda: self.clock())
         self.integrations = FakeIntegrations()
+        self.admission = FakeAdmission()
         self.evidence = FakeEvidence(self.hub, self.panes)
         self._locks: dict[SurfaceId, asyncio.Lock] = {}
+        self.approval_store = FakeApprovalStore()
+        self.async_hub = AsyncHub(self.hub)
+        self.approvals = ApprovalBroker(
+            hub=self.async_hub,
+            store=self.approval_store,
+            jobs=self.jobs,
+            panes=self.panes,
+            settings=lambda: self.approval_settings,
+            now=lambda: self.clock(),
+            hook_timeout=lambda provider: 630.0,
+            require_port=self.require_port,
+            pane_lock=self.pane_lock,
+            run_state=lambda run_id: (
+                run.state if (run := self.hub.book.get(RunId(run_id))) is not None else None
+            ),
+            config_file=Path(self.config_file),
+            location=lambda surface: None,
+            classify=lambda pid: self.approval_callers.get(pid, Caller(HUMAN)),
+        )
 
     # -- requests -----------------------------------------------------------------------------
     async def request(self, obj: dict[str, Any], peer_pid: int = 0) -> dict[str, Any]:
