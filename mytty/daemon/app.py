@@ -50,6 +50,7 @@ from mytty.daemon.integration_service import IntegrationService
 from mytty.daemon.jobs.lead_inbox import LeadInbox
 from mytty.daemon.jobs.registry import FINISHED_JOBS_IN_MEMORY, JobRegistry
 from mytty.daemon.lifecycle import ControllerLock, write_guide
+from mytty.daemon.limits.service import ParkedAccounts
 from mytty.daemon.notifier import Notifier
 from mytty.daemon.panes.identity import PaneRegistry
 from mytty.daemon.panes.service import PaneService
@@ -152,8 +153,15 @@ class Controller:
             limit_facts=self.transcripts.limit_facts,
             launch_window=timings.launch_window,
         )
-        self.limits = self.context.limits
+        self._plug_limits()
         self.router = ControlRouter(self.context)
+
+    def _plug_limits(self) -> None:
+        """The usage-limit service (made with the handlers' context) answers admission's
+        account port: a spawn for an account whose workers are parked waits for them
+        (queuedBecause usage-limit; --no-queue: provider-limited)."""
+        self.limits = self.context.limits
+        self.admission.accounts = ParkedAccounts(self.limits)
 
     def _build_panes_and_jobs(self, timings: Timings) -> None:
         """The pane set and service, codex routing, the jobs, their notifier and usage book."""

@@ -22,6 +22,7 @@ from tests.e2e.jobs_support import (
     job_id,
     pane_of,
     spawn,
+    spawn_reply,
     standin_in,
     team,
 )
@@ -153,24 +154,48 @@ def test_a_codex_worker_parks_and_goes_on_after_its_switch_model_dialog_is_close
     assert {p["model"] for p in submitted} == {submitted[0]["model"]}
 
 
+# -- spawning while the account is limited ---------------------------------------------------
+
+
+def test_a_spawn_for_a_limited_account_is_queued_until_its_parked_worker_went_on(
+    m: Mytty,
+) -> None:
+    first = spawn(m, "--provider", "claude", "--task", "Do the work.\n@standin: limit 4")
+    snap = parked(m, first)
+    reset = snap["parkedUntil"]
+    refused = m.ctl("agent", "spawn", "--provider", "claude", "--task", "More.", "--no-queue")
+    assert refused.code == "provider-limited", refused.stdout + refused.stderr
+    assert reset in refused.stdout + refused.stderr  # it names the reset
+    assert "usage-limit" in refused.stdout + refused.stderr
+    reply = spawn_reply(m, "--provider", "claude", "--task", "More.")
+    second = reply["job"]
+    assert second["state"] == "queued" and second["queuedBecause"] == "usage-limit", second
+    assert reset in second["message"], second
+    # Another provider's account is not limited: its worker starts at once.
+    other = spawn(m, "--provider", "codex", "--task", "Elsewhere.")
+    assert completed(m, other, 60)["state"] == "succeeded"
+    assert completed(m, first, 60)["state"] == "succeeded"
+    assert completed(m, second, 60)["state"] == "succeeded"
+    (went_on,) = [t for t, text in prompts(claude_rows(m, first)) if text == DEFAULT_CONTINUATION]
+    ((started, _task),) = prompts(claude_rows(m, second))
+    assert started >= went_on + STAGGER - 0.1, (started, went_on)  # a stagger after it went on
+
+
 # -- one account at a time; backing off --------------------------------------------------------
 
 
 def test_four_parked_claude_jobs_of_one_account_go_on_in_order_stagger_apart(m: Mytty) -> None:
-    jobs = []
-    for n in range(4):
-        jobs.append(
-            spawn(
-                m,
-                "--provider",
-                "claude",
-                "--label",
-                f"w{n}",
-                "--task",
-                f"Job {n}.\n@standin: limit 4",
-            )
-        )
-        parked(m, jobs[-1])
+    # Four workers of one account at work (a spawn while the account is limited would wait
+    # for it), each of which then meets the limit on its next turn.
+    jobs = [
+        spawn(m, "--provider", "claude", "--label", f"w{n}", "--task", f"Job {n}.")
+        for n in range(4)
+    ]
+    for job in jobs:
+        assert completed(m, job, 60)["state"] == "succeeded"
+    for job in jobs:
+        m.ctl("agent", "send", job_id(job), "@standin: limit 4", "--enter").ok()
+        parked(m, job)
     accounts = limits(m)["accounts"]
     assert len(accounts) == 1 and len(accounts[0]["jobs"]) == 4  # one account
     for job in jobs:
@@ -266,11 +291,13 @@ def test_a_park_without_a_reset_time_stays_parked_until_limits_resume(m: Mytty) 
 
 
 def test_limits_hold_keeps_it_and_close_still_closes_it(m: Mytty) -> None:
-    job = spawn(m, "--provider", "claude", "--task", "Work.\n@standin: limit 1")
-    parked(m, job)
+    # The reset far enough ahead that the hold comes before it on a loaded machine.
+    job = spawn(m, "--provider", "claude", "--task", "Work.\n@standin: limit 4")
+    snap = parked(m, job)
     held = json.loads(run_mytty(m, "limits", "hold", job_id(job), "--json").stdout)
     assert held["jobs"][0]["held"] is True and held["jobs"][0]["resumesAt"] is None
-    still = wait_job(m, job, timeout=4)  # past reset + margin
+    past = parse_timestamp(snap["resumesAt"]) + 1.5 - time.time()
+    still = wait_job(m, job, timeout=max(1.0, past))  # past reset + margin
     assert still["timedOut"] is True and still["job"]["state"] == "parked"
     m.ctl("agent", "close", job_id(job)).ok()
     assert completed(m, job, 15)["state"] == "lost"

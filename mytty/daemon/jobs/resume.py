@@ -178,18 +178,22 @@ class ResumeService:
 
     async def restart(self, job_id: str, prompt: str) -> ResumeEntry:
         """Restart one job's worker on its own conversation with ``prompt``, whatever its state
-        (a parked worker whose process is gone: daemon.limits); ``skipped`` says why not."""
+        (a parked worker whose process is gone: daemon.limits); ``skipped`` says why not.
+
+        Admission does not judge it: the parked job counted as a live worker all along (its
+        restart replaces its own worker), its account is the one the limit was on, and the
+        limits service paces its continuations itself (``[limits] stagger_seconds``)."""
         async with self._lock:
             step = restart_step(self._ctx.jobs.current(job_id), prompt)
             if step.argv is None:
                 return _entry(step, None)
-            return await self._resume_one(step)
+            return await self._resume_one(step, admit=False)
 
-    async def _resume_one(self, step: ResumeStep) -> ResumeEntry:
+    async def _resume_one(self, step: ResumeStep, *, admit: bool = True) -> ResumeEntry:
         job, argv = step.job, step.argv
         assert argv is not None and job.launch is not None
         gate = self._ctx.admission
-        slot = gate.claim(job.provider, job.lead, paced=True)
+        slot = gate.claim(job.provider, job.lead, paced=True) if admit else None
         moved: AgentJob | None = None
         try:
             text, queued, cap = await self._launch_text(job, argv, slot)
@@ -220,7 +224,8 @@ class ResumeService:
                 reason = f"could not store the job: {exc}; its new pane was closed"
                 return _entry(dataclasses.replace(step, skipped=reason), None)
         finally:
-            gate.release(slot, moved)
+            if slot is not None:
+                gate.release(slot, moved)
         await self._record(moved, pane.surface_id)
         log.info(
             "resumed job %s in pane %s on session %s%s",
@@ -235,12 +240,13 @@ class ResumeService:
         )
 
     async def _launch_text(
-        self, job: AgentJob, argv: list[str], slot: AdmissionSlot
+        self, job: AgentJob, argv: list[str], slot: AdmissionSlot | None
     ) -> tuple[str, QueuedAs | None, tuple[int, str] | None]:
-        """What the resumed worker's pane runs: its launch, or the queued placeholder."""
-        why = slot.waiting
+        """What the resumed worker's pane runs: its launch (at once without a ``slot``), or
+        the queued placeholder."""
+        why = slot.waiting if slot is not None else None
         resumed = (job.launch.resumed if job.launch is not None else 0) + 1
-        if why is None:
+        if slot is None or why is None:
             text, cap = await self._ctx.admission.worker_launch(job.job_id, resumed, argv)
             return text, None, cap
         position = self._ctx.admission.position_hint(slot)

@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from mytty.control.send import ENTER_DELAY_S
+from mytty.core.admission.accounts import AccountLimit
 from mytty.core.attention.items import AttentionItem
 from mytty.core.config import LimitSettings
 from mytty.core.errors import ErrorCode, MyttyError
@@ -123,6 +124,11 @@ class LimitedAccount:
     @property
     def detail(self) -> str:
         """Why a new worker of this account waits, naming the reset (admission's message)."""
+        if not self.parked_jobs and self.clears_at is not None:
+            return (
+                f"{self.account.label}'s parked workers went on from their usage limit; new "
+                f"ones start a stagger later, at {format_timestamp(self.clears_at)}"
+            )
         when = format_timestamp(self.until) if self.until is not None else "an unknown time"
         return (
             f"{self.account.label} is at its usage limit until {when} ({self.parked_jobs} "
@@ -130,20 +136,15 @@ class LimitedAccount:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class AccountWait:
-    """The shape of admission's answer: ``until`` (Unix s, None: unknown) and ``detail``."""
-
-    until: float | None
-    detail: str
-
-
 class ParkedAccounts:
-    """The admission check's port, "is this provider's account limited, and until when", as
-    the parked jobs answer it (``limit(provider, now)``: None, or ``until`` and ``detail``).
+    """Admission's account port (:class:`~mytty.core.admission.accounts.AccountLimits`) as the
+    parked jobs answer it: a provider whose account has parked jobs is limited, so a spawn for
+    it is queued (``usage-limit``) or, with ``--no-queue``, refused (``provider-limited``).
 
-    ``until`` is when the account's parked workers will all have gone on (plus a stagger), so
-    a queued spawn starts after them; None while one of them waits for ``limits resume``.
+    ``until`` is when the account's parked workers will all have gone on, plus a stagger (the
+    new worker starts after them); None while one of them waits for ``limits resume``. For one
+    stagger after the last one went on the account still counts as limited, so the queue does
+    not burst back into the limit either.
     """
 
     __slots__ = ("_service",)
@@ -151,9 +152,9 @@ class ParkedAccounts:
     def __init__(self, service: LimitService) -> None:
         self._service = service
 
-    def limit(self, provider: WorkerProvider, now: float) -> AccountWait | None:
-        limited = self._service.limited(provider)
-        return None if limited is None else AccountWait(limited.clears_at, limited.detail)
+    def limit(self, provider: WorkerProvider, now: float) -> AccountLimit | None:
+        limited = self._service.limited(provider, now)
+        return None if limited is None else AccountLimit(limited.clears_at, limited.detail)
 
 
 class LimitService:
@@ -328,21 +329,26 @@ class LimitService:
             )
         return wire.limits_reply(accounts, entries)
 
-    def limited(self, provider: WorkerProvider) -> LimitedAccount | None:
+    def limited(self, provider: WorkerProvider, now: float) -> LimitedAccount | None:
         """The parked account a new worker of ``provider`` would use, if its account has parked
-        jobs (the worker environment's account): what ``agent spawn`` waits for."""
+        jobs (the worker environment's account), or had one go on less than a stagger before
+        ``now``: what ``agent spawn`` waits for."""
+        stagger = self._rules().stagger
+        parked = [j for j in self._ctx.jobs.parked() if j.provider is provider]
+        if not parked and all(now >= t + stagger for t in self._last_continued.values()):
+            return None  # nothing to look at (the account is read from its config file)
         account = account_of_process(provider.agent_provider.value, None, self._environment)
-        members = [
-            j
-            for j in self._ctx.jobs.parked()
-            if j.park is not None and j.park.account == account.key
-        ]
+        members = [j for j in parked if j.park is not None and j.park.account == account.key]
         if not members:
-            return None
+            last = self._last_continued.get(account.key)
+            clears = last + stagger if last is not None else None
+            if clears is None or now >= clears:
+                return None
+            return LimitedAccount(account, None, None, 0, clears)
         parks = [j.park for j in members if j.park is not None]
         times = [s.at for j in members if (s := self._slots.get(j.job_id)) is not None]
         planned = len(times) == len(members)
-        clears = max(times) + self._rules().stagger if times and planned else None
+        clears = max(times) + stagger if times and planned else None
         return LimitedAccount(
             account, newest_until(parks), min(times, default=None), len(members), clears
         )

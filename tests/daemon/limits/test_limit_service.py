@@ -477,22 +477,26 @@ def test_hold_keeps_it_parked_past_its_reset(tmp_path: Path) -> None:
 
 def test_a_parked_account_is_what_a_new_spawn_of_it_waits_for(tmp_path: Path) -> None:
     async def body(w: World) -> None:
-        assert w.limits.limited(WorkerProvider.CLAUDE) is None
+        assert w.limits.limited(WorkerProvider.CLAUDE, w.clock.now()) is None
         job = await w.spawned(1)
         await w.limit(job, RESET)
-        limited = w.limits.limited(WorkerProvider.CLAUDE)
+        limited = w.limits.limited(WorkerProvider.CLAUDE, w.clock.now())
         assert limited is not None and limited.until == RESET and limited.parked_jobs == 1
         assert limited.next_resume == RESET + MARGIN
         assert limited.clears_at == RESET + MARGIN + STAGGER  # after the parked one went on
         assert "usage limit until" in limited.detail
-        assert w.limits.limited(WorkerProvider.CODEX) is None
+        assert w.limits.limited(WorkerProvider.CODEX, w.clock.now()) is None
         port = ParkedAccounts(w.limits)  # what the admission check asks
         asked = port.limit(WorkerProvider.CLAUDE, w.clock.now())
         assert asked is not None and asked.until == RESET + MARGIN + STAGGER
         assert asked.detail == limited.detail
         await w.advance_to(RESET + MARGIN + 1)
         await w.turn(job.surface_id)  # it went on
-        assert port.limit(WorkerProvider.CLAUDE, w.clock.now()) is None
+        # New workers of the account start one stagger after the last parked one went on.
+        after = port.limit(WorkerProvider.CLAUDE, w.clock.now())
+        assert after is not None and after.until == pytest.approx(RESET + MARGIN + STAGGER, abs=0.1)
+        assert "went on" in after.detail
+        assert port.limit(WorkerProvider.CLAUDE, RESET + MARGIN + STAGGER + 0.1) is None
 
     with_world(body, tmp=tmp_path)
 
