@@ -10,6 +10,7 @@ Claude treats a 429 as a usage limit only for subscriber and gateway logins
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -83,7 +84,7 @@ def test_a_real_worker_at_its_usage_limit_parks_and_goes_on_on_its_conversation(
     mock.script(Turn.limit(10))
     job = user.spawn(provider, "Say hello.")
     lead = BackgroundCtl(
-        user.m, "agent", "wait", job_id(job), "--until", "completed", "--timeout-seconds", "300"
+        user.m, "agent", "wait", job_id(job), "--until", "completed", "--timeout-seconds", "150"
     )
     snap = parked(user.m, job, 120)
     (reset,) = mock.resets
@@ -96,7 +97,13 @@ def test_a_real_worker_at_its_usage_limit_parks_and_goes_on_on_its_conversation(
     sent = user.m.ctl("agent", "send", job_id(job), HELD, "--enter").json
     assert sent == {"type": "ok", "queued": True}
     assert lead.running()  # the park ended no wait
-    result = lead.result(timeout=300).json
+    try:
+        result = lead.result(timeout=120).json
+    except subprocess.TimeoutExpired:
+        screen = user.m.read(snap["paneID"]["rawValue"])
+        raise AssertionError(
+            f"the job never ended; its screen:\n{screen}\nlog:\n{user.m.log()[-4000:]}"
+        ) from None
     assert result["timedOut"] is False and result["job"]["state"] == "succeeded", result
     assert result["job"]["sessionID"] == session
     final = agent_result(user.m, job)

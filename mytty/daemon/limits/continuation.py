@@ -8,7 +8,8 @@ opens "What do you want to do?". Before typing, mytty looks at the pane's screen
 dialog is closed with the key that chooses nothing new (Codex ``2``, "Keep current model";
 Claude Esc), and only once the screen no longer shows it is the continuation typed. A dialog
 that will not close leaves the worker parked (the caller holds it and says why). This reads the
-screen only to find a dialog; whether the worker is limited is never read from it.
+screen only to find a dialog, and to see that typed text arrived before Enter
+(:func:`type_and_submit`); whether the worker is limited is never read from it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,15 @@ SCREEN_LINES = 40
 #: How long a dialog may take to close after its key, and how often the screen is looked at.
 DIALOG_CLOSE_S = 3.0
 DIALOG_POLL_S = 0.1
+#: Codex 0.171.0's composer takes an Enter that comes within 120 ms after a burst of typed
+#: characters as a newline inside a paste (its paste-burst guard), and the window starts when
+#: the TUI reads the characters, which on a loaded machine is later than mytty typed them. So
+#: Enter waits until the screen shows the text, then this long.
+ENTER_AFTER_ECHO_S = 0.2
+#: How long the typed text may take to show before Enter is pressed anyway.
+ECHO_WAIT_S = 5.0
+#: How much of the text's end is looked for on the screen.
+ECHO_TAIL_CHARS = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,3 +94,33 @@ async def clear_dialogs(
             raise DialogStuck(f"the {dialog.name} dialog in the pane did not close")
         await asyncio.sleep(DIALOG_POLL_S)
     return dialog.name
+
+
+def shows(screen: str, text: str) -> bool:
+    """Does ``screen`` show the end of ``text``, whatever the input box's wrapping and
+    indentation did to it?"""
+    tail = " ".join(text.split())[-ECHO_TAIL_CHARS:]
+    return tail in " ".join(screen.split())
+
+
+async def type_and_submit(
+    screen: Callable[[], Awaitable[str]],
+    type_text: Callable[[], Awaitable[None]],
+    press_enter: Callable[[], Awaitable[None]],
+    text: str,
+    *,
+    echo_s: float = ECHO_WAIT_S,
+    settle_s: float = ENTER_AFTER_ECHO_S,
+) -> bool:
+    """Type ``text``, wait until the screen shows it (at most ``echo_s``) and ``settle_s``
+    more, then press Enter: a prompt that is submitted, not left in the input box with a
+    newline. False when the text never showed (Enter was pressed all the same)."""
+    await type_text()
+    deadline = time.monotonic() + echo_s
+    seen = shows(await screen(), text)
+    while not seen and time.monotonic() < deadline:
+        await asyncio.sleep(DIALOG_POLL_S)
+        seen = shows(await screen(), text)
+    await asyncio.sleep(settle_s)
+    await press_enter()
+    return seen

@@ -37,7 +37,6 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from mytty.control.send import ENTER_DELAY_S
 from mytty.core.admission.accounts import AccountLimit
 from mytty.core.attention.items import AttentionItem
 from mytty.core.config import LimitSettings
@@ -74,7 +73,15 @@ from mytty.daemon.agents import AgentHub
 from mytty.daemon.clock import Clock, Timer
 from mytty.daemon.jobs.registry import JobRegistry
 from mytty.daemon.limits.accounts import account_of_process
-from mytty.daemon.limits.continuation import DIALOG_CLOSE_S, Dialog, DialogStuck, clear_dialogs
+from mytty.daemon.limits.continuation import (
+    DIALOG_CLOSE_S,
+    ECHO_WAIT_S,
+    ENTER_AFTER_ECHO_S,
+    Dialog,
+    DialogStuck,
+    clear_dialogs,
+    type_and_submit,
+)
 from mytty.daemon.panes.identity import Pane, PaneRegistry
 from mytty.protocol import wire
 from mytty.protocol.replies import LimitsReply, ResumeEntry
@@ -170,9 +177,14 @@ class LimitService:
         launch_window: float,
         environment: Mapping[str, str] | None = None,
         dialog_close_s: float = DIALOG_CLOSE_S,
+        echo_s: float = ECHO_WAIT_S,
+        settle_s: float = ENTER_AFTER_ECHO_S,
     ) -> None:
         self._ctx = ctx
         self._dialog_close_s = dialog_close_s
+        #: Typing a prompt: how long it may take to show, and the wait before its Enter.
+        self._echo_s = echo_s
+        self._settle_s = settle_s
         self._restarter = restarter
         self._clock = clock
         self._settings = settings
@@ -545,9 +557,7 @@ class LimitService:
             closed = await clear_dialogs(provider, screen, press, close_s=self._dialog_close_s)
             if closed is not None:
                 log.info("pane %s: closed the %s dialog before typing", pane.tmux_id, closed)
-            await port.send_text(pane.tmux_id, prompt)
-            await asyncio.sleep(ENTER_DELAY_S)  # not a paste: Enter submits (control.send)
-            await port.send_key(pane.tmux_id, "Enter")
+            await self._submit(pane, prompt)
 
     def _check_taken_later(self, job_id: str, at: float, delay: float) -> None:
         self._clock.call_later(delay + _DUE_SLACK_S, lambda: self._check_taken(job_id, at))
@@ -621,13 +631,31 @@ class LimitService:
         if pane is None:
             log.warning("job %s: its pane went before a held send could be delivered", job_id)
             return
-        port = self._ctx.require_port()
         async with self._ctx.pane_lock(surface_id):
-            await port.send_text(pane.tmux_id, send.text)
             if send.press_enter:
-                await asyncio.sleep(ENTER_DELAY_S)
-                await port.send_key(pane.tmux_id, "Enter")
+                await self._submit(pane, send.text)
+            else:
+                await self._ctx.require_port().send_text(pane.tmux_id, send.text)
         log.info("job %s: a held send was delivered", job_id)
+
+    async def _submit(self, pane: Pane, text: str) -> None:
+        """Type ``text`` into the agent and press Enter once it shows (call under the pane's
+        lock): an Enter hard on the text's heels is a newline to Codex (continuation)."""
+        port = self._ctx.require_port()
+
+        async def screen() -> str:
+            return (await port.capture(pane.tmux_id)).text
+
+        shown = await type_and_submit(
+            screen,
+            lambda: port.send_text(pane.tmux_id, text),
+            lambda: port.send_key(pane.tmux_id, "Enter"),
+            text,
+            echo_s=self._echo_s,
+            settle_s=self._settle_s,
+        )
+        if not shown:
+            log.warning("pane %s: the typed text did not show; Enter pressed anyway", pane.tmux_id)
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         try:

@@ -51,9 +51,11 @@ class Port:
         self.typed.append((self.clock.now(), pane_id, f"<{key}>"))
 
     async def capture(self, pane_id: TmuxPaneId) -> ScreenCapture:
+        """The screens set for the pane (the last one repeats), under what was typed into it
+        (a terminal's echo)."""
         screens = self.screens.get(pane_id) or [""]
         text = screens.pop(0) if len(screens) > 1 else screens[0]
-        return ScreenCapture(text, None, None)
+        return ScreenCapture("\n".join([text, *self.prompts(pane_id)]), None, None)
 
     def prompts(self, pane: str | None = None) -> list[str]:
         return [t for _, p, t in self.typed if (pane is None or p == pane) and t[0] != "<"]
