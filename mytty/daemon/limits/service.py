@@ -196,6 +196,8 @@ class LimitService:
         self._environment = dict(os.environ if environment is None else environment)
         self._slots: dict[JobId, Slot] = {}
         self._last_continued: dict[str, float] = {}
+        #: Accounts whose continuation is being typed or restarted now.
+        self._typing: set[str] = set()
         self._timer: Timer | None = None
         self._timer_at: float | None = None
         self._replan_due = False
@@ -496,7 +498,8 @@ class LimitService:
         try:
             now = self._clock.now()
             for slot in sorted(self._slots.values(), key=lambda s: (s.at, s.job_id)):
-                if slot.at <= now + _DUE_SLACK_S:
+                # One of its account is still being typed: the next goes a stagger after it.
+                if slot.at <= now + _DUE_SLACK_S and slot.account not in self._typing:
                     self._continue(slot.job_id, now)
         except Exception:  # a timer callback: log it, plan again anyway
             log.exception("could not continue the parked jobs due now")
@@ -510,9 +513,22 @@ class LimitService:
             return
         continued = replace(park, continued_at=now, resume_now_at=None)
         self._ctx.jobs.update(job_id, lambda j: replace(j, park=continued))
-        self._last_continued[account_of_park(job.job_id, park)] = now
-        self._spawn(self._send_continuation(job_id, now))
+        account = account_of_park(job.job_id, park)
+        self._last_continued[account] = now
+        self._typing.add(account)
+        self._spawn(self._send_continuation_of(account, job_id, now))
         self._check_taken_later(job_id, now, self._window)
+
+    async def _send_continuation_of(self, account: str, job_id: str, at: float) -> None:
+        """Send it; the account's next continuation is planned a stagger after this one
+        reached the agent (typing waits for the screen, which may take a while)."""
+        try:
+            await self._send_continuation(job_id, at)
+        finally:
+            self._typing.discard(account)
+            now = self._clock.now()
+            self._last_continued[account] = max(self._last_continued.get(account, now), now)
+            self._replan_soon()
 
     async def _send_continuation(self, job_id: str, at: float) -> None:
         job = self._ctx.jobs.current(job_id)

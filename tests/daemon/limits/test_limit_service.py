@@ -247,12 +247,21 @@ def test_four_parked_jobs_of_one_account_go_on_in_order_stagger_apart(tmp_path: 
         for job in reversed(jobs):  # parked last to first
             w.clock.advance(1)
             await w.limit(job, RESET)
-        await w.advance_to(RESET + MARGIN - 1)
+        await w.advance_to(RESET + MARGIN - 0.25)
         assert w.port.prompts() == []
         order = []
+
+        def continued() -> list[tuple[float, str]]:
+            return [(t, p) for t, p, text in w.port.typed if text == DEFAULT_CONTINUATION]
+
         for k in range(4):
-            await w.advance_to(RESET + MARGIN + STAGGER * k + 0.5)
-            typed = [(t, p) for t, p, text in w.port.typed if text == DEFAULT_CONTINUATION]
+            # The next one goes a stagger after the last one reached its agent: step the
+            # clock until it does (at most a stagger and a bit), never two at once.
+            for _ in range(int(STAGGER / 0.25) + 4):
+                if len(continued()) > k:
+                    break
+                await w.advance_to(w.clock.now() + 0.25)
+            typed = continued()
             assert len(typed) == k + 1  # one at a time
             order.append(typed[-1])
             pane = typed[-1][1]
@@ -494,11 +503,13 @@ def test_a_parked_account_is_what_a_new_spawn_of_it_waits_for(tmp_path: Path) ->
         assert asked.detail == limited.detail
         await w.advance_to(RESET + MARGIN + 1)
         await w.turn(job.surface_id)  # it went on
-        # New workers of the account start one stagger after the last parked one went on.
+        # New workers of the account start one stagger after the last parked one went on
+        # (its continuation reached the agent).
+        (reached,) = [t for t, _pane, text in w.port.typed if text == DEFAULT_CONTINUATION]
         after = port.limit(WorkerProvider.CLAUDE, w.clock.now())
-        assert after is not None and after.until == pytest.approx(RESET + MARGIN + STAGGER, abs=0.1)
+        assert after is not None and after.until == pytest.approx(reached + STAGGER), after
         assert "went on" in after.detail
-        assert port.limit(WorkerProvider.CLAUDE, RESET + MARGIN + STAGGER + 0.1) is None
+        assert port.limit(WorkerProvider.CLAUDE, reached + STAGGER + 0.01) is None
 
     with_world(body, tmp=tmp_path)
 
