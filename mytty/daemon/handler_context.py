@@ -18,6 +18,7 @@ from mytty.control.ports import PaneView
 from mytty.core.config import LimitSettings, SpawnSettings, spawn_access
 from mytty.core.errors import ErrorCode
 from mytty.core.events import AgentProvider, WorkerProvider
+from mytty.core.hosts.state import HostState
 from mytty.core.ids import RunId, SurfaceId
 from mytty.core.jobs.tracker import AgentJob
 from mytty.core.kill_guard import worker_environment
@@ -27,6 +28,7 @@ from mytty.daemon.agents import AgentHub
 from mytty.daemon.approvals.broker import ApprovalBroker
 from mytty.daemon.clock import Clock
 from mytty.daemon.explain.evidence import EvidenceService
+from mytty.daemon.hosts.service import HostsService
 from mytty.daemon.integration_service import IntegrationService
 from mytty.daemon.jobs.registry import JobRegistry
 from mytty.daemon.jobs.resume import ResumeService
@@ -64,6 +66,7 @@ class HandlerContext:
         worktrees: WorktreeService,
         notifier: Notifier,
         approvals: ApprovalBroker,
+        hosts: HostsService,
         evidence: EvidenceService,
         spawn_settings: Callable[[], SpawnSettings],
         now: Callable[[], float],
@@ -88,6 +91,7 @@ class HandlerContext:
         self._preflight = preflight
         self._worktrees = worktrees
         self._notifier = notifier
+        self._hosts = hosts
         #: config.toml's ``[spawn]`` as it is now (the file may change while the controller runs).
         self._spawn_settings = spawn_settings
         # Resuming restarts workers through this same context (new panes, the worker
@@ -223,3 +227,10 @@ class HandlerContext:
 
     def hold_send(self, job_id: str, text: str, press_enter: bool) -> bool:
         return self.limits.hold_send(job_id, text, press_enter)
+
+    # -- HostsView --------------------------------------------------------------------------------
+    def followed_hosts(self) -> list[HostState]:
+        return self._hosts.followed()
+
+    async def refresh_hosts(self, timeout: float) -> None:
+        await self._hosts.refresh(timeout)
