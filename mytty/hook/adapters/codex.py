@@ -19,12 +19,11 @@ subagent still works. Such an event is never a turn of its own: it becomes a ``r
 (:mod:`mytty.core.runs.subagents`).
 """
 
-import json
-
 from mytty.hook import mapping as k
 from mytty.hook.adapters.notice import notice_output, takes_notice
 from mytty.hook.adapters.turns import turn_mapping
 from mytty.hook.fields import sanitize_tool_name, sanitize_tool_use_id, text_field
+from mytty.hook.jsonlite import loads
 from mytty.hook.mapping import INPUT_TOOLS, HookMapping
 
 __all__ = ["map_payload", "notice_output", "takes_notice"]  # notices: see adapters.notice
@@ -92,7 +91,7 @@ def _spawned_agent(response: object) -> str | None:
     """The ``agent_id`` in a ``spawn_agent`` result (a JSON text, or already an object)."""
     if isinstance(response, str):
         try:
-            response = json.loads(response)
+            response = loads(response)
         except ValueError:
             return None
     if not isinstance(response, dict):
