@@ -20,8 +20,11 @@ import json  # noqa: E402
 import math  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
-from types import ModuleType  # noqa: E402
-from typing import Any, NoReturn  # noqa: E402
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the idiom)
+if TYPE_CHECKING:  # (typing itself is a noticeable share of a mytty-ctl run)
+    from types import ModuleType
+    from typing import Any, NoReturn
 
 # CtlError is re-exported: mytty-ctl's callers catch ctl.CtlError.
 from mytty.cli.transport import CtlError as CtlError  # noqa: E402

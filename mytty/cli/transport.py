@@ -14,10 +14,13 @@ import json
 import os
 import socket
 import time
-from typing import Any, NoReturn
 
 from mytty.core import codes
 from mytty.protocol.limits import MAX_CTL_RESPONSE_BYTES, MAX_REQUEST_BYTES
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the idiom)
+if TYPE_CHECKING:  # (typing itself is a noticeable share of a mytty-ctl run)
+    from typing import Any, NoReturn
 
 CONNECT_TIMEOUT = 5.0
 #: One ``recv`` at most; a reply is at most ``MAX_CTL_RESPONSE_BYTES``.

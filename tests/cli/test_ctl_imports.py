@@ -100,6 +100,23 @@ def test_ctl_path_imports_nothing_heavy(argv: list[str], fake: FakeController) -
         assert control == CONTROL_FRAME | {f"mytty.control.{module}"} | shared
 
 
+@pytest.mark.parametrize("argv", [["list"], ["read", PANE]])
+def test_the_loop_commands_skip_typing(argv: list[str], fake: FakeController) -> None:
+    """A lead runs list/read in loops: not even ``typing`` (a tenth of a run) is imported."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "mytty.cli.ctl", *argv],
+        env=ctl_env(fake.path),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    modules = imported_modules(proc.stderr)
+    assert "mytty.cli.transport" in modules  # the probe really saw the command's imports
+    assert "typing" not in modules
+
+
 _PROBE = """
 import json, sys
 from mytty.cli import ctl
