@@ -23,7 +23,7 @@ that is not valid Unicode is made printable the same way (``\\udXXX`` escapes) a
 """
 
 from mytty.hook.fields import sanitize_tool_name
-from mytty.hook.jsonlite import SPACED, dumps
+from mytty.protocol.jsonlite import SPACED, dumps
 
 #: Budgets of the envelope's 64 KiB (bytes of JSON text, escapes included).
 COMMAND_BUDGET = 24 * 1024

@@ -14,7 +14,7 @@ import time
 # about 1 ms of the helper's start-up; the C type has every method used here.
 from _socket import AF_UNIX, SHUT_WR, SOCK_STREAM, socket
 
-from mytty.hook.jsonlite import loads
+from mytty.protocol.jsonlite import loads
 from mytty.protocol.limits import MAX_EVENT_RESPONSE_BYTES
 
 #: The first attempt may use at most this long, leaving the rest of the deadline to the retry.

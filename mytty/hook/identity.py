@@ -6,7 +6,7 @@ Neither the surface, the clock nor anything from the environment is part of it.
 """
 
 from mytty.core.ids import RunId, stable_uuid
-from mytty.hook.jsonlite import dumps
+from mytty.protocol.jsonlite import dumps
 
 
 def canonical_payload(payload: object) -> str:

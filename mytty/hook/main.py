@@ -31,8 +31,8 @@ other provider needs both and fails (exit 1) without them.
 Start-up time matters as much as correctness: an ordinary event's run imports only builtin and
 C stdlib modules (``os``, ``time``, ``select``, ``errno``, ``_json``, ``_socket``, ``_sha256``)
 and a few small mytty modules; not the ``json`` or ``socket`` packages, ``re``, ``types`` or
-``typing`` (:mod:`mytty.hook.jsonlite`, :mod:`mytty.hook.client`). ``scripts/bench/hook_latency``
-measures it against ``python -I -c 'import json, socket'``.
+``typing`` (:mod:`mytty.protocol.jsonlite`, :mod:`mytty.hook.client`).
+``scripts/bench/hook_latency`` measures it against ``python -I -c 'import json, socket'``.
 """
 
 import os
@@ -105,7 +105,7 @@ def _read_stdin(deadline: float) -> tuple[bytes, str | None]:
 
 
 def _parse(raw: bytes) -> tuple[dict[str, object] | None, str | None]:
-    from mytty.hook.jsonlite import loads
+    from mytty.protocol.jsonlite import loads
 
     try:
         payload = loads(raw)

@@ -8,7 +8,7 @@ same compact separators, same millisecond ``Z`` timestamps — and a test holds 
 
 import time
 
-from mytty.hook.jsonlite import dumps
+from mytty.protocol.jsonlite import dumps
 
 #: Schema version of both the envelope and the event (core.events.SCHEMA_VERSION).
 SCHEMA_VERSION = 1

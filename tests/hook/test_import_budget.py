@@ -36,7 +36,7 @@ SLOW_MODULES = {
     "mytty.protocol.envelope",
 }
 # Stdlib packages the floor (`python -I -c 'import json, socket'`) loads and the helper does
-# without (mytty.hook.jsonlite, _socket): an ordinary delivery starts faster than that floor.
+# without (mytty.protocol.jsonlite, _socket): an ordinary delivery starts faster than that floor.
 FLOOR_MODULES = {"json", "socket", "selectors", "re", "enum", "types", "functools", "collections"}
 THIRD_PARTY = {"typer", "rich", "libtmux", "psutil", "tomlkit", "click"}
 

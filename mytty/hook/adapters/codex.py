@@ -23,8 +23,8 @@ from mytty.hook import mapping as k
 from mytty.hook.adapters.notice import notice_output, takes_notice
 from mytty.hook.adapters.turns import turn_mapping
 from mytty.hook.fields import sanitize_tool_name, sanitize_tool_use_id, text_field
-from mytty.hook.jsonlite import loads
 from mytty.hook.mapping import INPUT_TOOLS, HookMapping
+from mytty.protocol.jsonlite import loads
 
 __all__ = ["map_payload", "notice_output", "takes_notice"]  # notices: see adapters.notice
 

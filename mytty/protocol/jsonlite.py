@@ -1,8 +1,8 @@
-"""``json.loads``/``json.dumps`` for the hook's hot path, without importing the ``json`` package.
+"""``json.loads``/``json.dumps`` for short-lived clients, without importing the ``json`` package.
 
 ``import json`` loads ``json.decoder`` and ``json.encoder``, which import and compile ``re``
-(and with it ``enum``, ``functools``, ``collections``): about a third of the hook's start-up
-on 2 vCPUs, for code the helper never runs. The work is done by CPython's C accelerator
+(and with it ``enum``, ``functools``, ``collections``): about a third of the hook helper's
+start-up on 2 vCPUs, for code it never runs; ``mytty-ctl`` pays the package's own share. The work is done by CPython's C accelerator
 ``_json`` either way (``json.loads``/``json.dumps`` call the very same ``make_scanner`` and
 ``make_encoder``), so this module drives ``_json`` directly and produces the same values and
 the same bytes; tests hold it equal to ``json`` on generated documents. Where ``_json`` is

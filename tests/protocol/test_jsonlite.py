@@ -1,4 +1,4 @@
-"""mytty.hook.jsonlite gives json's values, bytes and errors without importing json."""
+"""mytty.protocol.jsonlite gives json's values, bytes and errors without importing json."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mytty.hook import jsonlite
+from mytty.protocol import jsonlite
 
 _SCALARS = (
     st.none()
