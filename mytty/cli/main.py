@@ -7,11 +7,14 @@ from __future__ import annotations
 import typer
 
 from mytty.cli import approvals, attention, doctor, explain, lifecycle, ls, resume
+from mytty.cli.hosts.command import app as hosts_app
 from mytty.cli.integrations import app as integrations_app
 from mytty.cli.notify import app as notify_app
+from mytty.cli.resume import limits_app
 from mytty.cli.shell_integration import app as shell_integration_app
 from mytty.cli.tmux_cmd import app as tmux_app
 from mytty.cli.worktree import app as worktree_app
+from mytty.web import command as web_command
 
 app = typer.Typer(
     help="mytty: a tmux-backed orchestration controller for AI coding agents.",
@@ -26,7 +29,9 @@ app.add_typer(shell_integration_app, name="shell-integration")
 app.add_typer(worktree_app, name="worktree")
 app.add_typer(tmux_app, name="tmux")
 app.add_typer(notify_app, name="notify")
+app.add_typer(hosts_app, name="hosts")
 app.add_typer(approvals.app, name="approvals")
+app.add_typer(limits_app, name="limits")
 # The order of `mytty --help`.
 app.command("doctor")(doctor.doctor_command)
 app.command("ls")(ls.command)
@@ -40,6 +45,7 @@ app.command("attention")(attention.command)
 app.command("approve")(approvals.approve_command)
 app.command("deny")(approvals.deny_command)
 app.command("explain")(explain.command)
+app.command("web")(web_command.command)
 
 
 def _print_version(value: bool) -> None:

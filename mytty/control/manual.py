@@ -87,6 +87,8 @@ def section_of(command: Command) -> str:
     if command.name is None:
         return "wire"
     first = command.name.split(" ", 1)[0]
+    if first == "limits":  # parked workers are agent jobs (their commands read as a group)
+        return "agent"
     return first if first in registry.GROUPS else "pane"
 
 
@@ -122,6 +124,10 @@ def usage_text(commands: list[Command] | None = None) -> str:
         *_line("guide", "the full manual for agents (no controller needed)"),
         *_line("completion bash|zsh|fish", "a shell completion script"),
         *_line("--version", "the version of mytty"),
+        *_line(
+            "--host NAME <command> ...",
+            "run it on another host's controller (also MYTTY_HOST=NAME, or a NAME:<id> id)",
+        ),
         "",
         "Success prints exactly one line of JSON and exits 0. Failure prints",
         '"mytty-ctl: <code>: <explanation>" on stderr and exits 1.',

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # types only: importing the ports loads none of these
     from mytty.core.attention.items import AttentionBook
     from mytty.core.events import AgentProvider, WorkerProvider
     from mytty.core.explain.inputs import EventWindow, Observations
+    from mytty.core.hosts.state import HostState
     from mytty.core.ids import JobId, RunId, SurfaceId, TmuxPaneId
     from mytty.core.jobs.launch_record import JobLaunch
     from mytty.core.jobs.tracker import AgentJob, QueuedAs, SpawnTags
@@ -36,6 +37,7 @@ if TYPE_CHECKING:  # types only: importing the ports loads none of these
         ApprovalEntry,
         IntegrationStatusesReply,
         JobSnapshot,
+        LimitsReply,
         MemoryCapEntry,
         NotifyTestReply,
         PaneEntry,
@@ -361,6 +363,19 @@ class Notifications(Protocol):
         ...
 
 
+class HostsView(Protocol):
+    """The other hosts this controller follows (mytty.daemon.hosts)."""
+
+    def followed_hosts(self) -> Sequence[HostState]:
+        """Each configured host as last seen, in config order."""
+        ...
+
+    async def refresh_hosts(self, timeout: float) -> None:
+        """Ask every current host again now (after acknowledging one of its items), returning
+        once each answered or ``timeout`` seconds passed."""
+        ...
+
+
 class JobResumer(Protocol):
     """``mytty resume`` (mytty.daemon.jobs.resume)."""
 
@@ -422,6 +437,26 @@ class ApprovalAccess(Protocol):
     def approvals(self) -> ApprovalDesk: ...
 
 
+class UsageLimits(Protocol):
+    """Parked workers (mytty.daemon.limits): ``limits list|resume|hold``, held sends."""
+
+    def limits_report(self) -> LimitsReply:
+        """Every parked job and every account with one."""
+        ...
+
+    def resume_parked(self, job_ids: list[str] | None) -> LimitsReply:
+        """The named parked jobs (None: every one) go on now, one account at a time."""
+        ...
+
+    def hold_parked(self, job_ids: list[str]) -> LimitsReply:
+        """The named parked jobs stay parked until ``resume_parked``."""
+        ...
+
+    def hold_send(self, job_id: str, text: str, press_enter: bool) -> bool:
+        """Hold an ``agent send`` for a parked job (True), else leave it to the caller."""
+        ...
+
+
 class Evidence(Protocol):
     """What ``explain`` reads beyond the books (mytty.daemon.explain.evidence)."""
 
@@ -454,7 +489,9 @@ class Context(
     Worktrees,
     Notifications,
     JobResumer,
+    HostsView,
     Admitting,
+    UsageLimits,
     EvidenceAccess,
     Protocol,
 ):

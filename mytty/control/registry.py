@@ -8,7 +8,8 @@ and the reference page. Commands without a ``mytty-ctl`` command have a ``None``
 from __future__ import annotations
 
 from types import ModuleType
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the idiom)
 
 if TYPE_CHECKING:
     from mytty.control.spec import Command
@@ -35,6 +36,9 @@ ENTRIES: tuple[tuple[str | None, str], ...] = (
     ("agent close", "agent_close"),
     ("agent list", "agent_list"),
     ("agent resume", "agent_resume"),
+    ("limits list", "limits_list"),
+    ("limits resume", "limits_resume"),
+    ("limits hold", "limits_hold"),
     ("explain", "explain"),
     ("integration list", "integration_list"),
     ("integration enable", "integration_enable"),
@@ -43,6 +47,7 @@ ENTRIES: tuple[tuple[str | None, str], ...] = (
     ("approval answer", "approval_answer"),
     ("approval log", "approval_log"),
     (None, "approval_rule"),
+    ("hosts", "hosts"),
     (None, "attention"),
     (None, "ensure_session"),
     (None, "notify_test"),

@@ -46,10 +46,12 @@ from mytty.daemon.events.ingest import EventIngest
 from mytty.daemon.explain.evidence import EvidenceService
 from mytty.daemon.handler_context import HandlerContext
 from mytty.daemon.home import Home
+from mytty.daemon.hosts.service import HostsService
 from mytty.daemon.integration_service import IntegrationService
 from mytty.daemon.jobs.lead_inbox import LeadInbox
 from mytty.daemon.jobs.registry import FINISHED_JOBS_IN_MEMORY, JobRegistry
 from mytty.daemon.lifecycle import ControllerLock, write_guide
+from mytty.daemon.limits.service import ParkedAccounts
 from mytty.daemon.notifier import Notifier
 from mytty.daemon.panes.identity import PaneRegistry
 from mytty.daemon.panes.service import PaneService
@@ -120,6 +122,7 @@ class Controller:
         self._build_admission()
         self._build_transcripts_and_estimates(timings)
         self._build_outputs()
+        self.hosts = self._build_hosts(timings)
         self.context = HandlerContext(
             tmux_socket=tmux_socket,
             link=self.link,
@@ -134,6 +137,7 @@ class Controller:
             worktrees=WorktreeService(home),
             notifier=self.notifier,
             approvals=self.approvals,
+            hosts=self.hosts,
             evidence=EvidenceService(
                 store=self.store,
                 panes=self.panes,
@@ -147,8 +151,32 @@ class Controller:
             spawn_settings=lambda: self.settings.spawn,
             now=self.clock.now,
             admission=self.admission_gate,
+            clock=self.clock,
+            limit_settings=lambda: self.settings.limits,
+            limit_facts=self.transcripts.limit_facts,
+            launch_window=timings.launch_window,
         )
+        self._plug_context()
+
+    def _plug_context(self) -> None:
+        """The router over the handlers' context; the usage-limit service (made with that
+        context) answers admission's account port: a spawn for an account whose workers are
+        parked waits for them (queuedBecause usage-limit; --no-queue: provider-limited)."""
+        self.limits = self.context.limits
+        self.admission.accounts = ParkedAccounts(self.limits)
         self.router = ControlRouter(self.context)
+
+    def _build_hosts(self, timings: Timings) -> HostsService:
+        """The followers of the other hosts; their new attention items go to the notifier."""
+        return HostsService(
+            self.settings.hosts,
+            ctl_bin=self.ctl_bin,
+            home=str(self.home.root),
+            control_socket=str(self.home.control_socket),
+            now=self.clock.now,
+            on_new_items=self.notifier.observe_remote,
+            backoff_max=timings.host_backoff_max,
+        )
 
     def _build_panes_and_jobs(self, timings: Timings) -> None:
         """The pane set and service, codex routing, the jobs, their notifier and usage book."""
@@ -192,6 +220,8 @@ class Controller:
             resources_of=self._job_resources,
             refresh_resources=self._refresh_resources,
             lead_cost=self._lead_cost,
+            after_reconcile=self._after_reconcile,
+            resumes_at=self._resumes_at,
         )
         self.notifier = Notifier(
             self.settings.notify,
@@ -341,6 +371,12 @@ class Controller:
     def _successor_run(self, run_id: RunId) -> RunId | None:
         return self.estimator.machine.successor(run_id)
 
+    def _after_reconcile(self, before: AgentJob, after: AgentJob) -> AgentJob:
+        return self.limits.after_reconcile(before, after)
+
+    def _resumes_at(self, job: AgentJob) -> float | None:
+        return self.limits.resumes_at(job)
+
     def _last_detection(self, surface_id: SurfaceId) -> Detection | None:
         return self.estimator.detection(surface_id)
 
@@ -443,6 +479,7 @@ class Controller:
         self.hub.add_observer(self.cursor_approval.observe)
         self.hub.add_observer(self.approvals.observe)
         self.hub.add_observer(self.transcript_watch.observe_event)
+        self.hub.add_observer(self.limits.observe)
         self.transcript_watch.start(loop)
         try:
             await self.link.connect(self.pane_service, first=True)
@@ -453,6 +490,7 @@ class Controller:
             )
             await self.jobs.sweep()  # after the panes are known: a job whose pane went is lost
             self.approvals.settle_restart()  # a request whose run no longer waits expired
+            self.limits.start()  # parked jobs planned again, their timers armed
             self.notifier.start()  # after the sweep: what it found is no news (no storm)
             try:
                 self.shell_events.start(loop)  # every pane has its identity by now
@@ -481,6 +519,7 @@ class Controller:
                 tg.create_task(self.estimator.run(), name="estimator")
                 tg.create_task(self.admission.run(), name="admission")
                 tg.create_task(self.resources.run(), name="resources")
+                tg.create_task(self.hosts.run(), name="hosts")
                 tg.create_task(self._wait_for_stop(), name="stop")
         except* _Stop:
             pass
@@ -521,7 +560,9 @@ class Controller:
         self.shell_events.add_listener(self.cap_watch.on_shell_event)
 
     def apply_settings(self, settings: Settings) -> None:
-        """config.toml changed: notifications follow it from now on, spawns from the next one.
+        """config.toml changed: notifications follow it from now on, spawns from the next one,
+        parked jobs are planned again, and hosts added to or removed from ``[hosts]`` are
+        followed or left at once.
 
         ``[tmux]`` and ``[resume]`` are read by the commands that use them (``mytty tmux
         install``, ``mytty up``/``start``/``resume``), so they need nothing here.
@@ -529,6 +570,8 @@ class Controller:
         self.settings = settings
         self.notifier.update(settings.notify)
         self.admission.settings_changed()  # the queue is judged under the new limits
+        self.limits.settings_changed()  # [limits]: parked jobs planned again
+        self.hosts.update(settings.hosts)
 
     def request_stop(self) -> None:
         self._stop.set()
@@ -543,6 +586,7 @@ class Controller:
         self.cursor_approval.cancel_all()
         self.config_watch.close()
         await self.notifier.close()
+        await self.limits.close()
         self.estimator.close()
         self.shell_events.close()
         self.transcript_watch.close()

@@ -74,7 +74,8 @@ _URGENCY = {
     AttentionKind.DISCONNECT: 4,
     AttentionKind.BUDGET: 5,
     AttentionKind.RESUME_STOPPED: 5,
-    AttentionKind.COMPLETION: 6,
+    AttentionKind.USAGE_LIMIT: 6,
+    AttentionKind.COMPLETION: 7,
 }
 
 #: What an option written by somebody else (an earlier controller) counts as: never a value.
@@ -121,6 +122,8 @@ def pane_values(facts: PaneFacts, open_items: list[AttentionItem]) -> dict[str, 
     state = run.state.value if run is not None else (job.state.value if job is not None else "")
     if job is not None and job.state.value == QUEUED:
         state = QUEUED  # its worker has not started: whatever ran in the pane before is over
+    if job is not None and job.state.value == "parked":
+        state = "parked"  # the job waits for its limit's reset, whatever its parked run does
     need = ""
     if open_items:
         first = min(open_items, key=lambda i: (_URGENCY.get(i.kind, 9), -i.created_at))

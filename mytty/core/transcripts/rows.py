@@ -9,7 +9,12 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from mytty.core.estimation.turn_observation import ENDED, TurnObservation, TurnPhase
+from mytty.core.estimation.turn_observation import (
+    ENDED,
+    WITH_MESSAGE,
+    TurnObservation,
+    TurnPhase,
+)
 from mytty.core.events import parse_timestamp
 
 #: Identifiers longer than this (UTF-8 bytes) are not real (semantics §9.4).
@@ -60,6 +65,8 @@ class TurnReader:
         self.answer: str | None = None
         #: When the current turn began, by the row that began it (None: it gave no time).
         self.started_at: float | None = None
+        #: Why the current turn failed, or what it was told at its usage limit.
+        self.message: str | None = None
         #: Turns that ended before the current one began, since the last :meth:`report`.
         self._passed: list[TurnObservation] = []
         self._last_report: TurnObservation | None = None
@@ -69,7 +76,10 @@ class TurnReader:
         if self.key is None or self.phase is None:
             return None
         answer = self.answer if self.phase is TurnPhase.COMPLETED else None
-        return TurnObservation(self.key, self.phase, answer=answer, started_at=self.started_at)
+        message = self.message if self.phase in WITH_MESSAGE else None
+        return TurnObservation(
+            self.key, self.phase, message=message, answer=answer, started_at=self.started_at
+        )
 
     def report(self) -> TurnObservation | None:
         """The current turn, carrying in ``before`` the turns that ended and were followed
@@ -92,7 +102,7 @@ class TurnReader:
         ):
             self._passed.append(ended)
             del self._passed[:-MAX_PASSED_TURNS]
-        self.key, self.phase, self.answer = key, TurnPhase.ACTIVE, None
+        self.key, self.phase, self.answer, self.message = key, TurnPhase.ACTIVE, None, None
         self.started_at = row_time(row)
 
     def feed(self, line: bytes) -> None:
