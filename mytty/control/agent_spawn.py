@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     )
     from mytty.core.errors import ErrorCode
     from mytty.core.events import WorkerProvider
-    from mytty.core.ids import JobId
+    from mytty.core.ids import JobId, RunId
     from mytty.core.jobs.launch_record import JobLaunch
     from mytty.core.jobs.tracker import AgentJob, QueuedAs, SpawnTags
     from mytty.protocol.replies import AgentJobReply
@@ -830,7 +830,11 @@ async def _start_job(
     from mytty.core.errors import MyttyError
 
     job_id, queued, cap = admitted
-    baseline = [r.id for r in ctx.hub.book.runs_for(pane.surface_id, provider.agent_provider)]
+    # The pane is new and its agent is this worker: no run in it is older than the job. Its
+    # first hook can arrive while the pane is still being set up (a loaded machine, many
+    # spawns at once); taken as the baseline, that run would never be bound and the job
+    # would end launch-failed while its worker works (found by scripts/bench/truth).
+    baseline: list[RunId] = []
     try:
         return await ctx.jobs.spawn(
             pane.surface_id,

@@ -337,3 +337,28 @@ def test_spawned_workers_carry_the_worker_mark_and_the_guard_but_tabs_do_not() -
         assert plain is not None and "MYTTY_WORKER" not in c.tmux.pane(plain.tmux_id).env
 
     run(scenario)
+
+
+def test_a_workers_first_run_reported_while_its_pane_is_set_up_is_the_jobs_run() -> None:
+    # Found by scripts/bench/truth: under load the worker's first hook can reach the controller
+    # before its job is stored; that run must not count as the pane's baseline (the job would
+    # never bind and end launch-failed while its worker works).
+    run_id = uuid()
+
+    async def scenario(c: FakeController, pane: FakePane) -> None:
+        create = c.create_pane
+
+        async def create_and_report(**kwargs: Any) -> FakePane:
+            made = await create(**kwargs)
+            c.hub.ingest(event(made.surface_id, K.STARTED, run=run_id))
+            return made
+
+        c.create_pane = create_and_report  # type: ignore[method-assign]
+        job = await spawned(c, pane)
+        wait = {"type": "waitAgent", "jobID": job["jobID"], "until": "running", "timeoutSeconds": 5}
+        reply = await c.request(wait)
+        assert reply["timedOut"] is False
+        assert reply["job"]["state"] == "running"
+        assert reply["job"]["runID"] == {"rawValue": run_id}
+
+    run(scenario)

@@ -45,6 +45,9 @@ The contract the e2e tests rely on (keep it stable):
   object: ``event``, ``command``, ``args``, ``exitCode`` (None on timeout), ``stdout``,
   ``stderr``, ``timedOut``, ``durationMs``, ``payload``, and ``violation`` when the handler's
   reply broke the provider's rules (Cursor ``preToolUse`` must answer with a JSON object).
+* With ``MYTTY_STANDIN_TRUTH=1``, every screen line (:func:`say`) is also appended to
+  ``$MYTTY_STANDIN_DIR/<name>.<pid>.truth.jsonl`` as ``{"t": CLOCK_MONOTONIC, "line"}`` after a
+  ``{"t", "pane", "pid", "name"}`` header: the ground truth of scripts/bench/truth.
 
 Stdlib only; every stand-in imports this file by the path of its own (symlink-resolved) script.
 """
@@ -224,9 +227,38 @@ def option_value(argv: list[str], *names: str) -> str | None:
 # ------------------------------------------------------------------------------------------------
 
 
+#: Where :func:`say` also appends each line with the monotonic time it was shown (the truth
+#: soak's ground truth, scripts/bench/truth); None unless ``MYTTY_STANDIN_TRUTH`` is set.
+_truth_log: Path | None = None
+
+
+def start_truth_log(name: str) -> None:
+    """With ``MYTTY_STANDIN_TRUTH=1`` and a record dir: log every :func:`say` line to
+    ``<dir>/<name>.<pid>.truth.jsonl`` as ``{"t": CLOCK_MONOTONIC seconds, "line"}``, after a
+    header ``{"t", "pane", "pid", "name"}`` (CLOCK_MONOTONIC is one clock for every process)."""
+    global _truth_log
+    record_dir = os.environ.get("MYTTY_STANDIN_DIR")
+    if os.environ.get("MYTTY_STANDIN_TRUTH") != "1" or not record_dir:
+        return
+    _truth_log = Path(record_dir) / f"{name}.{os.getpid()}.truth.jsonl"
+    header = {"pane": os.environ.get("MYTTY_SURFACE_ID"), "pid": os.getpid(), "name": name}
+    _append_truth(header)
+
+
+def _append_truth(row: dict[str, Any]) -> None:
+    if _truth_log is None:
+        return
+    try:
+        with open(_truth_log, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"t": time.monotonic(), **row}) + "\n")
+    except OSError:
+        pass
+
+
 def say(text: str) -> None:
-    """One line on the agent's screen."""
+    """One line on the agent's screen (and in the truth log, when there is one)."""
     print(text, flush=True)
+    _append_truth({"line": text})
 
 
 def atomic_write_json(path: Path, obj: Any) -> None:
@@ -787,6 +819,7 @@ class StandinAgent:
         return read_line()
 
     def main(self) -> int:
+        start_truth_log(self.name)
         self.record_launch()
         say(f"STANDIN {self.name} pid={self.pid}")
         # A pane that goes away sends SIGHUP; leave quietly like the real CLIs.

@@ -191,3 +191,27 @@ def test_a_key_finds_its_finished_job_after_it_left_memory(tmp_path: Path) -> No
         assert jobs.keyed(LIVE, "gone") is None  # a lost job frees its key
 
     _with_store(tmp_path / "events.sqlite3", body)
+
+
+def test_a_restart_judges_no_job_before_the_panes_are_listed(tmp_path: Path) -> None:
+    # Found by scripts/bench/truth: a loaded job's launch timer is due at once; fired while
+    # tmux was still being listed, it found no pane and made a live worker's job lost for good.
+    clock = ManualClock()
+    running = replace(_job(1), state=AgentJobState.RUNNING)  # bound, its deadline long past
+
+    async def body(store: EventStore) -> None:
+        await store.save_job(running)
+        jobs = _registry(store, clock)
+        jobs._panes.reset()  # a restarted controller: no pane known yet
+        jobs.load([running])
+        clock.advance(1.0)  # the timer fires before the panes are listed
+        assert jobs._jobs[running.job_id].state is AgentJobState.RUNNING  # not reconciled
+        jobs._panes.register_created(LIVE, TmuxPaneId("%1"), 0)  # tmux listed: the pane is there
+        await jobs.sweep()
+        assert jobs.current(running.job_id).state is AgentJobState.RUNNING
+        gone = replace(_job(3), state=AgentJobState.RUNNING, surface_id=GONE)
+        jobs.load([gone])
+        await jobs.sweep()  # a pane really gone still makes its job lost
+        assert jobs.current(gone.job_id).state is AgentJobState.LOST
+
+    _with_store(tmp_path / "events.sqlite3", body)
