@@ -294,9 +294,14 @@ def run(argv: list[str]) -> int:
 def main() -> None:
     try:
         code = run(sys.argv[1:])
+        sys.stdout.flush()
     except KeyboardInterrupt:
         code = 130
-    sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (``| head``): end quietly, as other Unix tools do. stdout now
+        # points at /dev/null so the interpreter's last flush finds no closed pipe either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
     sys.exit(code)
 
 
