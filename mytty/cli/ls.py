@@ -93,7 +93,8 @@ def table_rows(panes: list[dict[str, Any]], now: float) -> list[dict[str, str]]:
         rows.append(
             {
                 "pane": pane["location"],
-                "provider": pane["provider"] or pane["command"] or "",
+                # Only an agent's provider: a shell or `top` is no provider (the issue 26 trial).
+                "provider": pane["provider"] or "",
                 "state": pane["state"] or "-",
                 "job": job[:8],
                 "label": pane["label"] or "",
@@ -167,7 +168,7 @@ def _print(panes: list[dict[str, Any]], running: bool) -> None:
         console.print(Text("mytty panes", style="bold"))
         for row in rows:
             style = STATE_STYLES.get(row["state"], "")
-            head = Text(f"{row['pane']}  {row['provider']}  ")
+            head = Text("".join(f"{row[c]}  " for c in ("pane", "provider") if row[c]))
             head.append(row["state"], style=style)
             console.print(head)
             if row["attention"]:
