@@ -50,7 +50,12 @@ class IntegrationStatus:
 
 
 def parse_provider(value: str | AgentProvider) -> AgentProvider:
-    """The provider named ``value``; anything else is ``invalid-provider``."""
+    """The provider named ``value`` (or its alias: ``claude`` is claude-code); anything else is
+    ``invalid-provider``."""
+    from mytty.core.vocab import PROVIDER_ALIASES, PROVIDERS
+
+    if value not in PROVIDERS and PROVIDER_ALIASES.get(value) in PROVIDERS:
+        value = PROVIDER_ALIASES[value]
     try:
         return AgentProvider(value)
     except ValueError:
