@@ -32,7 +32,7 @@ from mytty.daemon.store import StoreError
 from mytty.integrations.shell_files import integration_dir
 from mytty.protocol import wire
 from mytty.protocol.replies import PaneEntry
-from mytty.tmux import bootstrap
+from mytty.tmux import bootstrap, pane_names
 from mytty.tmux.port import SURFACE_OPTION, PaneRow, TmuxPort
 
 log = logging.getLogger(__name__)
@@ -150,8 +150,14 @@ class PaneService:
             listener(pane.surface_id)
 
     def require_pane(self, pane_id: str | None, code: ErrorCode = ErrorCode.PANE_NOT_FOUND) -> Pane:
+        """The pane ``pane_id`` names: its surface id, or tmux's name for it (``%3``,
+        ``mytty:1.0``, ``@2``, ``$1``: :mod:`mytty.tmux.pane_names`)."""
         self._require_port()
         pane = self.panes.get(pane_id)
+        if pane is None and pane_id is not None and pane_names.is_tmux_name(pane_id):
+            pane = pane_names.find(pane_id, self.panes.panes())
+            if pane is None:
+                raise MyttyError(code, f"no pane is called {pane_id!r} in tmux")
         if pane is None:
             raise MyttyError(code, f"no pane with id {pane_id!r}")
         return pane
