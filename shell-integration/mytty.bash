@@ -68,8 +68,22 @@ __mytty_report() {
   [[ -d $__dir && -O $__dir ]] || return 0
   local __f=$__dir/$__id.ev
   [[ -f $__f || ! -e $__f ]] || return 0   # never a FIFO someone left there: it could block
+  [[ -e $__f ]] || __mytty_create_private "$__f" || return 0
   { printf '%s %s %s %s %s\n' "$1" "$2" "${EPOCHREALTIME:--}" "$__cap" "$__mytty_pwd_enc" \
       >>"$__f"; } 2>/dev/null
+}
+
+# Create the event file 0600 whatever the umask (it holds the pane's capability): the umask
+# is read from /proc and put back with builtins only, so even this first time nothing forks.
+__mytty_create_private() {
+  local __k __v __old=
+  while IFS=$': \t' read -r __k __v; do
+    [[ $__k == Umask ]] && { __old=$__v; break; }
+  done </proc/$$/status 2>/dev/null
+  [[ -n $__old ]] || return 1   # no way to put the umask back: no file others might read
+  umask 077
+  { : >>"$1"; } 2>/dev/null
+  umask "$__old"
 }
 
 # Does something else in this shell already mark prompts (then we don't mark them twice)?

@@ -41,6 +41,14 @@ if not set -q __mytty_fish_loaded
         set -l f $dir/$MYTTY_SURFACE_ID.ev
         # Never a FIFO someone left there: it could block.
         test -f $f; or not test -e $f; or return 0
+        # Created 0600 whatever the umask (it holds the pane's capability); umask is a fish
+        # function, so reading and restoring it forks nothing.
+        if not test -e $f
+            set -l old (umask)
+            umask 077
+            true 2>/dev/null >>$f
+            umask $old
+        end
         # fish has no clock builtin: "-" lets the controller use the time it reads the line.
         echo "$kind $st - $MYTTY_EVENT_CAPABILITY $__mytty_pwd_enc" 2>/dev/null >>$f
     end

@@ -40,6 +40,20 @@ if [[ -z ${__mytty_zsh_loaded-} ]]; then
     __mytty_pwd_enc=$out
   }
 
+  # Create the event file 0600 whatever the umask (it holds the pane's capability): the umask
+  # is read from /proc and put back with builtins only, so even this first time nothing forks.
+  __mytty_create_private() {
+    emulate -L zsh
+    local k v old=
+    while IFS=$': \t' read -r k v; do
+      [[ $k == Umask ]] && { old=$v; break }
+    done </proc/$$/status 2>/dev/null
+    [[ -n $old ]] || return 1   # no way to put the umask back: no file others might read
+    umask 077
+    { : >>$1 } 2>/dev/null
+    umask $old
+  }
+
   # Append one event line for the controller; silent and non-blocking when there is none.
   __mytty_report() {
     emulate -L zsh
@@ -50,6 +64,7 @@ if [[ -z ${__mytty_zsh_loaded-} ]]; then
     [[ -d $dir && -O $dir ]] || return 0
     local f=$dir/$id.ev
     [[ -f $f || ! -e $f ]] || return 0   # never a FIFO someone left there: it could block
+    [[ -e $f ]] || __mytty_create_private $f || return 0
     { print -r -- "$1 $2 ${EPOCHREALTIME:--} $cap $__mytty_pwd_enc" >>$f } 2>/dev/null
   }
 

@@ -90,7 +90,10 @@ def recorded_socket(home: Home) -> str | None:
 
 def _record_socket(home: Home, socket_path: str) -> None:
     try:
-        home.tmux_socket_record.write_text(socket_path + "\n")
+        from mytty.daemon.home import write_private
+
+        # 0600: a path another user could swap for their own server's
+        write_private(home.tmux_socket_record, os.fsencode(socket_path + "\n"))
     except OSError:
         pass  # only a convenience for `mytty up`'s recovery
 

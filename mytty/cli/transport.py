@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import time
 from typing import Any, NoReturn
 
 from mytty.core import codes
@@ -48,9 +49,23 @@ def socket_path() -> str:
     return control_socket(os.environ)
 
 
+def _connect_waiting(sock: socket.socket, path: str) -> None:
+    """Connect, waiting while the controller's listen queue is full (EAGAIN), up to the
+    connect timeout: a busy controller is not a dead one."""
+    deadline = time.monotonic() + CONNECT_TIMEOUT
+    while True:
+        try:
+            sock.connect(path)
+            return
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.005)
+
+
 def _connect(sock: socket.socket, path: str) -> None:
     try:
-        sock.connect(path)
+        _connect_waiting(sock, path)
     except (FileNotFoundError, ConnectionRefusedError):
         _fail(
             codes.NOT_RUNNING,

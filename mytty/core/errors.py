@@ -63,6 +63,8 @@ class ErrorCode(StrEnum):
     SHELL_RC_UNRECOGNIZED = "shell-rc-unrecognized"
     # -- agent jobs (appended) ------------------------------------------------------------
     PROVIDER_BINARY_NOT_FOUND = "provider-binary-not-found"
+    # -- control socket budgets (appended) -------------------------------------------------
+    TOO_MANY_REQUESTS = "too-many-requests"
 
 
 EVENT_SOCKET_CODES: frozenset[ErrorCode] = frozenset(

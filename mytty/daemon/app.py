@@ -322,6 +322,7 @@ class Controller:
                     ),
                     name="control",
                     watch_hangups=True,  # its long polls end when their client goes
+                    rules=ControlRouter.BUDGET_RULES,  # fair shares, too-many-requests
                 ),
                 OneShotServer(
                     self.home.event_socket,

@@ -95,7 +95,21 @@ class Home:
         except FileNotFoundError:
             pass
         secret = os.urandom(32)
-        fd = os.open(self.secret_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(secret)
+        write_private(self.secret_file, secret)
         return secret
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` as a file only its owner can read or write.
+
+    0600 whatever the umask (the mode is given at creation and set again on a file that was
+    there already), and never through a symlink someone left at ``path``.
+    """
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)

@@ -7,7 +7,7 @@ import logging
 import os
 
 from mytty.core.errors import ErrorCode, MyttyError
-from mytty.daemon.home import Home
+from mytty.daemon.home import Home, write_private
 
 log = logging.getLogger(__name__)
 
@@ -56,8 +56,8 @@ def write_guide(home: Home) -> None:
 
     try:
         tmp = home.guide_file.with_suffix(".tmp")
-        tmp.write_text(guide_text(), encoding="utf-8")
-        os.chmod(tmp, 0o644)
+        write_private(tmp, guide_text().encode("utf-8"))  # never writable by others, umask 000
+        os.chmod(tmp, 0o644)  # documentation: readable
         os.replace(tmp, home.guide_file)
     except OSError as exc:
         log.warning("could not write %s: %s", home.guide_file, exc)

@@ -11,10 +11,15 @@ import subprocess
 import tempfile
 
 from mytty.core.quoting import shell_quote
+from mytty.tmux.literal import argument, drawn_text
 
 
 def ask_yes_no(tmux_argv: list[str], client: str, title: str, body: str, timeout: float) -> bool:
-    """Show ``body`` in a popup on ``client`` and wait for y/n. False on no, Escape, timeout."""
+    """Show ``body`` in a popup on ``client`` and wait for y/n. False on no, Escape, timeout.
+
+    ``body`` travels in a file (never through tmux); ``title`` is format-expanded and drawn by
+    tmux, so it is escaped for both.
+    """
     with tempfile.NamedTemporaryFile("w", prefix="mytty-ask-", suffix=".txt", delete=False) as f:
         f.write(body)
         text_path = f.name
@@ -26,9 +31,9 @@ def ask_yes_no(tmux_argv: list[str], client: str, title: str, body: str, timeout
         *tmux_argv,
         "display-popup",
         "-c",
-        client,
+        argument(client),
         "-T",
-        title,
+        argument(drawn_text(title)),
         "-w",
         "80%",
         "-h",

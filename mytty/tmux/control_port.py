@@ -4,6 +4,14 @@ connection (see :mod:`mytty.tmux.control_client`).
 Only this module spells tmux command lines for the controller. Each verb is one or a few
 commands; a tmux ``%error`` becomes the verb's ``MyttyError`` code, a lost connection or a
 silent server ``tmux-unavailable``.
+
+Every argument is a :func:`~mytty.tmux.literal.word`, free text after ``--`` where it is a
+positional argument (tmux took a message ``-0`` for flags), and every argument tmux format-expands
+(``-c``, ``-n``, ``-s``, the message of ``display-message``) is escaped for that first (see
+:mod:`mytty.tmux.literal` for what tmux 3.3a expands): a directory, a name or a message is
+text, never a format, a style or a shell command. Session targets are exact (``=name``).
+Names tmux would change (a session name with ``:``, an option name that is not ``@word``) are
+``invalid-request`` before anything is sent.
 """
 
 from __future__ import annotations
@@ -16,7 +24,6 @@ from collections.abc import Callable, Mapping, Sequence
 
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.ids import TmuxPaneId
-from mytty.core.quoting import shell_quote as quote  # tmux reads the same quoting
 from mytty.tmux import bootstrap
 from mytty.tmux.control_client import (
     ControlClient,
@@ -26,6 +33,13 @@ from mytty.tmux.control_client import (
     encode_line,
 )
 from mytty.tmux.hooks import hook_slot, rename_command
+from mytty.tmux.literal import (
+    format_text,
+    message_text,
+    option_name_problem,
+    session_name_problem,
+)
+from mytty.tmux.literal import word as quote
 from mytty.tmux.port import (
     LIST_FORMAT,
     MAX_CAPTURE_LINES,
@@ -58,8 +72,21 @@ def _env_flags(env: Mapping[str, str]) -> str:
     return " ".join(f"-e {quote(f'{k}={v}')}" for k, v in env.items())
 
 
+def _refuse(problem: str | None) -> None:
+    if problem is not None:
+        raise MyttyError(ErrorCode.INVALID_REQUEST, f"text tmux cannot take: {problem}")
+
+
+def _cwd_flag(cwd: str | None) -> str:
+    return f"-c {quote(format_text(cwd))} " if cwd else ""
+
+
 def _option_line(update: OptionUpdate) -> str:
-    """``set-option`` for one user option; ``-q`` is not used: a gone target must say so."""
+    """``set-option`` for one user option; ``-q`` is not used: a gone target must say so.
+
+    The value is not format-expanded (no ``-F``); the name is, so it must be a plain ``@word``.
+    """
+    _refuse(option_name_problem(update.name))
     if update.scope is OptionScope.PANE:
         where = f"-p -t {quote(update.target)}"
     elif update.scope is OptionScope.SESSION:
@@ -70,6 +97,10 @@ def _option_line(update: OptionUpdate) -> str:
     if update.value is None:
         return f"set-option -u {where} {quote(update.name)}"
     return f"set-option {where} {quote(update.name)} {quote(update.value)}"
+
+
+def _respawn_line(pane_id: str, env: Mapping[str, str], command: str) -> str:
+    return f"respawn-pane -k -t {quote(pane_id)} {_env_flags(env)} {quote(command)}"
 
 
 def _exact(session: str) -> str:
@@ -180,9 +211,8 @@ class ControlModePort:
         on_created: OnCreated,
     ) -> tuple[TmuxPaneId, int]:
         flags = _DIRECTION_FLAGS[direction]
-        cwd_flag = f"-c {quote(cwd)} " if cwd else ""
         line = (
-            f"split-window -d {flags} -t {quote(target)} {cwd_flag}{_env_flags(env)} "
+            f"split-window -d {flags} -t {quote(target)} {_cwd_flag(cwd)}{_env_flags(env)} "
             f"{_NEW_PANE_FORMAT} {quote(command)}"
         )
         return await self._create(line, on_created, ErrorCode.SPLIT_FAILED)
@@ -198,11 +228,10 @@ class ControlModePort:
         after: str | None = None,
         name: str | None = None,
     ) -> tuple[TmuxPaneId, int]:
-        cwd_flag = f"-c {quote(cwd)} " if cwd else ""
-        name_flag = f"-n {quote(name)} " if name else ""
-        target = quote(after) if after else quote(session + ":")
+        name_flag = f"-n {quote(format_text(name))} " if name else ""
+        target = quote(after) if after else quote("=" + session + ":")
         line = (
-            f"new-window -d -a -t {target} {name_flag}{cwd_flag}{_env_flags(env)} "
+            f"new-window -d -a -t {target} {name_flag}{_cwd_flag(cwd)}{_env_flags(env)} "
             f"{_NEW_PANE_FORMAT} {quote(command)}"
         )
         return await self._create(line, on_created, ErrorCode.NEW_TAB_FAILED)
@@ -216,10 +245,15 @@ class ControlModePort:
         command: str,
         on_created: OnCreated,
     ) -> TmuxPaneId:
+        _refuse(session_name_problem(name))
         line = (
-            f"new-session -d -s {quote(name)} -c {quote(cwd)} "
+            f"new-session -d -s {quote(format_text(name))} {_cwd_flag(cwd)}"
             f"{_NEW_PANE_FORMAT} {quote(_PLACEHOLDER)}"
         )
+        try:  # the respawn's text is checked first: no session is left behind for it
+            encode_line(_respawn_line("%0", env, command), 0)
+        except UnsendableCommand as exc:
+            raise MyttyError(ErrorCode.INVALID_REQUEST, f"text tmux cannot take: {exc}") from None
         pane_id, _pid = await self._create(
             line, lambda pane, _pid: on_created(pane, 0), ErrorCode.NEW_TAB_FAILED
         )
@@ -227,7 +261,7 @@ class ControlModePort:
         return pane_id
 
     async def respawn(self, pane_id: str, *, env: Mapping[str, str], command: str) -> None:
-        await self._run(f"respawn-pane -k -t {quote(pane_id)} {_env_flags(env)} {quote(command)}")
+        await self._run(_respawn_line(pane_id, env, command))
 
     async def _create(
         self, line: str, on_created: OnCreated, code: ErrorCode
@@ -260,7 +294,7 @@ class ControlModePort:
                 if ord(ch) < 0x20 or ord(ch) == 0x7F:
                     if chunk:
                         await self._run(
-                            f"send-keys -t {target} -l {quote(''.join(chunk))}",
+                            f"send-keys -t {target} -l -- {quote(''.join(chunk))}",
                             fail=ErrorCode.PANE_NOT_FOUND,
                         )
                         chunk = []
@@ -271,13 +305,13 @@ class ControlModePort:
                     chunk.append(ch)
             if chunk:
                 await self._run(
-                    f"send-keys -t {target} -l {quote(''.join(chunk))}",
+                    f"send-keys -t {target} -l -- {quote(''.join(chunk))}",
                     fail=ErrorCode.PANE_NOT_FOUND,
                 )
 
     async def send_key(self, pane_id: str, key_name: str) -> None:
         await self._run(
-            f"send-keys -t {quote(pane_id)} {quote(key_name)}", fail=ErrorCode.PANE_NOT_FOUND
+            f"send-keys -t {quote(pane_id)} -- {quote(key_name)}", fail=ErrorCode.PANE_NOT_FOUND
         )
 
     # -- screen ---------------------------------------------------------------------------------
@@ -345,12 +379,13 @@ class ControlModePort:
         clients = await self.human_clients()
         if clients and all(c.session_name != session_name for c in clients):
             await self._try_run(
-                f"switch-client -c {quote(clients[0].name)} -t {quote(session_name)}"
+                f"switch-client -c {quote(clients[0].name)} -t {_exact(session_name)}"
             )
 
     async def set_pane_option(self, pane_id: str, name: str, value: str) -> None:
+        _refuse(option_name_problem(name))
         await self._run(
-            f"set-option -p -t {quote(pane_id)} {name} {quote(value)}",
+            f"set-option -p -t {quote(pane_id)} {quote(name)} {quote(value)}",
             fail=ErrorCode.PANE_NOT_FOUND,
         )
 
@@ -414,14 +449,14 @@ class ControlModePort:
         return out
 
     async def display_message(self, client_name: str, text: str) -> None:
-        # One line of literal text: control characters can't travel on a control-mode line and
-        # "#" would start a format.
-        line = "".join(" " if ord(c) < 0x20 or ord(c) == 0x7F else c for c in text)
-        line = line.replace("#", "##")
+        # tmux runs the text through strftime, the format expander and the status line's
+        # style drawing: message_text undoes all three (doubling "#" alone showed "##" as "#"
+        # and "%d" as the day of the month).
+        line = message_text(text)
         # tmux falls back to another client for a name it does not know rather than failing;
         # the callers name clients they just listed.
         await self._try_run(
-            f"display-message -d {_MESSAGE_MS} -c {quote(client_name)} {quote(line)}"
+            f"display-message -d {_MESSAGE_MS} -c {quote(client_name)} -- {quote(line)}"
         )
 
     async def write_pane_output(self, pane_id: str, data: bytes) -> None:

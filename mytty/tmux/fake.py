@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.ids import TmuxPaneId
+from mytty.tmux.literal import MAX_MESSAGE_CHARS, option_name_problem, session_name_problem
 from mytty.tmux.port import (
     MAX_CAPTURE_LINES,
     SPLIT_DIRECTIONS,
@@ -180,14 +181,25 @@ class FakeTmux:
 
     @staticmethod
     def _sendable(*texts: str) -> None:
-        """Refuse what the real port cannot put on a command line (it is never sent)."""
+        """Refuse what the real port cannot put on a command line (it is never sent).
+
+        Everything else is taken as text, as the real port escapes it: a ``#`` is never a
+        format, a newline never ends a command.
+        """
         for text in texts:
+            if "\0" in text:
+                raise MyttyError(ErrorCode.INVALID_REQUEST, "text tmux cannot take: a NUL")
             try:
                 text.encode("utf-8")
             except UnicodeEncodeError:
                 raise MyttyError(
                     ErrorCode.INVALID_REQUEST, "text tmux cannot take: a lone surrogate"
                 ) from None
+
+    @staticmethod
+    def _refuse(problem: str | None) -> None:
+        if problem is not None:
+            raise MyttyError(ErrorCode.INVALID_REQUEST, f"text tmux cannot take: {problem}")
 
     def _all_panes(self) -> list[FakePane]:
         return [p for s in self.sessions for w in s.windows for p in w.panes]
@@ -354,6 +366,7 @@ class FakeTmux:
     ) -> tuple[TmuxPaneId, int]:
         if direction not in SPLIT_DIRECTIONS:
             raise KeyError(direction)
+        self._sendable(cwd or "", command, *env, *env.values())
         old = self._find_pane(target, ErrorCode.SPLIT_FAILED)
         horizontal = direction in ("right", "left")
         size = old.width if horizontal else old.height
@@ -390,6 +403,7 @@ class FakeTmux:
         after: str | None = None,
         name: str | None = None,
     ) -> tuple[TmuxPaneId, int]:
+        self._sendable(cwd or "", name or "", command, *env, *env.values())
         self._check()
         if after is not None:
             anchor = next(
@@ -431,6 +445,8 @@ class FakeTmux:
         command: str,
         on_created: OnCreated,
     ) -> TmuxPaneId:
+        self._refuse(session_name_problem(name))
+        self._sendable(name, cwd, command, *env, *env.values())
         self._check()
         if self._find_session(name) is not None:
             raise MyttyError(ErrorCode.NEW_TAB_FAILED, f"tmux: duplicate session: {name}")
@@ -443,6 +459,7 @@ class FakeTmux:
         return pane.pane_id
 
     async def respawn(self, pane_id: str, *, env: Mapping[str, str], command: str) -> None:
+        self._sendable(command, *env, *env.values())
         pane = self._find_pane(pane_id, ErrorCode.INTERNAL_ERROR)
         pane.pid = next(self._pids)
         pane.command = command
@@ -516,11 +533,13 @@ class FakeTmux:
                     human.session_name = session_name
 
     async def set_pane_option(self, pane_id: str, name: str, value: str) -> None:
+        self._refuse(option_name_problem(name))
         self._sendable(name, value)
         self._find_pane(pane_id, ErrorCode.PANE_NOT_FOUND).options[name] = value
 
     async def set_user_options(self, updates: Sequence[OptionUpdate]) -> None:
         for update in updates:
+            self._refuse(option_name_problem(update.name))
             self._sendable(update.target, update.name, update.value or "")
         self._check()
         for update in updates:
@@ -593,6 +612,7 @@ class FakeTmux:
         except MyttyError:
             return  # the real port's _try_run swallows what tmux cannot take, too
         line = "".join(" " if ord(c) < 0x20 or ord(c) == 0x7F else c for c in text)
+        line = line[:MAX_MESSAGE_CHARS]
         for human in self.humans:
             if human.name == client_name:
                 human.messages.append(line)

@@ -21,11 +21,12 @@ from enum import StrEnum
 from typing import NamedTuple, Protocol
 
 from mytty.core.ids import TmuxPaneId
+from mytty.tmux.literal import FIELD_SEPARATOR, from_one_line, one_line
 
 SURFACE_OPTION = "@mytty_surface"
 #: The session the controller's control-mode client sits in: not the user's, never listed.
 PRIVATE_SESSION = "_mytty"
-SEP = "\x1f"
+SEP = FIELD_SEPARATOR
 
 _FIELDS = (
     "pane_id",
@@ -51,7 +52,10 @@ _FIELDS = (
     "window_name",
     "window_zoomed_flag",
 )
-LIST_FORMAT = SEP.join("#{" + f + "}" for f in _FIELDS)
+#: Fields anybody can fill with any text (a newline, the separator): listed escaped. A session
+#: name needs no escape: tmux vis-encodes control characters in it.
+_FREE_TEXT = frozenset({SURFACE_OPTION, "pane_current_command", "pane_current_path", "window_name"})
+LIST_FORMAT = SEP.join(one_line(f) if f in _FREE_TEXT else "#{" + f + "}" for f in _FIELDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,10 +139,10 @@ def parse_pane_row(line: str) -> PaneRow | None:
         window_width=parse_int(ww),
         window_height=parse_int(wh),
         session_attached=parse_int(att),
-        surface=surface,
-        current_command=cmd,
-        current_path=path,
-        window_name=wname,
+        surface=from_one_line(surface),
+        current_command=from_one_line(cmd),
+        current_path=from_one_line(path),
+        window_name=from_one_line(wname),
         window_zoomed=zoomed == "1",
     )
 

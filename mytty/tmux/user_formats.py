@@ -22,21 +22,44 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mytty.core.quoting import shell_quote
+from mytty.tmux.literal import FIELD_SEPARATOR, argument, from_one_line, one_line, shown_option
 
+# Every value is shown through shown_option (``#{q/h:…}``): tmux draws a border or status line
+# as styled text, where a label's ``#[fg=red]`` would restyle it and ``##`` show as ``#``.
+_PROVIDER, _STATE = shown_option("@mytty_provider"), shown_option("@mytty_state")
+_LABEL, _NEED = shown_option("@mytty_label"), shown_option("@mytty_attention")
+_TOTAL = shown_option("@mytty_attention_total")
+# Not `#{?@mytty_label,…}`: tmux takes a value of "0" for false, and "0" is a fine label.
+_SET_LABEL, _SET_NEED = "#{!=:#{@mytty_label},}", "#{!=:#{@mytty_attention},}"
 #: Appended to pane-border-format: shown only on panes with agent state.
 BORDER_SEGMENT = (
     "#{?@mytty_state, "
     "#{?#{m:waiting-*,#{@mytty_state}},#[fg=yellow],"
     "#{?#{m:failed,#{@mytty_state}},#[fg=red],"
     "#{?#{m:running,#{@mytty_state}},#[fg=green],}}}"
-    "[#{@mytty_provider} #{@mytty_state}#{?@mytty_label, #{@mytty_label},}]"
-    "#{?@mytty_attention, #[reverse]#{@mytty_attention}#[noreverse],}#[default],}"
+    f"[{_PROVIDER} {_STATE}#{{?{_SET_LABEL}, {_LABEL},}}]"
+    f"#{{?{_SET_NEED}, #[reverse]{_NEED}#[noreverse],}}#[default],}}"
 )
 #: Appended to status-right: shown only while attention items are open.
 STATUS_SEGMENT = (
-    "#{?#{m:[1-9]*,#{@mytty_attention_total}},"
-    " #[reverse] attention #{@mytty_attention_total} #[noreverse],}"
+    f"#{{?#{{m:[1-9]*,#{{@mytty_attention_total}}}}, #[reverse] attention {_TOTAL} #[noreverse],}}"
 )
+#: Segments earlier versions installed (values shown raw): uninstall removes them too, and
+#: install replaces them with the current ones.
+LEGACY_SEGMENTS = {
+    "pane-border-format": (
+        "#{?@mytty_state, "
+        "#{?#{m:waiting-*,#{@mytty_state}},#[fg=yellow],"
+        "#{?#{m:failed,#{@mytty_state}},#[fg=red],"
+        "#{?#{m:running,#{@mytty_state}},#[fg=green],}}}"
+        "[#{@mytty_provider} #{@mytty_state}#{?@mytty_label, #{@mytty_label},}]"
+        "#{?@mytty_attention, #[reverse]#{@mytty_attention}#[noreverse],}#[default],}",
+    ),
+    "status-right": (
+        "#{?#{m:[1-9]*,#{@mytty_attention_total}},"
+        " #[reverse] attention #{@mytty_attention_total} #[noreverse],}",
+    ),
+}
 #: How much wider status-right may get with the segment (" attention 999 " plus spacing).
 STATUS_EXTRA_LENGTH = 16
 SAVED_PREFIX = "@mytty_saved_"
@@ -68,11 +91,16 @@ class TmuxCli:
 
     def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         try:
-            out = subprocess.run(
-                [*self.argv, *args], capture_output=True, text=True, timeout=10, check=False
-            )
+            raw = subprocess.run([*self.argv, *args], capture_output=True, timeout=10, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise TmuxCliError(f"could not run tmux: {exc}") from None
+        # Decoded by hand: text mode would turn a value's "\r" into a line break.
+        out = subprocess.CompletedProcess(
+            raw.args,
+            raw.returncode,
+            raw.stdout.decode("utf-8", "replace"),
+            raw.stderr.decode("utf-8", "replace"),
+        )
         if check and out.returncode != 0:
             raise TmuxCliError(out.stderr.strip() or f"tmux {args[0]} failed")
         return out
@@ -85,14 +113,14 @@ class TmuxCli:
         return out.stdout[:-1] if out.stdout.endswith("\n") else out.stdout
 
     def set_global(self, name: str, value: str) -> None:
-        self.run("set-option", "-g", name, value)
+        self.run("set-option", "-g", name, argument(value))
 
     def unset_global(self, name: str) -> None:
         self.run("set-option", "-gu", name, check=False)
 
     def binding(self, key: str) -> str | None:
         """The prefix-table binding of ``key`` as ``list-keys`` prints it (None: unbound)."""
-        out = self.run("list-keys", "-T", "prefix", key, check=False)
+        out = self.run("list-keys", "-T", "prefix", argument(key), check=False)
         return out.stdout.strip() or None if out.returncode == 0 else None
 
 
@@ -104,6 +132,10 @@ def _append(cli: TmuxCli, option: str, segment: str, what: str) -> Change:
     current = cli.global_option(option) or ""
     if segment in current:
         return Change(what, False, "already installed")
+    for old in LEGACY_SEGMENTS.get(option, ()):
+        if old in current:  # the saved value from that install stays the one to restore
+            cli.set_global(option, current.replace(old, segment, 1))
+            return Change(what, True, "replaced the segment an earlier version installed")
     cli.set_global(_saved_name(option), current)
     cli.set_global(option, current + segment)
     return Change(what, True)
@@ -114,10 +146,11 @@ def _remove(cli: TmuxCli, option: str, segment: str, what: str) -> Change:
     saved = cli.global_option(saved_name)
     current = cli.global_option(option) or ""
     note = ""
-    if saved is not None and current == saved + segment:
+    installed = [s for s in (segment, *LEGACY_SEGMENTS.get(option, ())) if s in current]
+    if saved is not None and installed and current == saved + installed[0]:
         cli.set_global(option, saved)
-    elif segment in current:
-        cli.set_global(option, current.replace(segment, "", 1))
+    elif installed:
+        cli.set_global(option, current.replace(installed[0], "", 1))
         note = "the format had changed since install: only the segment was cut out"
     else:
         cli.unset_global(saved_name)
@@ -181,12 +214,12 @@ def _bind(cli: TmuxCli, key: str, python: str, home: str) -> Change:
     if previous and previous != key:  # the key changed in the config: move the binding
         old = cli.binding(previous)
         if old is not None and POPUP_MARKER in old:
-            cli.run("unbind-key", "-T", "prefix", previous)
+            cli.run("unbind-key", "-T", "prefix", argument(previous))
     cli.run(
         "bind-key",
         "-T",
         "prefix",
-        key,
+        argument(key),
         "display-popup",
         "-E",
         "-w",
@@ -216,7 +249,7 @@ def uninstall(cli: TmuxCli) -> list[Change]:
     if key:
         existing = cli.binding(key)
         if existing is not None and POPUP_MARKER in existing:
-            cli.run("unbind-key", "-T", "prefix", key)
+            cli.run("unbind-key", "-T", "prefix", argument(key))
             changes.append(Change(f"popup key (prefix {key})", True))
         cli.unset_global(SAVED_KEY)
     else:
@@ -269,13 +302,18 @@ PANE_FORMAT_FIELDS: Sequence[str] = (
 
 
 def published_panes(cli: TmuxCli) -> list[dict[str, str]]:
-    """Every pane with the published ``@mytty_*`` options (one ``list-panes``, no controller)."""
-    sep = "\x1f"
-    fmt = sep.join("#{" + f + "}" for f in PANE_FORMAT_FIELDS)
+    """Every pane with the published ``@mytty_*`` options (one ``list-panes``, no controller).
+
+    Values are listed escaped (:func:`~mytty.tmux.literal.one_line`): a note or a command name
+    holding a newline or a line separator stays in its own row and field.
+    """
+    sep = FIELD_SEPARATOR
+    fmt = sep.join(one_line(f) for f in PANE_FORMAT_FIELDS)
     out = cli.run("list-panes", "-a", "-F", fmt)
     rows = []
-    for line in out.stdout.splitlines():
+    for line in out.stdout.split("\n"):  # not splitlines(): it also splits at U+2028 and \x1c
         parts = line.split(sep)
         if len(parts) == len(PANE_FORMAT_FIELDS):
-            rows.append(dict(zip(PANE_FORMAT_FIELDS, parts, strict=True)))
+            values = (from_one_line(p) for p in parts)
+            rows.append(dict(zip(PANE_FORMAT_FIELDS, values, strict=True)))
     return rows

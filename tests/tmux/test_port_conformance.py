@@ -72,6 +72,14 @@ class World(Protocol):
         """What reached the human's terminal (real: its pty's bytes; fake: its messages)."""
         ...
 
+    def pane_cwd(self, pane_id: str) -> str | None:
+        """The directory the pane's process runs in (real: /proc/<pid>/cwd; None: not yet)."""
+        ...
+
+    def ran_injected(self) -> bool:
+        """Whether a ``#(cd;touch PWNED)`` format ever ran (real: $HOME/PWNED exists)."""
+        ...
+
 
 Scenario = Callable[[World], Coroutine[Any, Any, None]]
 #: A pane id no server has.
@@ -108,6 +116,12 @@ class FakeWorld:
 
     def shown_to(self, client: str) -> str:
         return "\n".join(self.fake.human(client).messages)
+
+    def pane_cwd(self, pane_id: str) -> str | None:
+        return self.fake.pane(pane_id).cwd
+
+    def ran_injected(self) -> bool:
+        return False
 
 
 class RealWorld:
@@ -186,6 +200,19 @@ class RealWorld:
 
     def shown_to(self, client: str) -> str:
         return bytes(self._screens[client]).decode("utf-8", "replace")
+
+    def pane_cwd(self, pane_id: str) -> str | None:
+        pid = self.m.tmux("display-message", "-p", "-t", pane_id, "#{pane_pid}").strip()
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            return None
+        # Until the pane's process has exec'd it may still sit in the server's directory.
+        start = self.m.tmux("display-message", "-p", "-t", pane_id, "#{pane_current_command}")
+        return cwd if start.strip() == "sleep" else None
+
+    def ran_injected(self) -> bool:
+        return (self.m.home / "PWNED").exists()
 
 
 def run_fake(scenario: Scenario) -> None:
@@ -420,6 +447,144 @@ def test_new_window_after_a_given_window_with_a_name(run: Callable[[Scenario], N
     run(scenario)
 
 
+#: Names that tmux would read as formats, styles, shell commands or command-line syntax if they
+#: reached it unescaped (tmux 3.3a ran the first one; see mytty/tmux/literal.py).
+HOSTILE_NAMES = [
+    "w#(cd;touch PWNED)",
+    "a##b",
+    "notes##2026",
+    "m#S",
+    "d#{pane_id}",
+    "h#[fg=red]z",
+    "k##[x]",
+    "e#",
+    "#{",
+    "x#}y#,z",
+    "p%d%H",
+    "q;r",
+    "s'x\"y",
+    "b\\c",
+    "$HOME",
+    "~x",
+    "nl\nx",
+    "us\x1fx",
+    "esc\x1bx",
+    "é#ß",
+]
+
+
+@pytest.mark.parametrize("verb", ["split", "new_window", "new_session"])
+def test_panes_start_in_the_directory_asked_for_whatever_its_name(
+    run: Callable[[Scenario], None], verb: str, tmp_path: Path
+) -> None:
+    async def scenario(w: World) -> None:
+        made: dict[TmuxPaneId, str] = {}
+        for i, name in enumerate(HOSTILE_NAMES):
+            cwd = os.path.join(os.path.realpath(tmp_path), name)
+            os.mkdir(cwd)
+            made[await create(w, verb, i, cwd)] = cwd
+        for pane, cwd in made.items():
+            await wait_for_cwd(w, pane, cwd)
+        # Each is listed in a row of its own: the newline and the separator did not split one.
+        extra = len(made) if verb == "split" else 0  # the windows that were split
+        assert len(await w.port.list_panes()) == len(made) + extra + 2
+        assert not w.ran_injected()
+
+    run(scenario)
+
+
+async def create(w: World, verb: str, i: int, cwd: str) -> TmuxPaneId:
+    """A pane made by ``verb`` (split, new_window, new_session) in ``cwd``."""
+    if verb == "split":  # a window of its own each, so there is room to split
+        target, _ = await w.port.new_window(
+            "base", cwd=None, env={}, command=SLEEP, on_created=Created()
+        )
+        pane, _ = await w.port.split(
+            target, "down", cwd=cwd, env={}, command=SLEEP, on_created=Created()
+        )
+        return pane
+    if verb == "new_window":
+        pane, _ = await w.port.new_window(
+            "base", cwd=cwd, env={}, command=SLEEP, on_created=Created()
+        )
+        return pane
+    return await w.port.new_session(f"s{i}", cwd=cwd, env={}, command=SLEEP, on_created=Created())
+
+
+async def wait_for_cwd(w: World, pane: TmuxPaneId, cwd: str) -> None:
+    """The pane's process runs in ``cwd``, and tmux lists that directory as it is."""
+
+    async def process_cwd() -> str | None:
+        return w.pane_cwd(pane)
+
+    async def listed_path() -> str:
+        return (await rows(w.port))[pane].current_path
+
+    await eventually(process_cwd, lambda c: c == cwd)
+    await eventually(listed_path, lambda p: p == cwd)
+
+
+def test_window_and_session_names_are_text(run: Callable[[Scenario], None]) -> None:
+    async def scenario(w: World) -> None:
+        for name in HOSTILE_NAMES:
+            pane, _ = await w.port.new_window(
+                "base", cwd=None, env={}, command=SLEEP, on_created=Created(), name=name
+            )
+            assert (await rows(w.port))[pane].window_name == name
+        for name in [n for n in HOSTILE_NAMES if not set(n) & set(":.\\$\n\x1f\x1b")]:
+            pane = await w.port.new_session(
+                name, cwd="/", env={}, command=SLEEP, on_created=Created()
+            )
+            assert (await rows(w.port))[pane].session_name == name
+            assert await w.port.has_session(name)
+            await w.port.kill_session(name)
+            assert not await w.port.has_session(name)
+        # Names tmux would store as something else are refused before anything is sent.
+        for name in ["a:b", "a.b", "a\\b", "$HOME", "nl\nx", ""]:
+            await raises(
+                ErrorCode.INVALID_REQUEST,
+                w.port.new_session(name, cwd="/", env={}, command=SLEEP, on_created=Created()),
+            )
+            assert not await w.port.has_session(name) if name else True
+        assert not w.ran_injected()
+
+    run(scenario)
+
+
+def test_session_targets_are_exact(run: Callable[[Scenario], None]) -> None:
+    async def scenario(w: World) -> None:
+        # tmux would take "bas" for "base" (a prefix) and "b*" as a pattern.
+        for name in ("bas", "b*", "ba?e"):
+            await raises(
+                ErrorCode.NEW_TAB_FAILED,
+                w.port.new_window(name, cwd=None, env={}, command=SLEEP, on_created=Created()),
+            )
+            assert not await w.port.has_session(name)
+
+    run(scenario)
+
+
+def test_option_names_tmux_would_expand_are_refused(run: Callable[[Scenario], None]) -> None:
+    async def scenario(w: World) -> None:
+        base = await base_pane(w.port)
+        for name in ("@x#{pid}", "@a b", "status", "@"):
+            await raises(ErrorCode.INVALID_REQUEST, w.port.set_pane_option(base.pane_id, name, "v"))
+            await raises(
+                ErrorCode.INVALID_REQUEST,
+                w.port.set_user_options([OptionUpdate(OptionScope.GLOBAL, "", name, "v")]),
+            )
+        for value in HOSTILE_NAMES:
+            await w.port.set_pane_option(base.pane_id, SURFACE_OPTION, value)
+            assert (await rows(w.port))[base.pane_id].surface == value
+            await w.port.set_user_options(
+                [OptionUpdate(OptionScope.PANE, base.pane_id, "@mytty_label", value)]
+            )
+            assert w.user_option(OptionScope.PANE, base.pane_id, "@mytty_label") == value
+        assert not w.ran_injected()
+
+    run(scenario)
+
+
 def test_rows_say_whether_a_window_is_zoomed(run: Callable[[Scenario], None]) -> None:
     async def scenario(w: World) -> None:
         base = await base_pane(w.port)
@@ -511,6 +676,19 @@ def test_text_and_keys_reach_the_screen(run: Callable[[Scenario], None]) -> None
         await w.port.send_key(pane, "Enter")
         shot = await eventually(lambda: w.port.capture(pane), lambda s: s.cursor_row == 2)
         assert shot.text.endswith("secon") and shot.cursor_column == 0
+
+    run(scenario)
+
+
+def test_text_that_looks_like_flags_is_typed_as_it_is(run: Callable[[Scenario], None]) -> None:
+    async def scenario(w: World) -> None:
+        pane = (await base_pane(w.port)).pane_id
+        await w.port.send_text(pane, "-la")
+        await w.port.send_text(pane, " -- -0 #{pane_id} w#(cd;touch PWNED)")
+        want = "-la -- -0 #{pane_id} w#(cd;touch PWNED)"
+        shot = await eventually(lambda: w.port.capture(pane), lambda s: s.text == want)
+        assert shot.cursor_column == len(want)
+        assert not w.ran_injected()
 
     run(scenario)
 
@@ -742,15 +920,26 @@ def test_client_views_say_what_each_human_sees(run: Callable[[Scenario], None]) 
     run(scenario)
 
 
-def test_display_message_shows_literal_text_on_a_client(run: Callable[[Scenario], None]) -> None:
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mytty: #{pane_id} needs approval",
+        "notes##2026 a##b ##",
+        "100% done on %d at %H:%M",
+        "style #[fg=red]x k##[y] #[",
+        "w#(cd;touch PWNED) m#S end#",
+        "-0 looks like a flag",
+    ],
+)
+def test_display_message_shows_literal_text_on_a_client(
+    run: Callable[[Scenario], None], text: str
+) -> None:
     async def scenario(w: World) -> None:
         name = w.attach_human("base")
         await eventually(w.port.client_views, lambda v: len(v) == 1)
-        await w.port.display_message(name, "mytty: #{pane_id} needs approval")
-        await eventually(
-            lambda: asyncio.sleep(0, w.shown_to(name)),
-            lambda shown: "mytty: #{pane_id} needs approval" in shown,
-        )
+        await w.port.display_message(name, text)
+        await eventually(lambda: asyncio.sleep(0, w.shown_to(name)), lambda shown: text in shown)
+        assert not w.ran_injected()
         await w.port.display_message("/dev/pts/nobody", "x")  # a client gone since: no error
 
     run(scenario)

@@ -93,3 +93,31 @@ def test_a_users_binding_is_kept_and_a_changed_key_moves() -> None:
     assert "B" not in cli.keys and uf.POPUP_MARKER in cli.keys["C"]
     uf.uninstall(cli)
     assert cli.keys == {"A": "display-message mine"}
+
+
+@given(status=formats, border=formats)
+def test_segments_an_earlier_version_installed_are_replaced_and_removed(
+    status: str, border: str
+) -> None:
+    old_status = uf.LEGACY_SEGMENTS["status-right"][0]
+    old_border = uf.LEGACY_SEGMENTS["pane-border-format"][0]
+    saved = {"@mytty_saved_status_right": status, "@mytty_saved_pane_border_format": border}
+    cli = DictCli(
+        {"status-right": status + old_status, "pane-border-format": border + old_border, **saved}
+    )
+    install(cli)  # the shown values are escaped from now on
+    assert cli.options["status-right"] == status + uf.STATUS_SEGMENT
+    assert cli.options["pane-border-format"] == border + uf.BORDER_SEGMENT
+    uf.uninstall(cli)
+    assert cli.options["status-right"] == status
+    assert cli.options["pane-border-format"] == border
+    # Uninstall alone removes an old segment too.
+    cli = DictCli({"status-right": status + old_status, **saved})
+    uf.uninstall(cli)
+    assert cli.options["status-right"] == status
+
+
+def test_shown_values_are_escaped_in_the_segments() -> None:
+    for name in ("@mytty_provider", "@mytty_state", "@mytty_label", "@mytty_attention"):
+        assert "#{q/h:" + name + "}" in uf.BORDER_SEGMENT
+    assert "#{q/h:@mytty_attention_total}" in uf.STATUS_SEGMENT

@@ -168,6 +168,8 @@ class ShellEventWatcher:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
                 return
+            if st.st_mode & 0o077:  # written by an older integration under the shell's umask
+                os.fchmod(fd, 0o600)
             cursor = self._cursors.get(surface_id)
             identity = (st.st_dev, st.st_ino)
             if cursor is None or cursor.identity != identity or st.st_size < cursor.offset:

@@ -4,10 +4,18 @@ A command may fail only with the codes its declaration lists (``COMMAND.errors``
 that raises another code is a bug: it is logged, and with ``MYTTY_STRICT_ERRORS=1`` (the test
 harness sets it) the reply becomes ``internal-error`` naming the stray code, so every e2e test
 doubles as a check of the declarations.
+
+Before any command runs, the request claims its share of the control socket's connection
+budget (:func:`mytty.daemon.server.budget.admit`): past its client's share, or past what
+requests that may wait may hold, it is answered ``too-many-requests`` (a socket-level code,
+like ``request-too-large``, that no declaration needs to list). :data:`SHORT_REQUESTS` are the
+ones the reserve is kept for: they answer from what the controller holds, or with one quick
+tmux command, and never wait for an event, a person, an agent or a new pane.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from types import ModuleType
@@ -16,15 +24,54 @@ from mytty.control.base import Request
 from mytty.control.ports import Context
 from mytty.control.registry import by_wire
 from mytty.core.errors import ErrorCode, MyttyError
-from mytty.protocol.control import decode_request, failure
+from mytty.daemon.server.budget import Rules, admit
+from mytty.protocol.control import decode_request, encode_reply, failure
 from mytty.protocol.replies import Reply
 
 log = logging.getLogger(__name__)
 
 STRICT_ERRORS_VAR = "MYTTY_STRICT_ERRORS"
 
+#: Requests that never wait (wire types): the control socket keeps a reserve of connections that
+#: only these may use, so they answer even while waits fill the rest. Everything else (``wait``,
+#: ``waitAgent``, ``events``, spawns, new panes, integration consent, an unknown type) may wait.
+SHORT_REQUESTS = frozenset(
+    {
+        "list",
+        "listAgents",
+        "agentResult",
+        "attention",
+        "setPaneStatus",
+        "read",
+        "env",
+        "integrationList",
+        "focus",
+        "focusAgent",
+        "send",
+        "sendKey",
+        "sendAgent",
+        "closePane",
+    }
+)
+
+
+def is_short(request: bytes) -> bool | None:
+    """Whether a request line is one of :data:`SHORT_REQUESTS` (None: not a request at all)."""
+    try:
+        kind = json.loads(request).get("type")
+    except (ValueError, AttributeError, RecursionError):
+        return None
+    return kind in SHORT_REQUESTS if isinstance(kind, str) else None
+
+
+def _too_many(why: str) -> bytes:
+    return encode_reply(failure(ErrorCode.TOO_MANY_REQUESTS, why))
+
 
 class ControlRouter:
+    #: The control socket's budget rules (the server asks them before a request is read).
+    BUDGET_RULES = Rules(reply=_too_many, is_short=is_short)
+
     def __init__(self, ctx: Context) -> None:
         self._ctx = ctx
         self._commands = by_wire()
@@ -34,6 +81,10 @@ class ControlRouter:
         module: ModuleType | None = None
         try:
             request = decode_request(body)
+            try:
+                admit(short=request["type"] in SHORT_REQUESTS)
+            except MyttyError as exc:
+                return failure(exc.code, exc.message)
             module = self._commands.get(request["type"])
             if module is None:
                 raise MyttyError(

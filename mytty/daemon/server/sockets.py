@@ -7,9 +7,14 @@ trickles bytes) is dropped without a reply, and never blocks anybody else.
 
 Descriptors are what a hostile or careless client can exhaust, so:
 
-* each server holds at most ``ConnectionBudget.limit`` connections (derived from the process's
+* each server holds at most ``Budget.limit`` connections (derived from the process's
   descriptor limit, leaving room for the store, tmux and /proc reads); past that, a new
   connection is closed at once without a reply, and the log says so once per episode;
+* the budget is shared fairly (:mod:`mytty.daemon.server.budget`): one peer (a process, by its
+  SO_PEERCRED pid) holds at most a share, requests that may wait never take the reserve kept
+  for short ones, and a request past a share is answered ``too-many-requests`` naming the
+  limits (``Rules.reply``), never left with a closed connection that looks like a dead
+  controller;
 * should ``accept`` itself hit EMFILE, a spare descriptor kept for that purpose is released to
   take the connection off the queue and close it (so clients are refused, not left hanging),
   and the listener pauses briefly instead of spinning;
@@ -36,6 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mytty.daemon import procfs
+from mytty.daemon.server import budget as budgeting
+from mytty.daemon.server.budget import Admission, Budget, Entry, Ledger, Rules
 from mytty.daemon.server.scope import CURRENT, RequestScope
 from mytty.protocol.limits import (
     MAX_REQUEST_BYTES,
@@ -56,6 +63,9 @@ REFUSAL_LOG_INTERVAL_S = 60.0
 ACCEPT_PAUSE_S = 0.1
 #: Connections taken off the listen queue per readiness callback (fairness with the rest).
 ACCEPT_BURST = 64
+#: A refused client whose request has not arrived yet gets this long to send it before it is
+#: closed unanswered.
+REFUSAL_READ_S = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +174,8 @@ class OneShotServer:
 
     ``watch_hangups`` ends a waiting request when its client closes (the control socket's
     long polls); the event socket's requests are too short to be worth the two syscalls.
+    ``rules`` let the budget tell short requests from the rest and answer refusals (the control
+    socket's ``too-many-requests``); without them a refused connection is closed unanswered.
     """
 
     def __init__(
@@ -176,6 +188,7 @@ class OneShotServer:
         name: str,
         watch_hangups: bool = False,
         max_connections: int | None = None,
+        rules: Rules | None = None,
     ) -> None:
         self.path = path
         self._handler = handler
@@ -184,7 +197,10 @@ class OneShotServer:
         self._name = name
         self._watch_hangups = watch_hangups
         self._max_connections = max_connections
+        self._rules = rules
+        self._refusal_tasks: set[asyncio.Task[None]] = set()
         self._limit = MIN_CONNECTIONS
+        self._ledger = Ledger(Budget.of(MIN_CONNECTIONS), name)
         self._sock: socket.socket | None = None
         self._uid = os.getuid()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -198,6 +214,10 @@ class OneShotServer:
     def connections(self) -> int:
         return len(self._tasks)
 
+    @property
+    def budget(self) -> Budget:
+        return self._ledger.budget
+
     async def start(self) -> None:
         try:
             self.path.unlink()
@@ -210,11 +230,14 @@ class OneShotServer:
         finally:
             os.umask(old)
         os.chmod(self.path, 0o600)
-        sock.listen(512)
+        # The kernel's most (somaxconn, 4096 by default): a burst of clients waits in the queue
+        # instead of being refused with EAGAIN, which a client takes for a dead controller.
+        sock.listen(socket.SOMAXCONN)
         sock.setblocking(False)
         self._sock = sock
         raise_descriptor_limit()
         self._limit = self._max_connections or connection_limit()
+        self._ledger = Ledger(Budget.of(self._limit), self._name)
         self._spare_fd = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
         if self._watch_hangups:
             self._hangups = _HangupWatch()
@@ -227,9 +250,9 @@ class OneShotServer:
                 loop.remove_reader(self._sock.fileno())
             self._sock.close()
             self._sock = None
-            for task in list(self._tasks):
+            for task in [*self._tasks, *self._refusal_tasks]:
                 task.cancel()
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+            await asyncio.gather(*self._tasks, *self._refusal_tasks, return_exceptions=True)
         if self._hangups is not None:
             self._hangups.close()
             self._hangups = None
@@ -257,20 +280,90 @@ class OneShotServer:
                 else:  # pragma: no cover - ECONNABORTED and friends: next one
                     log.debug("%s: accept failed: %s", self._name, exc)
                 return
-            if len(self._tasks) >= self._limit:
-                self._refuse(conn, f"it holds {len(self._tasks)} connections already")
+            try:
+                peer = peer_credentials(conn)
+            except OSError:  # pragma: no cover - the peer vanished first
+                conn.close()
+                continue
+            request = self._request_if_in(conn)
+            entry, why = self._ledger.entry(peer.pid, request, self._rules)
+            if entry is Entry.REFUSE:
+                self._refuse_busy(conn, peer.pid, why, answerable=request is not None)
                 continue
             if self._refusing:
                 self._refusing = False
                 log.info("%s: accepting connections again", self._name)
             conn.setblocking(False)
-            task = asyncio.get_running_loop().create_task(self._on_client(conn))
+            self._ledger.connections[peer.pid] += 1
+            admission = Admission(self._ledger, peer.pid, unsorted=entry is Entry.SERVE_UNSORTED)
+            if admission.unsorted:
+                self._ledger.unsorted += 1
+            task = asyncio.get_running_loop().create_task(self._on_client(conn, peer, admission))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
+
+    def _request_if_in(self, conn: socket.socket) -> bytes | None:
+        """The connection's whole request line when it has arrived already (peeked, not read)."""
+        if self._rules is None:
+            return None
+        try:
+            head = conn.recv(MAX_REQUEST_BYTES + 1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+        except OSError:
+            return None
+        end = head.find(b"\n")
+        return head[:end] if end >= 0 else None
 
     def _refuse(self, conn: socket.socket, why: str) -> None:
         conn.close()
         self._note_refusal(why)
+
+    def _refuse_busy(self, conn: socket.socket, pid: int, why: str, *, answerable: bool) -> None:
+        """Answer ``too-many-requests`` (``Rules.reply``) instead of serving ``conn``.
+
+        The request is read first (closing with it unread, or before the client sent it,
+        would make the client see a reset instead of the answer): right here when it is in
+        (``answerable``), else by a small task allowed :data:`REFUSAL_READ_S`, while the peer
+        has fewer such connections than its share and the budget has room. Otherwise, or
+        without rules, the connection is closed unanswered.
+        """
+        self._note_refusal(why)
+        if self._rules is None:
+            conn.close()
+            return
+        reply = self._rules.reply(why)
+        if answerable:
+            try:
+                conn.recv(MAX_REQUEST_BYTES + 1, socket.MSG_DONTWAIT)
+                conn.send(reply, socket.MSG_DONTWAIT)
+            except OSError:
+                pass
+            conn.close()
+            return
+        if not self._ledger.may_refuse_later(pid):
+            conn.close()
+            return
+        self._ledger.refusing[pid] += 1
+        conn.setblocking(False)
+        task = asyncio.get_running_loop().create_task(self._refuse_later(conn, pid, reply))
+        self._refusal_tasks.add(task)
+        task.add_done_callback(self._refusal_tasks.discard)
+
+    async def _refuse_later(self, conn: socket.socket, pid: int, reply: bytes) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(REFUSAL_READ_S):
+                data = b""
+                while b"\n" not in data and len(data) <= MAX_REQUEST_BYTES:
+                    chunk = await loop.sock_recv(conn, 65536)
+                    if not chunk:
+                        break
+                    data += chunk
+                await loop.sock_sendall(conn, reply)
+        except (TimeoutError, OSError):
+            pass
+        finally:
+            conn.close()
+            Ledger.release(pid, self._ledger.refusing)
 
     def _note_refusal(self, why: str) -> None:
         now = time.monotonic()
@@ -315,21 +408,27 @@ class OneShotServer:
             asyncio.get_running_loop().add_reader(self._sock.fileno(), self._accept_ready)
 
     # -- serving ----------------------------------------------------------------------------------
-    async def _on_client(self, conn: socket.socket) -> None:
+    async def _on_client(self, conn: socket.socket, peer: Peer, admission: Admission) -> None:
         try:
             reader, writer = await asyncio.open_unix_connection(
                 sock=conn, limit=MAX_REQUEST_BYTES + 1
             )
         except OSError:  # pragma: no cover - the peer vanished first
             conn.close()
+            admission.release()
+            self._ledger.release(peer.pid, self._ledger.connections)
             return
+        token = budgeting.CURRENT.set(admission)
         try:
-            await self._serve_one(reader, writer, conn)
+            await self._serve_one(reader, writer, conn, peer)
         except asyncio.CancelledError:
             pass
         except Exception:  # pragma: no cover - the handler maps its own errors
             log.exception("%s: unexpected error while serving a client", self._name)
         finally:
+            admission.release()
+            budgeting.CURRENT.reset(token)
+            self._ledger.release(peer.pid, self._ledger.connections)
             writer.close()
             try:
                 # asyncio.timeout, unlike wait_for, does not spawn a task per call: this is
@@ -340,9 +439,12 @@ class OneShotServer:
                 writer.transport.abort()
 
     async def _serve_one(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, conn: socket.socket
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        conn: socket.socket,
+        peer: Peer,
     ) -> None:
-        peer = peer_credentials(conn)
         if peer.uid != self._uid:
             log.warning("%s: refused a peer with uid %d", self._name, peer.uid)
             # Take (and ignore) its request first: answering before it has sent would make
