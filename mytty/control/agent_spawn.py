@@ -236,7 +236,8 @@ appended to every task.
 --key K makes the spawn idempotent: if you (this pane) already spawned a job with key K,
   its job comes back with "reused": true and no new worker starts (after a context
   compaction, spawn again with the same key instead of guessing). The same key with a
-  different task or provider is invalid-request. Keys are stored with the jobs.
+  different task or provider is invalid-request. Keys are stored with the jobs. A job
+  that is lost, launch-failed or closed (agent close) frees its key: a new job starts.
 --notify-lead: when the job ends or needs attention, you are told at your next prompt
   (Claude Code, Codex: your UserPromptSubmit hook adds it to your context), once; no
   need to poll. agent list recovers your jobs after a context compaction.
@@ -335,8 +336,9 @@ scope for callers outside mytty. When the lead already has a job with key `K`, t
 snapshot comes back (reconciled now, whatever its state) with `"reused": true`, and nothing
 else happens: no pane, no checks of provider, cwd or access. A new keyed spawn answers
 `"reused": false`. The same key with a different task or provider is `invalid-request`
-("key K already names job … with a different task"). A `lost` job (its pane is gone) frees its
-key, so the next spawn with it starts a new worker. Keys are stored with the jobs: they hold
+("key K already names job … with a different task"). A job there is nothing to go back to
+frees its key: `lost` (its pane is gone), `launch-failed` (its agent never started) or closed
+with `agent close`; the next spawn with the key starts a new worker. Keys are stored with the jobs: they hold
 across controller restarts, and for finished jobs no longer kept in memory. Two spawns with
 the same key at the same time make one worker (the second waits for the first and reuses
 its job). A key is 1–100 characters without control characters (`invalid-request`).

@@ -193,9 +193,12 @@ def spawn_digest(provider: WorkerProvider, task: str) -> str:
 
 
 def holds_key(job: AgentJob) -> bool:
-    """Does a keyed job still answer its key? Every job does except a ``lost`` one (its pane is
-    gone, so there is nothing to return to): a new spawn then takes the key over."""
-    return job.key is not None and job.state is not _J.LOST
+    """Does a keyed job still answer its key? Every job does, finished ones too, except one the
+    lead cannot go back to: ``lost`` (its pane is gone), ``launch-failed`` (its agent never
+    started) or closed with ``agent close``. A new spawn then takes the key over."""
+    if job.key is None or job.state in (_J.LOST, _J.LAUNCH_FAILED):
+        return False
+    return job.launch is None or not job.launch.closed
 
 
 def notice_token(job: AgentJob) -> str | None:
