@@ -36,7 +36,9 @@ def command(
         "--ack",
         help="Mark a run's open items as seen (its run id or a unique prefix; repeatable).",
     ),
-    ack_all: bool = typer.Option(False, "--ack-all", help="Mark every open item as seen."),
+    ack_all: bool = typer.Option(
+        False, "--ack-all", help="Mark every open item as seen (and say how many)."
+    ),
     live: bool = typer.Option(
         False, "--watch", help="A live view that follows the events (Ctrl-C stops it)."
     ),
@@ -46,12 +48,14 @@ def command(
         client.fail(ErrorCode.USAGE, "--watch is for humans; scripts long-poll `mytty-ctl events`")
     with client.exit_on_error():
         values: dict[str, object] = {}
+        listed = client.request("attention").get("items", []) if ack or ack_all else []
         if ack:
-            listed = client.request("attention").get("items", [])
             values["acknowledge"] = _resolve_runs(ack, listed)
         if ack_all:
             values["acknowledgeAll"] = True
         reply = client.request("attention", values)
+    if ack or ack_all:
+        client.say(_acknowledged(listed, reply.get("items", [])))
     if live:
         with client.exit_on_error():
             watch(show_all)
@@ -62,6 +66,17 @@ def command(
         typer.echo(json.dumps({**reply, "items": items}, ensure_ascii=False))
         return
     _print_attention(items, hidden=len(every) - len(items), show_state=show_all)
+
+
+def _acknowledged(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> str:
+    """``acknowledged 3 items``: the items open before the request and resolved after it."""
+
+    def key(item: dict[str, Any]) -> tuple[str, str, str]:
+        return (str(item["runID"]), str(item["kind"]), str(item["createdAt"]))
+
+    resolved = {key(i) for i in after if i.get("resolvedAt")}
+    count = sum(1 for i in before if not i.get("resolvedAt") and key(i) in resolved)
+    return f"acknowledged {count} item{'' if count == 1 else 's'}"
 
 
 def _resolve_runs(wanted: list[str], items: list[dict[str, Any]]) -> list[str]:

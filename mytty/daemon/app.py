@@ -298,6 +298,8 @@ class Controller:
                 self.hub, self.panes, self.clock.now(), agent_alive=self.estimator.agent_alive
             )
             await self.jobs.sweep()  # after the panes are known: a job whose pane went is lost
+            # Items of panes that went while no controller watched (and the sweep's own).
+            await self.hub.retire_items(lambda surface: surface not in self.panes.by_surface)
             self.notifier.start()  # after the sweep: what it found is no news (no storm)
             try:
                 self.shell_events.start(loop)  # every pane has its identity by now

@@ -24,6 +24,8 @@ Policy (the issue's, which deliberately differs from the original's code):
   - an open failure/disconnect/completion item is resolved when a run on the same pane, any
     provider, starts (an applied event taking a run from unknown/idle to running): the user has
     visibly moved on. Otherwise only :meth:`AttentionBook.acknowledge` retires it.
+- The controller acknowledges the open items of a pane that is gone (``AgentHub.retire_items``):
+  nothing can answer them there.
 - An item is actionable while neither resolved nor acknowledged. Once it is, it stays visible
   for 24 h counted from the earlier of the two times, then :meth:`AttentionBook.prune` drops it.
 """

@@ -89,7 +89,9 @@ class PaneService:
         gone = self.panes.reset()
         for pane in gone:
             self._forget_pane(pane)
-        await sweep_gone_panes(self._hub, {p.surface_id for p in gone}, self._hub.now())
+        surfaces = {p.surface_id for p in gone}
+        await sweep_gone_panes(self._hub, surfaces, self._hub.now())
+        await self._hub.retire_items(surfaces.__contains__)  # the sweep's disconnects too
         self._hub.bump()
 
     async def tmux_connected(self, *, had_user_session: bool) -> None:
@@ -128,6 +130,8 @@ class PaneService:
                     except MyttyError:
                         pass
             await self._save_bindings()
+            if result.removed:
+                await self._hub.retire_items({p.surface_id for p in result.removed}.__contains__)
             if result.added or result.removed:
                 self._hub.bump()
             return rows
