@@ -166,10 +166,21 @@ class Doctor:
                 self.add("sockets", "ok", f"{sock} (mode {stat.S_IMODE(st.st_mode):04o})")
 
     def config(self) -> None:
-        from mytty.daemon.config.load import config_path, read_settings
+        from mytty.daemon.config.load import (
+            KEEPING_SETTINGS,
+            USING_DEFAULTS,
+            config_path,
+            read_settings,
+        )
 
         path = config_path(self.home.root)
-        _settings, warnings = read_settings(self.home.root)
+        # What the file's state means depends on who reads it: the running controller keeps
+        # what it has and reads the file again on every save; a start takes the defaults.
+        if self.running:
+            keep, then = KEEPING_SETTINGS, "the running controller reads it again when you save"
+        else:
+            keep, then = USING_DEFAULTS + " at the next start", "then mytty up"
+        _settings, warnings = read_settings(self.home.root, keep)
         if not path.exists():
             self.add("config", "note", f"{path} does not exist yet (the first start writes it)")
             return
@@ -179,7 +190,7 @@ class Doctor:
                 "config",
                 "fail" if broken else "warn",
                 warning,
-                f"edit {path} (see docs/reference/config.md); then mytty stop; mytty up",
+                f"edit {path} (see docs/reference/config.md); {then}",
             )
         if not warnings:
             self.add("config", "ok", str(path))

@@ -107,9 +107,10 @@ Waits for the run this job started (never an older run). Default timeout {int(DE
 (0 to {int(MAX_WAIT_S)}: a week).
 completed = succeeded, failed, disconnected, launch-failed or lost. A worker that never
 reports a run becomes launch-failed within 30 s (its message says why; a provider CLI
-missing from PATH fails the spawn at once with provider-binary-not-found). Runs are reported by the provider's hook
-integration, so check `mytty-ctl integration list` first: without hooks a job can only
-end launch-failed (native run estimation is not in this version). attention (waiting for
+missing from PATH fails the spawn at once with provider-binary-not-found). Runs come from
+the provider's hook integration (check `mytty-ctl integration list`); without hooks, native
+run estimation still starts and ends them (the agent in the pane's foreground, the shell's
+exit status, the transcript's turns), without attention states. attention (waiting for
 input or approval) needs the provider's hook integration and fails at once with
 provider-integration-not-installed when it is missing. attention also returns (timedOut
 false) once the job has ended: check job.state.
