@@ -241,7 +241,7 @@ appended to every task.
 --notify-lead: when the job ends or needs attention, you are told at your next prompt
   (Claude Code, Codex: your UserPromptSubmit hook adds it to your context), once; no
   need to poll. agent list recovers your jobs after a context compaction.
---worktree BRANCH runs the worker in <repo parent>/<repo>-worktrees/<branch, "/" → "-">
+--worktree BRANCH runs the worker in ../<repo>-worktrees/<branch> ("/" → "-")
   (created from HEAD, or an existing local branch; reused if already registered). Only
   worktrees mytty created are ever removed, by `mytty worktree gc` or agent close
   --remove-worktree, and only without unsaved work. Errors:
