@@ -423,20 +423,34 @@ def doctor_command(
 def _print(findings: list[Finding]) -> None:
     from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title="mytty doctor", show_lines=False, expand=False)
-    table.add_column("", no_wrap=True)
-    table.add_column("check", no_wrap=True)
-    table.add_column("finding")
-    table.add_column("fix")
-    for f in findings:
-        style = _STYLES[f.status]
-        # Findings quote config sections ("[notify] ...") that rich would read as markup.
-        table.add_row(
-            f"[{style}]{_MARKS[f.status]}[/]", escape(f.area), escape(f.detail), escape(f.fix or "")
-        )
     console = client.console()
-    console.print(table)
+    cells = [(_MARKS[f.status], f.area, f.detail, f.fix or "") for f in findings]
+    if client.fits(cells, console.width):
+        table = Table(title="mytty doctor", show_lines=False, expand=False)
+        for name in ("", "check", "finding", "fix"):
+            table.add_column(name, no_wrap=True)
+        for f in findings:
+            style = _STYLES[f.status]
+            # Findings quote config sections ("[notify] ...") that rich would read as markup.
+            table.add_row(
+                f"[{style}]{_MARKS[f.status]}[/]",
+                escape(f.area),
+                escape(f.detail),
+                escape(f.fix or ""),
+            )
+        console.print(table)
+    else:
+        # Too narrow for the table: one block per finding, each line whole (the terminal
+        # wraps it), so a path or a command in it can be copied as it is.
+        console.print(Text("mytty doctor", style="bold"))
+        for f in findings:
+            line = Text(_MARKS[f.status], style=_STYLES[f.status])
+            line.append(f" {f.area}: {f.detail}")
+            console.print(line, soft_wrap=True)
+            if f.fix:
+                console.print(Text(f"    fix: {f.fix}"), soft_wrap=True)
     counts = {s: sum(1 for f in findings if f.status == s) for s in ("fail", "warn")}
     if counts["fail"]:
         console.print(f"[bold red]{counts['fail']} broken[/], {counts['warn']} warning(s)")
