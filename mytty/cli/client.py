@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 import typer
 
 from mytty.core.errors import ErrorCode, MyttyError
+from mytty.core.terminal_text import printable
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from collections.abc import Iterator
+
+    from rich.console import Console, ConsoleOptions, ConsoleRenderable, RenderHook
+    from rich.segment import Segment
 
     from mytty.daemon.home import Home
 
@@ -99,13 +103,42 @@ def exit_on_error(*, os_errors: bool = False) -> Iterator[None]:
         fail(ErrorCode.INTERNAL_ERROR, str(exc))
 
 
-def console() -> Console:
+def console(file: TextIO | None = None, *, force_terminal: bool | None = None) -> Console:
     """The console every human command prints rich output to (a new one each time: it reads
     the terminal then). No automatic highlighting: numbers, paths and quotes in a message keep
-    the style their table gives them."""
+    the style their table gives them. Whatever it prints passes through :func:`printable`:
+    labels, notes and messages come from agents, and rich passes an escape sequence in a
+    string straight to the terminal (a title change, a clipboard write, a cleared screen)."""
     from rich.console import Console
 
-    return Console(highlight=False)
+    out = Console(highlight=False, file=file, force_terminal=force_terminal)
+    out.push_render_hook(_printable_hook())
+    return out
+
+
+def _printable_hook() -> RenderHook:
+    """A rich render hook: each renderable is printed through :func:`printable`, segment by
+    segment, so rich's own styles and cursor controls stay and only the text is cleaned."""
+    from rich.console import RenderHook
+    from rich.segment import Segment
+
+    class Printable:  # a ConsoleRenderable
+        def __init__(self, inner: ConsoleRenderable) -> None:
+            self.inner = inner
+
+        def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
+            for segment in console.render(self.inner, options):
+                yield (
+                    segment if segment.control else Segment(printable(segment.text), segment.style)
+                )
+
+    class Hook(RenderHook):
+        def process_renderables(
+            self, renderables: list[ConsoleRenderable]
+        ) -> list[ConsoleRenderable]:
+            return [Printable(r) for r in renderables]
+
+    return Hook()
 
 
 def fits(rows: Sequence[Sequence[str]], width: int, per_column: int = 3) -> bool:

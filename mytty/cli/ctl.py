@@ -299,9 +299,12 @@ def run(argv: list[str]) -> int:
     if command.render is not None:
         sys.stdout.write(command.render(reply, values))
         return 0
-    sys.stdout.write(
-        json.dumps(reply, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
-    )
+    line = json.dumps(reply, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    # JSON allows U+2028/U+2029 raw, but many readers (Python's splitlines, JavaScript) take
+    # them for line breaks: escaped, the reply stays one line for every reader.
+    if "\u2028" in line or "\u2029" in line:
+        line = line.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    sys.stdout.write(line + "\n")
     return 0
 
 

@@ -21,6 +21,7 @@ import tty
 from typing import Any
 
 from mytty.core.attention.items import need_word
+from mytty.core.terminal_text import printable
 
 _COLOURS = {"approval": "33", "question": "33", "failure": "31", "not started": "31"}
 
@@ -72,7 +73,9 @@ def rows(items: list[dict[str, Any]], now: float) -> list[list[str]]:
             where = f"{item['label']} ({item['location']})"
         message = " ".join(str(item.get("message") or "").split())
         need = need_word(item["kind"])
-        out.append([where, item["provider"], need, age(item["createdAt"], now), message])
+        # Agents write labels and messages: never let one talk to the terminal.
+        cells = [where, item["provider"], need, age(item["createdAt"], now), message]
+        out.append([printable(cell) for cell in cells])
     return out
 
 
