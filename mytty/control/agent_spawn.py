@@ -313,9 +313,18 @@ request; `mytty-ctl` checks this before connecting (`invalid-task`).
 
 The controller checks, in this order: anchor, task, label, model, the provider's integration
 (`needs-repair` is refused; `not-installed` is allowed), the provider's binary, cwd, worktree,
-access. The binary (`claude`, `codex`, `cursor-agent`) must be on one of the PATHs the worker
-could run with — the caller's, the anchor pane's shell or foreground process, or the
-controller's — else the spawn fails at once with `provider-binary-not-found` and opens no pane.
+access. **Which PATH the worker runs with**: its own comes first, the one its login shell
+really sets up — the controller starts the same launcher and the same login and rc files as
+the worker's pane would (`/etc/profile`, then `~/.bash_profile`, `~/.bash_login` or
+`~/.profile`, else `~/.bashrc`, for bash; zsh's and fish's own files) and reads the PATH they
+leave (kept until one of those files changes). When the binary (`claude`, `codex`,
+`cursor-agent`) is on it, nothing else counts. When it is not, but the PATH of the caller (the
+lead agent or shell that ran `mytty-ctl`), or of the anchor pane's shell or foreground process,
+has it, the worker is started with that directory first on its PATH
+(`PATH=DIR:"$PATH" command <binary> …`), so a lead that found its own `claude` starts workers
+that find the same one. On none of them, the spawn fails at once with
+`provider-binary-not-found` and opens no pane. (A login shell that takes more than 5 s to start
+is not waited for; then the controller's own PATH counts too.)
 
 Request:
 
@@ -505,10 +514,12 @@ async def _spawn_new(
     from mytty.protocol import wire
 
     await ctx.spawn_preflight(provider)
-    ctx.binary_preflight(provider, anchor, params.peer_pid)
+    # The worker's login shell may lack the binary the caller's PATH has: then it gets that dir.
+    path_first = await ctx.binary_preflight(provider, anchor, params.peer_pid)
     cwd, anchor = await _working_directory(ctx, params, anchor)
     launch, session_id = await _launch(ctx, params, provider, anchor, cwd)
-    pane, note = await _worker_pane(ctx, params, anchor, cwd, launch_command(launch.argv))
+    text = launch_command(launch.argv, path_first=path_first)
+    pane, note = await _worker_pane(ctx, params, anchor, cwd, text)
     job = await _start_job(ctx, pane, params, provider, tags, session_id, launch)
     if params.branch is not None:
         await ctx.worktree_used(cwd, job.job_id)  # what `agent close --remove-worktree` finds

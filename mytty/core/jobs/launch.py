@@ -203,12 +203,15 @@ def build_resume_argv(
     return [*argv, "--resume", session_id, "--", prompt]
 
 
-def launch_command(argv: Sequence[str]) -> str:
+def launch_command(argv: Sequence[str], *, path_first: str | None = None) -> str:
     """The text of the launch file: ``command`` (skips aliases and functions), then the argv.
 
     Quoted with :func:`~mytty.core.quoting.shell_line`, so sh, bash, zsh and fish all read the
     argv back byte for byte, newlines and control characters of the task included.
+    ``path_first`` is a directory put in front of the agent's PATH (``PATH=DIR:"$PATH"``,
+    which all four shells read the same way): where the spawning caller found the binary.
     """
     if not argv:
         raise ValueError("argv is empty")
-    return "command " + shell_line(argv)
+    prefix = f'PATH={shell_line([path_first])}:"$PATH" ' if path_first else ""
+    return prefix + "command " + shell_line(argv)
