@@ -105,9 +105,11 @@ COMMAND = Command(
     guide=f"""\
 Waits for the run this job started (never an older run). Default timeout {int(DEFAULT_TIMEOUT_S)} s
 (0 to {int(MAX_WAIT_S)}: a week).
-completed = succeeded, failed, disconnected, launch-failed or lost. A worker that never
-reports a run becomes launch-failed within 30 s (its message says why; a provider CLI
-missing from PATH fails the spawn at once with provider-binary-not-found). Runs come from
+completed = succeeded, failed, disconnected, launch-failed or lost. A worker whose agent
+exits before its first run is launch-failed at once (its message: the agent's own words);
+one that never reports a run becomes launch-failed within 30 s (its message says why; a
+provider CLI missing from PATH fails the spawn at once with provider-binary-not-found). A
+worker at its sign-in screen reads waiting-input, "not signed in: …": tell the user. Runs come from
 the provider's hook integration (check `mytty-ctl integration list`); without hooks, native
 run estimation still starts and ends them (the agent in the pane's foreground, the shell's
 exit status, the transcript's turns), without attention states. attention (waiting for

@@ -172,6 +172,7 @@ class Controller:
             usage_of=self._job_usage,
             on_attention_item=self._attention_item,
             successor_run=self._successor_run,
+            screen=self.pane_service.screen,  # what a launching worker's pane shows
         )
         self.notifier = Notifier(
             self.settings.notify,
@@ -358,6 +359,9 @@ class Controller:
         self.pane_service.pane_gone_listeners.append(self.estimator.pane_gone)
         self.pane_service.pane_gone_listeners.append(self.transcripts.forget)
         self.shell_events.add_listener(self.estimator.on_shell_event)
+        if self.jobs.launch_watch is not None:  # a worker that exits before its first run
+            self.shell_events.add_listener(self.jobs.launch_watch.on_shell_event)
+            self.pane_service.pane_gone_listeners.append(self.jobs.launch_watch.forget)
 
     def apply_settings(self, settings: Settings) -> None:
         """config.toml changed: notifications follow it from now on, spawns from the next one.

@@ -27,11 +27,13 @@ from mytty.core.events import AgentProvider, WorkerProvider
 from mytty.core.ids import JobId, RunId, SurfaceId, format_uuid_bytes
 from mytty.core.jobs import tracker as core_jobs
 from mytty.core.jobs.launch_record import JobLaunch
+from mytty.core.jobs.launch_screen import SIGN_IN_KEEPS_TASK
 from mytty.core.jobs.tracker import AgentJob, AgentJobState, LaunchClues, SpawnTags
 from mytty.core.runs.run import AgentRun
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.clock import DEFAULT_TIMINGS, Clock
 from mytty.daemon.events.codex_routing import CodexRouter
+from mytty.daemon.jobs.launch_watch import LaunchWatch, Screen, Watched
 from mytty.daemon.panes.identity import Pane, PaneRegistry
 from mytty.daemon.store import EventStore, StoreError
 from mytty.protocol import wire
@@ -61,6 +63,7 @@ class JobRegistry:
         usage_of: Callable[[AgentJob], TokenUsageEntry | None] = lambda _job: None,
         on_attention_item: Callable[[AttentionItem], None] = lambda _item: None,
         successor_run: Callable[[RunId], RunId | None] = lambda _run_id: None,
+        screen: Screen | None = None,
     ) -> None:
         #: None: jobs are not stored (unit tests of the rules only).
         self._store = store
@@ -83,6 +86,13 @@ class JobRegistry:
         #: Native estimation: the turn run that continues a handed-off epoch run (see
         #: NativeEpochs.successor); a job bound to the epoch run follows it there.
         self.successor_run = successor_run
+        #: What a launching worker's pane shows (its exit, a sign-in screen); None: nothing
+        #: is looked at (unit tests of the rules).
+        self.launch_watch = (
+            LaunchWatch(screen=screen, clock=clock, watched=self._watched, settle=self._settle)
+            if screen is not None
+            else None
+        )
 
     def _runs(self, job: AgentJob) -> list[AgentRun]:
         runs: list[AgentRun] = self._hub.book.runs_for(job.surface_id, job.provider.agent_provider)
@@ -150,6 +160,7 @@ class JobRegistry:
     def add(self, job: AgentJob) -> None:
         self._jobs[job.job_id] = job
         self._arm_deadline(job)
+        self._watch(job)
         self._trim()
         self._hub.bump(job.surface_id)  # a new job is a change of its pane (tmux options)
 
@@ -203,6 +214,29 @@ class JobRegistry:
         delay = max(0.0, job.deadline - self._clock.now()) + DEADLINE_MARGIN_S
         self._clock.call_later(delay, lambda: self._deadline_reached(job.job_id))
 
+    def _watch(self, job: AgentJob) -> None:
+        """Look at the pane of a job that waits for its first run (see launch_watch)."""
+        if self.launch_watch is not None and job.state is AgentJobState.LAUNCHING:
+            watched = self._watched(job.surface_id)
+            if watched is not None and watched.job_id == job.job_id:
+                self.launch_watch.arm(watched)
+
+    def _watched(self, surface_id: SurfaceId) -> Watched | None:
+        """The pane's job while the pane says something about it: unbound, or (for a provider
+        that waits at its sign-in screen with the task) bound but not finished."""
+        job = self.newest_in_pane(surface_id)
+        if job is None or core_jobs.is_terminal(job.state):
+            return None
+        if job.run_id is not None and job.provider not in SIGN_IN_KEEPS_TASK:
+            return None
+        return Watched(job.job_id, surface_id, job.provider, job.deadline - self._window)
+
+    def _settle(self, job_id: str) -> None:
+        """What the pane showed changed the job: reconcile it now and wake its waiters."""
+        if job_id in self._jobs:
+            job = self.current(job_id)
+            self._hub.bump(job.surface_id)
+
     def _deadline_reached(self, job_id: str) -> None:
         try:
             if job_id in self._jobs:
@@ -211,12 +245,22 @@ class JobRegistry:
             log.exception("could not settle job %s at its launch deadline", job_id)
         self._hub.bump()
 
-    def _clues(self, job: AgentJob) -> LaunchClues:
-        """What the pane shows when the job's window closed unbound (see core.jobs)."""
+    def _clues(self, job: AgentJob, now: float) -> LaunchClues:
+        """What the pane shows (see core.jobs): its exit or sign-in screen as the launch watch
+        noted them, and, when the window closed unbound, its foreground and codex's strays."""
+        spawned = job.deadline - self._window
+        note = self.launch_watch.note(job.surface_id, spawned) if self.launch_watch else None
+        noted = LaunchClues(
+            exited=note.exited if note is not None else None,
+            exit_status=note.exit_status if note is not None else None,
+            sign_in=note.sign_in if note is not None else None,
+        )
+        if not core_jobs.needs_clues(job, now):
+            return noted
         pane = self._panes.by_surface.get(job.surface_id)
         provider = self._foreground_agent(pane)[0] if pane is not None else None
-        spawned = job.deadline - self._window
-        return LaunchClues(
+        return replace(
+            noted,
             agent_running=provider is job.provider.agent_provider,
             unplaced_events=self._codex_router.unplaced_since(spawned)
             if job.provider.agent_provider is self._codex_router.provider
@@ -244,7 +288,7 @@ class JobRegistry:
                 job = replace(job, run_id=successor)
         exists = job.surface_id in self._panes.by_surface
         now = self._clock.now()
-        clues = self._clues(job) if exists and core_jobs.needs_clues(job, now) else None
+        clues = self._clues(job, now) if exists else None
         updated = core_jobs.reconcile(job, self._runs(job), exists, now, clues)
         self._changed(stored, updated)
         if updated.state is AgentJobState.LAUNCH_FAILED and job.state is not updated.state:
@@ -279,6 +323,7 @@ class JobRegistry:
         if updated is not job:
             self._changed(job, updated)
             self._arm_deadline(updated)
+            self._watch(updated)
         return updated
 
     def mark_closed(self, job_id: str) -> None:
@@ -316,6 +361,7 @@ class JobRegistry:
             await self._store.save_job(updated)
         self._jobs[job_id] = updated
         self._arm_deadline(updated)
+        self._watch(updated)
         self._hub.bump(surface_id)
         return updated
 

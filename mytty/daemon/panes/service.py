@@ -33,7 +33,7 @@ from mytty.integrations.shell_files import integration_dir
 from mytty.protocol import wire
 from mytty.protocol.replies import PaneEntry
 from mytty.tmux import bootstrap, pane_names
-from mytty.tmux.port import SURFACE_OPTION, PaneRow, TmuxPort
+from mytty.tmux.port import SURFACE_OPTION, PaneRow, ScreenCapture, TmuxPort
 
 log = logging.getLogger(__name__)
 
@@ -178,6 +178,16 @@ class PaneService:
         if pane is not None:
             async with self.pane_lock(surface_id):
                 await self._require_port().send_key(pane.tmux_id, "Escape")
+
+    async def screen(self, surface_id: SurfaceId) -> ScreenCapture | None:
+        """What the pane shows now (scrollback included), or None when it is gone."""
+        pane = self.panes.by_surface.get(surface_id)
+        if pane is None:
+            return None
+        try:
+            return await self._require_port().capture(pane.tmux_id)
+        except MyttyError:
+            return None  # gone meanwhile, or tmux is away
 
     # -- facts about one pane -------------------------------------------------------------------
     def foreground_agent(self, pane: PaneView) -> tuple[AgentProvider | None, int | None]:
