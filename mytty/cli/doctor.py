@@ -1,7 +1,9 @@
 """``mytty doctor``: everything that can be wrong with this mytty, each with the command that fixes it.
 
 Checks, in order: tmux (version, the server the controller uses), the controller, the home and
-its sockets (paths, kinds, modes), ``config.toml``, this pane (its mytty identity, shell
+its sockets (paths, kinds, modes), ``config.toml``, admission (its limits against the memory
+available now, and whether ``worker_memory_max_mb`` can be enforced: a user systemd or a
+delegated cgroup v2), this pane (its mytty identity, shell
 integration, ``mytty-ctl`` on PATH), each provider's hook integration (Codex: hook trust too),
 whether the installed ``claude``/``codex`` is the version ``mytty integrations verify`` last
 proved (a warning when it changed: hooks change between versions), passthrough for OSC notifications, and leftovers (orphaned worktrees, launch files).
@@ -71,6 +73,7 @@ class Doctor:
             self.controller,
             self.home_and_sockets,
             self.config,
+            self.admission,
             self.this_pane,
             self.integrations,
             self.verified_versions,
@@ -194,6 +197,53 @@ class Doctor:
             )
         if not warnings:
             self.add("config", "ok", str(path))
+
+    # -- admission ----------------------------------------------------------------------------
+    def admission(self) -> None:
+        """[admission]'s limits against this machine, and whether a memory cap is enforced."""
+        from mytty.daemon.config.load import read_settings
+        from mytty.daemon.resources.memcap import probe
+        from mytty.daemon.resources.memory import available_mb
+
+        admission = read_settings(self.home.root)[0].admission
+        limits = [
+            f"{key} = {value}"
+            for key, value in (
+                ("max_workers", admission.max_workers),
+                ("max_workers_per_lead", admission.max_workers_per_lead),
+                ("min_available_memory_mb", admission.min_available_memory_mb),
+            )
+            if value is not None
+        ] + [f"max_workers_per_provider.{p} = {n}" for p, n in admission.max_workers_per_provider]
+        free = available_mb()
+        detail = ", ".join(limits) if limits else "no limit set: every spawn starts at once"
+        self.add("admission", "ok", f"{detail} ({free:,.0f} MB of memory available now)")
+        floor = admission.min_available_memory_mb
+        if floor is not None and free < floor:
+            self.add(
+                "admission",
+                "note",
+                f"only {free:,.0f} MB are available, below min_available_memory_mb = {floor}: "
+                "new workers wait queued until memory is freed",
+            )
+        support = probe()
+        cap = admission.worker_memory_max_mb
+        if cap is None:
+            where = support.detail if support.method else f"it could not be: {support.detail}"
+            self.add("memory cap", "note", f"no worker_memory_max_mb set ({where})")
+        elif support.method is not None:
+            self.add(
+                "memory cap", "ok", f"worker_memory_max_mb = {cap} is enforced: {support.detail}"
+            )
+        else:
+            self.add(
+                "memory cap",
+                "warn",
+                f"worker_memory_max_mb = {cap} is NOT enforced: {support.detail}",
+                "run mytty in a login session with a user systemd (loginctl enable-linger "
+                "$USER), or delegate a cgroup v2 with the memory controller and set "
+                "MYTTY_CGROUP to it; else remove worker_memory_max_mb",
+            )
 
     # -- this pane ----------------------------------------------------------------------------
     def this_pane(self) -> None:

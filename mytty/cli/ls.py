@@ -1,9 +1,11 @@
 """``mytty ls`` (alias ``mytty status``): every pane with its agent state, for humans.
 
 The state is read from tmux itself — the ``@mytty_*`` options the controller publishes (see
-docs/reference/tmux-options.md) — with one ``list-panes``: no request to the controller, so it
-answers even while the controller is busy. Only a check that the controller is running is made
-(a stopped controller removes its options, so every pane would look idle: that is said).
+docs/reference/tmux-options.md) — with one ``list-panes``, so the table never waits for the
+controller. One request to the controller (``agent list --all``, answered within a second or
+left out) checks that it runs (a stopped controller removes its options, so every pane would
+look idle: that is said) and brings each job's memory and CPU figures, sampled for this read
+(the controller samples processes only while someone reads them).
 """
 
 from __future__ import annotations
@@ -31,10 +33,24 @@ STATE_STYLES = {
     "disconnected": "magenta",
     "lost": "magenta",
     "succeeded": "blue",
+    "queued": "cyan",
     "idle": "dim",
     "unknown": "dim",
 }
-_COLUMNS = ("pane", "provider", "state", "job", "label", "note", "attention", "tokens", "age")
+_COLUMNS = (
+    "pane",
+    "provider",
+    "state",
+    "job",
+    "label",
+    "note",
+    "attention",
+    "tokens",
+    "cost",
+    "rss",
+    "cpu",
+    "age",
+)
 
 
 def age(seconds: float) -> str:
@@ -59,6 +75,32 @@ def tokens(count: int | None) -> str:
     return f"{count / 1_000_000:.1f}M"
 
 
+def dollars(cost: float | None) -> str:
+    """A cost short enough for a column: $0.0042, $1.27, $312."""
+    if cost is None:
+        return ""
+    if cost < 0.01:
+        return f"${cost:.4f}"
+    if cost < 100:
+        return f"${cost:.2f}"
+    return f"${cost:,.0f}"
+
+
+def size(count: int | None) -> str:
+    """Resident memory for a column: 512M, 1.4G."""
+    if count is None:
+        return ""
+    mb = count / (1024 * 1024)
+    return f"{mb:.0f}M" if mb < 1024 else f"{mb / 1024:.1f}G"
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text) if text else None
+    except ValueError:
+        return None
+
+
 def entries(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
     """The panes as JSON objects (empty values become null), the controller's own left out."""
     out: list[dict[str, Any]] = []
@@ -79,6 +121,9 @@ def entries(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
                 "note": row["@mytty_note"] or None,
                 "attention": row["@mytty_attention"] or None,
                 "tokens": int(row["@mytty_tokens"]) if row["@mytty_tokens"].isdigit() else None,
+                "costUsd": _number(row["@mytty_cost"]),
+                "rssBytes": int(row["@mytty_rss"]) if row["@mytty_rss"].isdigit() else None,
+                "cpuPercent": _number(row["@mytty_cpu"]),
                 "since": format_timestamp(float(since)) if since.isdigit() else None,
                 "sinceEpoch": int(since) if since.isdigit() else None,
             }
@@ -101,6 +146,9 @@ def table_rows(panes: list[dict[str, Any]], now: float) -> list[dict[str, str]]:
                 "note": pane["note"] or "",
                 "attention": pane["attention"] or "",
                 "tokens": tokens(pane["tokens"]),
+                "cost": dollars(pane["costUsd"]),
+                "rss": size(pane["rssBytes"]),
+                "cpu": f"{pane['cpuPercent']:.0f}%" if pane["cpuPercent"] is not None else "",
                 "age": age(now - pane["sinceEpoch"]) if pane["sinceEpoch"] is not None else "",
             }
         )
@@ -117,11 +165,35 @@ def show(tmux_socket: str | None, as_json: bool) -> None:
             panes = entries(published_panes(cli))
     except TmuxCliError as exc:
         client.fail(ErrorCode.TMUX_UNAVAILABLE, str(exc))
-    running = client.running()
+    running, figures = _job_figures()
+    merge_figures(panes, figures)
     if as_json:
         typer.echo(json.dumps({"controllerRunning": running, "panes": panes}, ensure_ascii=False))
         return
     _print(panes, running)
+
+
+def _job_figures() -> tuple[bool, dict[str, dict[str, Any]]]:
+    """Whether the controller answers, and each job's snapshot from it (fresh figures)."""
+    from mytty.core.errors import MyttyError
+
+    try:
+        reply = client.request("listAgents", {"allLeads": True}, timeout=client.PROBE_TIMEOUT_S)
+    except MyttyError as exc:
+        return exc.code is not ErrorCode.NOT_RUNNING and client.running(), {}
+    jobs = reply.get("jobs") or []
+    return True, {str(j["jobID"]["rawValue"]): j for j in jobs if isinstance(j, dict)}
+
+
+def merge_figures(panes: list[dict[str, Any]], figures: dict[str, dict[str, Any]]) -> None:
+    """The controller's fresh memory, CPU and cost figures over what tmux had published."""
+    for pane in panes:
+        job = figures.get(pane["job"] or "")
+        if job is None:
+            continue
+        for key in ("rssBytes", "cpuPercent", "costUsd"):
+            if job.get(key) is not None:
+                pane[key] = job[key]
 
 
 #: Always shown; the others only when some pane has a value for them.
@@ -177,7 +249,14 @@ def _print(panes: list[dict[str, Any]], running: bool) -> None:
                 console.print(need)
             facts = [
                 f"{name} {row[key]}"
-                for name, key in (("job", "job"), ("label", "label"), ("tokens", "tokens"))
+                for name, key in (
+                    ("job", "job"),
+                    ("label", "label"),
+                    ("tokens", "tokens"),
+                    ("cost", "cost"),
+                    ("rss", "rss"),
+                    ("cpu", "cpu"),
+                )
                 if row[key]
             ]
             if row["age"]:
@@ -198,5 +277,6 @@ def command(
         None, "--tmux-socket", help="tmux server socket (default: the running controller's)."
     ),
 ) -> None:
-    """Every pane with its agent's provider, state, job, label, note, need, tokens and age."""
+    """Every pane with its agent's provider, state, job, label, note, need, tokens, cost,
+    memory, CPU and age."""
     show(tmux_socket, as_json)

@@ -37,14 +37,15 @@ COMMAND = Command(
     errors=(codes.JOB_NOT_FOUND, codes.INVALID_REQUEST),
     guide="""\
 Close the worker's pane (a job that had not finished becomes lost; a finished job keeps its
-final state). Jobs are stored: after a controller restart every job id still answers, with
+final state; a queued job is cancelled). Jobs are stored: after a controller restart every job id still answers, with
 its state (a job whose pane went meanwhile is lost).
 --remove-worktree also removes the job's --worktree, only if mytty created it, it is clean,
 its branch is merged (also squash/rebase) or pushed, and no process works in it; its tip is
 kept as refs/mytty/archive/<branch>. The reply's "worktree" says what happened and why.""",
     doc="""
 Closes the job's pane if it still exists and answers `ok` for any known job. An unfinished job
-becomes `lost`; a finished one keeps its state. Without `--remove-worktree` worktrees are left
+becomes `lost`; a finished one keeps its state. A `queued` job is cancelled so: its worker never
+starts, and its message says `Cancelled while queued: …` (a mytty addition, as the queue is). Without `--remove-worktree` worktrees are left
 alone. Request `{"type":"closeAgent","jobID":{"rawValue":"<UUID>"},"removeWorktree"?:true}`,
 reply `{"type":"ok"}`.
 

@@ -15,6 +15,8 @@ from mytty.core import codes
 from mytty.core.vocab import JOB_STATES  # plain strings: --state is checked without the tracker
 
 if TYPE_CHECKING:
+    from decimal import Decimal
+
     from mytty.control.base import Request
     from mytty.control.ports import JobStore, PaneFacts
     from mytty.protocol.replies import AgentJobsReply
@@ -73,6 +75,17 @@ anywhere. `--state` (comma-separated job states; an unknown one is a `usage` err
 
 Request `{"type":"listAgents","states":["running"],"label"?:"scan-a","allLeads":false}` (all
 fields optional). Reply `{"jobs":[{…snapshot…}],"type":"agentJobs"}`.
+
+**Resources and cost** (mytty additions). Each snapshot of a job whose pane exists has
+`"rssBytes"` (resident memory of the pane's process tree: its shell and the agent below it)
+and `"cpuPercent"` (a rolling percentage of one core over the last few seconds; null on the
+first read after a quiet spell, when only one sample exists). They are sampled at most once a
+second and only while someone reads them, so `agent list` costs nothing when nobody asks.
+Snapshots with `usage` have `"costUsd"`; the reply adds `"costUsd"`, the listed jobs' costs
+added up (null when one of them is unknown), and, when the list is one lead's,
+`"lead":{"paneID","ownCostUsd","workersCostUsd","costUsd"}`: the lead agent's own cost (its
+pane's, counted since the controller started, or its own job's when it was spawned itself),
+its workers' (every job it spawned that is listed in memory), and the two added up.
 """,
 )
 
@@ -102,14 +115,31 @@ def parse(request: Request) -> Params:
 
 
 async def handle(ctx: AgentListContext, params: Params) -> AgentJobsReply:
+    from mytty.core.cost.pricing import total
     from mytty.protocol import wire
+    from mytty.protocol.replies import CostPart
 
     lead = None if params.all_leads else ctx.caller_surface(params.peer_pid)
+    await ctx.jobs.refresh_resources()  # rssBytes / cpuPercent at most a second old
     jobs = [ctx.jobs.current(i) for i in ctx.jobs.ids()]
-    return wire.agent_jobs_reply(
+    snapshots = [
         ctx.jobs.snapshot(job)
         for job in jobs
         if (lead is None or job.lead == lead)
         and (not params.states or job.state.value in params.states)
         and (params.label is None or job.label == params.label)
-    )
+    ]
+    costs = [s["costUsd"] for s in snapshots if "costUsd" in s]
+    summed = total(None if c is None else _exact(c) for c in costs) if costs else None
+    cost: CostPart = {"costUsd": float(summed) if summed is not None else None} if costs else {}
+    lead_cost = None
+    if lead is not None:
+        own, workers, both = ctx.jobs.lead_cost(lead)
+        lead_cost = wire.lead_cost(lead, own, workers, both)
+    return wire.agent_jobs_reply(snapshots, cost_usd=cost, lead=lead_cost)
+
+
+def _exact(dollars: float) -> Decimal:
+    from decimal import Decimal
+
+    return Decimal(repr(dollars))

@@ -59,6 +59,7 @@ async def handle(ctx: AgentResultContext, params: Params) -> AgentResultReply:
     from mytty.core.jobs.tracker import AgentJobState
     from mytty.protocol import wire
 
+    await ctx.jobs.refresh_resources()  # rssBytes / cpuPercent at most a second old
     job = ctx.jobs.current(params.job_id)
     pane = ctx.panes.by_surface.get(job.surface_id)
     content = wire.pane_content(job.surface_id, "", None, None)

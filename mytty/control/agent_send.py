@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import ENTER, JOB_ARG, Arg, Command
 from mytty.core import codes
+from mytty.core.vocab import QUEUED
 
 if TYPE_CHECKING:
     from mytty.control.base import Request
@@ -38,7 +39,8 @@ COMMAND = Command(
     client_errors=(codes.USAGE, codes.REQUEST_TOO_LARGE),
     guide="""\
 Types into the worker. If the job had finished, it is re-armed so the next agent wait
-follows the run this follow-up starts.""",
+follows the run this follow-up starts. A queued job (its worker not started) is
+invalid-request.""",
     doc="""
 Like [`send`](#send-pane-text---enter) to the job's pane, after re-arming a finished job (see
 above). To answer an approval dialog use `send-key` on `job.paneID.rawValue` instead: typed
@@ -81,6 +83,12 @@ async def handle(ctx: AgentSendContext, params: Params) -> OkReply:
 
     job = ctx.jobs.current(params.job_id)
     pane = job_pane(ctx, job)
+    if job.state.value == QUEUED:
+        raise MyttyError(
+            ErrorCode.INVALID_REQUEST,
+            f"job {params.job_id} is queued: its worker has not started yet, so there is "
+            "nothing to type into (see queuedBecause; agent wait --until running waits for it)",
+        )
     ctx.jobs.re_arm(params.job_id)
     try:
         await deliver(ctx, pane, params.text, params.press_enter)

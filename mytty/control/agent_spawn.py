@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Protocol
 
-from mytty.control.spec import COUNT, PANE_ID, PATH, Command, Field, Option, Values
+from mytty.control.spec import COUNT, PANE_ID, PATH, SECONDS, Command, Field, Option, Values
 from mytty.core import codes
 from mytty.core.vocab import ACCESS_MODES, AUTO, DIRECTIONS, WORKER_PROVIDERS
 from mytty.protocol.limits import MAX_REQUEST_BYTES
@@ -19,6 +19,8 @@ from mytty.protocol.limits import MAX_REQUEST_BYTES
 if TYPE_CHECKING:
     from mytty.control.base import Request
     from mytty.control.ports import (
+        AdmissionSlot,
+        Admitting,
         AgentChecks,
         JobStore,
         PaneDirectory,
@@ -29,12 +31,20 @@ if TYPE_CHECKING:
     )
     from mytty.core.errors import ErrorCode
     from mytty.core.events import WorkerProvider
+    from mytty.core.ids import JobId
     from mytty.core.jobs.launch_record import JobLaunch
-    from mytty.core.jobs.tracker import AgentJob, SpawnTags
+    from mytty.core.jobs.tracker import AgentJob, QueuedAs, SpawnTags
     from mytty.protocol.replies import AgentJobReply
 
     class SpawnContext(
-        PaneDirectory, PaneFacts, PaneFactory, RunWaiter, JobStore, AgentChecks, Protocol
+        PaneDirectory,
+        PaneFacts,
+        PaneFactory,
+        RunWaiter,
+        JobStore,
+        AgentChecks,
+        Admitting,
+        Protocol,
     ):
         """What ``agent_spawn`` uses of the controller."""
 
@@ -120,6 +130,24 @@ BUDGET_TOKENS = Option(
     "(tokens as its transcript counts them; see Usage)",
     kind=COUNT,
 )
+#: The largest ``--budget-usd`` (a sanity bound, not a policy).
+MAX_BUDGET_USD = 1_000_000.0
+BUDGET_USD = Option(
+    "--budget-usd",
+    "USD",
+    "budgetUsd",
+    "a dollar budget: an attention item and a lead notice at 80 % of USD, Esc into the "
+    "worker at 100 % (priced from its tokens; see Cost)",
+    kind=SECONDS,  # a finite number from 0 to the maximum: the kind durations use
+    maximum=MAX_BUDGET_USD,
+)
+NO_QUEUE = Option(
+    "--no-queue",
+    None,
+    "noQueue",
+    "fail with admission-refused instead of queueing when [admission] can't start the "
+    "worker now (see Admission)",
+)
 #: ``_client`` adds mytty-ctl's own directory: the worker's with neither --cwd nor an anchor.
 CALLER_CWD = Field(
     "callerWorkingDirectory", "mytty-ctl's working directory (None: it has none)", kind=PATH
@@ -182,6 +210,8 @@ COMMAND = Command(
         KEY,
         NOTIFY_LEAD,
         BUDGET_TOKENS,
+        BUDGET_USD,
+        NO_QUEUE,
     ),
     wire_fields=(CALLER_CWD,),
     wire_order=(
@@ -196,6 +226,8 @@ COMMAND = Command(
         "key",
         "notifyLead",
         "budgetTokens",
+        "budgetUsd",
+        "noQueue",
         "cwd",
         "callerWorkingDirectory",
     ),
@@ -216,8 +248,14 @@ COMMAND = Command(
         codes.SPAWN_FAILED,
         codes.TMUX_UNAVAILABLE,
         codes.INVALID_REQUEST,
+        codes.ADMISSION_REFUSED,
     ),
-    client_errors=(codes.USAGE, codes.INVALID_TASK, codes.INVALID_WORKTREE_BRANCH),
+    client_errors=(
+        codes.USAGE,
+        codes.INVALID_TASK,
+        codes.INVALID_WORKTREE_BRANCH,
+        codes.INVALID_REQUEST,
+    ),
     guide="""\
 agent spawn --provider claude|codex|cursor --task "..." [--label NAME]
 Opens a new pane next to yours and starts the worker with the task as its prompt. With
@@ -245,7 +283,13 @@ appended to every task.
   (created from HEAD, or an existing local branch; reused if already registered). Only
   worktrees mytty created are ever removed, by `mytty worktree gc` or agent close
   --remove-worktree, and only without unsaved work. Errors:
-  invalid-worktree-branch, not-a-git-repository, worktree-create-failed.""",
+  invalid-worktree-branch, not-a-git-repository, worktree-create-failed.
+Admission ([admission] in config.toml: max workers, free memory, per provider or lead):
+  a spawn that can't start now is accepted as job.state "queued" (queuePosition,
+  queuedBecause); it starts by itself, in order. agent wait waits through the queue,
+  agent close cancels it. --no-queue fails instead (admission-refused).
+--budget-usd N: like --budget-tokens, in dollars (80 %: attention item and a notice to
+  you; 100 %: Esc). job.costUsd is the cost so far (null for a model without a price).""",
     doc="""
 **Working directory**: `--cwd`; else the anchor pane's current directory as tmux reports it
 (not the calling process's directory: if you `cd`'d elsewhere, pass `--cwd "$PWD"`); else,
@@ -372,6 +416,35 @@ the worker then stops its turn and the job ends `disconnected` with the interrup
 A budget is checked as the transcript grows, so a turn may overshoot it by what one model
 response adds.
 
+**Admission** (a mytty addition; `[admission]` in [config.toml](config.md#admission)). Before
+it starts a worker, the controller checks, in this order: the provider's account is not at a
+usage limit (`usage-limit`), fewer than `max_workers` workers are live (`max-workers`), fewer
+than the provider's `max_workers_per_provider` (`max-workers-per-provider`), fewer than
+`max_workers_per_lead` of this lead's (`max-workers-per-lead`), and at least
+`min_available_memory_mb` of memory stays available, less what workers still starting are
+expected to take (`memory`). A worker is live from its start until its job ends. A spawn that
+can't start now is accepted anyway: its pane opens at once, showing that it is queued and why,
+and the reply's job is `"state":"queued"` with `"queuePosition"` (1: next) and
+`"queuedBecause"` (the rule above); its launch window opens only when it starts. Queued jobs
+start by themselves, in order, as soon as they are admitted (a worker ended, a pane closed,
+memory was freed); jobs waiting for one provider's or lead's limit let others pass. `agent
+wait` waits through the queue, `agent close` cancels a queued job (it becomes `lost`, its
+worker never started), `agent list`, `mytty ls` and `@mytty_state` show `queued`, and a
+controller restart keeps the queue in order. With `--no-queue` such a spawn fails instead,
+with `admission-refused` naming the reason, and opens no pane. With
+`worker_memory_max_mb` set, the reply has `"memoryCap":{"maxMB","enforced","method","detail"}`:
+`enforced` is false where neither a user systemd nor a delegated cgroup v2 exists (the cap is
+then not enforced, and `detail` says why); a worker killed by its cap ends `failed` with
+`"reason":"memory-limit"`.
+
+**Cost** (a mytty addition). Every snapshot with `usage` has `costUsd`: the worker's tokens
+priced by the table shipped with mytty (dated; `[prices]` in config.toml adds or replaces
+models), each reading at the model the transcript names. A model with no price makes it
+`null`, never a guess. `--budget-usd N` (N > 0, dollars) works like `--budget-tokens`: at
+80 % a `budget` attention item, and the lead is told at its next prompt (a lead notice, with or
+without `--notify-lead`); at 100 % mytty presses Esc in the worker's pane and raises a second
+item. `usage` then has `"budgetUsd"`. An unknown cost never counts as a spent budget.
+
 `--label` is at most 100 characters without control characters (`invalid-label`); `--model`
 is non-empty, at most 100 characters, without spaces or control characters (`invalid-model`).
 A task that is empty, an unreadable `--task-file` and a task too large are `invalid-task`, a
@@ -388,12 +461,14 @@ class Params:
         "anchor_id",
         "branch",
         "budget_tokens",
+        "budget_usd",
         "caller_cwd",
         "cwd",
         "direction",
         "key",
         "label",
         "model",
+        "no_queue",
         "notify_lead",
         "peer_pid",
         "provider",
@@ -416,6 +491,8 @@ class Params:
         key: str | None = None,
         notify_lead: bool = False,
         budget_tokens: int | None = None,
+        budget_usd: float | None = None,
+        no_queue: bool = False,
     ) -> None:
         self.peer_pid = peer_pid
         self.provider = provider
@@ -431,6 +508,8 @@ class Params:
         self.key = key
         self.notify_lead = notify_lead
         self.budget_tokens = budget_tokens
+        self.budget_usd = budget_usd
+        self.no_queue = no_queue
 
 
 def parse(request: Request) -> Params:
@@ -449,7 +528,14 @@ def parse(request: Request) -> Params:
         request.optional_text(KEY),
         request.flag(NOTIFY_LEAD),
         request.count(BUDGET_TOKENS),
+        request.seconds(BUDGET_USD) if request.has(BUDGET_USD) else None,
+        request.flag(NO_QUEUE),
     )
+
+
+def _dollars(amount: float | None) -> str | None:
+    """A dollar amount as the exact decimal text it was written as (2.5 → "2.5")."""
+    return None if amount is None else repr(amount)
 
 
 def _check(problem: str | None, code: ErrorCode) -> None:
@@ -478,12 +564,15 @@ async def handle(ctx: SpawnContext, params: Params) -> AgentJobReply:
     digest = core_jobs.spawn_digest(provider, params.task)
     if params.budget_tokens == 0:
         raise MyttyError(ErrorCode.INVALID_REQUEST, "--budget-tokens must be at least 1")
+    if params.budget_usd is not None and params.budget_usd <= 0:
+        raise MyttyError(ErrorCode.INVALID_REQUEST, "--budget-usd must be more than 0")
     tags = core_jobs.SpawnTags(
         key=params.key,
         spawn_digest=digest,
         lead=lead,
         notify_lead=params.notify_lead,
         budget_tokens=params.budget_tokens,
+        budget_usd=_dollars(params.budget_usd),
     )
     if params.key is None:
         return await _spawn_new(ctx, params, provider, anchor, tags)
@@ -510,21 +599,64 @@ async def _spawn_new(
     anchor: PaneView | None,
     tags: SpawnTags,
 ) -> AgentJobReply:
-    from mytty.core.jobs.launch import launch_command
     from mytty.protocol import wire
 
     await ctx.spawn_preflight(provider)
     # The worker's login shell may lack the binary the caller's PATH has: then it gets that dir.
     path_first = await ctx.binary_preflight(provider, anchor, params.peer_pid)
-    cwd, anchor = await _working_directory(ctx, params, anchor)
-    launch, session_id = await _launch(ctx, params, provider, anchor, cwd)
-    text = launch_command(launch.argv, path_first=path_first)
-    pane, note = await _worker_pane(ctx, params, anchor, cwd, text)
-    job = await _start_job(ctx, pane, params, provider, tags, session_id, launch)
+    slot = ctx.admission.claim(provider, tags.lead)
+    job: AgentJob | None = None
+    try:
+        _refuse_unqueued(slot, params)
+        cwd, anchor = await _working_directory(ctx, params, anchor)
+        launch, session_id = await _launch(ctx, params, provider, anchor, cwd, path_first)
+        job_id, text, queued, cap = await _admitted_launch(ctx, slot, launch)
+        pane, note = await _worker_pane(ctx, params, anchor, cwd, text)
+        job = await _start_job(
+            ctx, pane, params, provider, tags, session_id, launch, (job_id, queued, cap)
+        )
+    finally:
+        ctx.admission.release(slot, job)
     if params.branch is not None:
         await ctx.worktree_used(cwd, job.job_id)  # what `agent close --remove-worktree` finds
     reused = False if tags.key is not None else None
-    return wire.agent_job_reply(ctx.jobs.snapshot(job), placement=note, reused=reused)
+    return wire.agent_job_reply(
+        ctx.jobs.snapshot(job),
+        placement=note,
+        reused=reused,
+        cap=await ctx.admission.memory_cap_entry(),
+    )
+
+
+def _refuse_unqueued(slot: AdmissionSlot, params: Params) -> None:
+    """``--no-queue``: a worker admission can't start now is refused (no pane, no worktree)."""
+    from mytty.core.admission.rules import refusal
+    from mytty.core.errors import ErrorCode, MyttyError
+
+    if slot.waiting is not None and params.no_queue:
+        raise MyttyError(ErrorCode.ADMISSION_REFUSED, refusal(slot.waiting))
+
+
+async def _admitted_launch(
+    ctx: SpawnContext, slot: AdmissionSlot, launch: JobLaunch
+) -> tuple[JobId, str, QueuedAs | None, tuple[int, str] | None]:
+    """The new job's id and what its pane runs: the worker's launch (under the memory cap)
+    when admission lets it start now, else the queued placeholder (and how it is queued)."""
+    from mytty.core.admission.placeholder import queued_command
+    from mytty.core.admission.rules import waiting_message
+    from mytty.core.ids import JobId, format_uuid_bytes
+    from mytty.core.jobs.tracker import QueuedAs
+
+    job_id = JobId(format_uuid_bytes(os.urandom(16)))
+    why = slot.waiting
+    if why is None:
+        from mytty.core.jobs.launch import with_path_first
+
+        text, cap = await ctx.admission.worker_launch(job_id, 0, launch.argv)
+        return job_id, with_path_first(text, launch.path_first), None, cap
+    position = ctx.admission.position_hint(slot)
+    text = queued_command(job_id, position, why.reason.value, why.detail)
+    return job_id, text, QueuedAs(why.reason.value, waiting_message(why), slot.ticket), None
 
 
 async def _working_directory(
@@ -566,6 +698,7 @@ async def _launch(
     provider: WorkerProvider,
     anchor: PaneView | None,
     cwd: str,
+    path_first: str | None = None,
 ) -> tuple[JobLaunch, str | None]:
     """How the worker starts (its argv, mode flags, directory) and its conversation id."""
     import uuid
@@ -592,6 +725,7 @@ async def _launch(
         model=params.model,
         mode_flags=tuple(mode_flags),
         argv=tuple(argv),
+        path_first=path_first,
     )
     return launch, session_id
 
@@ -670,10 +804,14 @@ async def _start_job(
     tags: SpawnTags,
     session_id: str | None,
     launch: JobLaunch,
+    admitted: tuple[JobId, QueuedAs | None, tuple[int, str] | None],
 ) -> AgentJob:
-    """The worker's job, stored; a job that cannot be stored closes the worker's pane again."""
+    """The worker's job, stored; a job that cannot be stored closes the worker's pane again.
+
+    ``admitted``: the job's id, how it is queued (None: its worker started) and its cap."""
     from mytty.core.errors import MyttyError
 
+    job_id, queued, cap = admitted
     baseline = [r.id for r in ctx.hub.book.runs_for(pane.surface_id, provider.agent_provider)]
     try:
         return await ctx.jobs.spawn(
@@ -684,6 +822,9 @@ async def _start_job(
             tags,
             session_id=session_id,
             launch=launch,
+            job_id=job_id,
+            queued=queued,
+            memory_cap=cap,
         )
     except MyttyError as exc:
         # No half job: a worker nobody can reach by a job id is closed again.

@@ -45,7 +45,7 @@ UNTIL = Option(
     "CONDITION",
     "until",
     "running: the run started; attention: it waits for input or approval (or it ended); "
-    "completed: it ended",
+    "completed: it ended (a queued job is waited through)",
     choices=JOB_WAIT_CONDITIONS,
     required=True,
 )
@@ -105,7 +105,8 @@ COMMAND = Command(
     guide=f"""\
 Waits for the run this job started (never an older run). Default timeout {int(DEFAULT_TIMEOUT_S)} s
 (0 to {int(MAX_WAIT_S)}: a week).
-completed = succeeded, failed, disconnected, launch-failed or lost. A worker whose agent
+completed = succeeded, failed, disconnected, launch-failed or lost. A queued job (admission
+holds its worker back) is waited through. A worker whose agent
 exits before its first run is launch-failed at once (its message: the agent's own words);
 one that never reports a run becomes launch-failed within 30 s (its message says why; a
 provider CLI missing from PATH fails the spawn at once with provider-binary-not-found). A
@@ -124,7 +125,7 @@ Blocks until the job meets the condition or the timeout passes (default
 
 | `--until` | satisfied by |
 |---|---|
-| `running` | any state except `launching` (including `launch-failed` and `lost`, so the wait ends) |
+| `running` | any state except `queued` and `launching` (including `launch-failed` and `lost`, so the wait ends) |
 | `attention` | `waiting-input`, `waiting-approval`, or a terminal state (see below) |
 | `completed` | a terminal state |
 

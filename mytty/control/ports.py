@@ -19,18 +19,20 @@ if TYPE_CHECKING:  # types only: importing the ports loads none of these
     from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
     from contextlib import AbstractAsyncContextManager
 
+    from mytty.core.admission.rules import Waiting
     from mytty.core.attention.items import AttentionBook
     from mytty.core.events import AgentProvider, WorkerProvider
     from mytty.core.explain.inputs import EventWindow, Observations
-    from mytty.core.ids import RunId, SurfaceId, TmuxPaneId
+    from mytty.core.ids import JobId, RunId, SurfaceId, TmuxPaneId
     from mytty.core.jobs.launch_record import JobLaunch
-    from mytty.core.jobs.tracker import AgentJob, SpawnTags
+    from mytty.core.jobs.tracker import AgentJob, QueuedAs, SpawnTags
     from mytty.core.runs.book import RunBook
     from mytty.core.runs.ledger import EventLedger
     from mytty.core.runs.notes import StatusNotes
     from mytty.protocol.replies import (
         IntegrationStatusesReply,
         JobSnapshot,
+        MemoryCapEntry,
         NotifyTestReply,
         PaneEntry,
         ResumeReply,
@@ -201,8 +203,12 @@ class JobBook(Protocol):
         *,
         session_id: str | None = None,
         launch: JobLaunch | None = None,
+        job_id: JobId | None = None,
+        queued: QueuedAs | None = None,
+        memory_cap: tuple[int, str] | None = None,
     ) -> AgentJob:
-        """:meth:`start`, committed to the store before it returns (``spawn-failed`` if not)."""
+        """:meth:`start`, committed to the store before it returns (``spawn-failed`` if not);
+        ``queued``: admission holds the worker back (the job starts ``queued``)."""
         ...
 
     def key_lock(self, lead: SurfaceId | None, key: str) -> AbstractAsyncContextManager[None]:
@@ -232,10 +238,64 @@ class JobBook(Protocol):
         """The newest job started in that pane, as last reconciled (None: none in memory)."""
         ...
 
+    async def refresh_resources(self) -> None:
+        """Sample the jobs' processes now unless that was done within the last second (the
+        snapshots that follow carry ``rssBytes``/``cpuPercent``)."""
+        ...
+
+    def lead_cost(self, lead: SurfaceId) -> tuple[float | None, float | None, float | None]:
+        """The lead's own cost, its workers', and the two added up (dollars; None: unknown)."""
+        ...
+
 
 class JobStore(Protocol):
     @property
     def jobs(self) -> JobBook: ...
+
+
+# -- admission ----------------------------------------------------------------------------------
+
+
+class AdmissionSlot(Protocol):
+    """A spawn's claim on admission: ``waiting`` None means the worker may start now."""
+
+    @property
+    def ticket(self) -> int: ...
+    @property
+    def waiting(self) -> Waiting | None: ...
+
+
+class AdmissionGate(Protocol):
+    def claim(
+        self, provider: WorkerProvider, lead: SurfaceId | None, *, paced: bool = False
+    ) -> AdmissionSlot:
+        """Judge a spawn now; the slot is held until :meth:`release` (call it in finally).
+        ``paced``: a worker ``mytty resume`` restarts (its start is paced)."""
+        ...
+
+    def resumption_started(self) -> None:
+        """A new ``mytty resume``: a pacing stopped by failed starts may go again."""
+        ...
+
+    def release(self, slot: AdmissionSlot, job: AgentJob | None = None) -> None: ...
+    def position_hint(self, slot: AdmissionSlot) -> int:
+        """Where a spawn that must wait lands in the queue (1: next)."""
+        ...
+
+    async def worker_launch(
+        self, job_id: str, resumed: int, argv: Sequence[str]
+    ) -> tuple[str, tuple[int, str] | None]:
+        """The worker's launch line (under the memory cap, when one is enforced) and the cap."""
+        ...
+
+    async def memory_cap_entry(self) -> MemoryCapEntry | None:
+        """What the spawn reply says of ``[admission] worker_memory_max_mb`` (None: unset)."""
+        ...
+
+
+class Admitting(Protocol):
+    @property
+    def admission(self) -> AdmissionGate: ...
 
 
 # -- integrations and agent checks ------------------------------------------------------------
@@ -340,6 +400,7 @@ class Context(
     Worktrees,
     Notifications,
     JobResumer,
+    Admitting,
     EvidenceAccess,
     Protocol,
 ):

@@ -14,9 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from typing import Any, Final
 
-from mytty.core.vocab import ACCESS_MODES
+from mytty.core.admission.defaults import Machine, machine_defaults
+from mytty.core.admission.pacing import Pacing
+from mytty.core.admission.rules import Limits
+from mytty.core.cost.prices import PRICES_DATE, ModelPrice
+from mytty.core.vocab import ACCESS_MODES, WORKER_PROVIDERS
 
 #: The notification channels, in the order a notification goes through them.
 MESSAGE: Final = "message"
@@ -80,14 +85,60 @@ class ResumeSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class AdmissionSettings:
+    """``[admission]``: None (the key left out) means no limit of that kind."""
+
+    max_workers: int | None = None
+    #: (provider, most live workers of it) for the providers given.
+    max_workers_per_provider: tuple[tuple[str, int], ...] = ()
+    min_available_memory_mb: int | None = None
+    max_workers_per_lead: int | None = None
+    #: A hard cap per worker (cgroup v2 MemoryMax), None: none.
+    worker_memory_max_mb: int | None = None
+    start_burst: int = 2
+    start_interval_seconds: float = 10.0
+
+    def limits(self) -> Limits:
+        return Limits(
+            max_workers=self.max_workers,
+            per_provider=self.max_workers_per_provider,
+            per_lead=self.max_workers_per_lead,
+            min_available_mb=self.min_available_memory_mb,
+        )
+
+    def pacing(self) -> Pacing:
+        return Pacing(burst=self.start_burst, interval=self.start_interval_seconds)
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     notify: NotifySettings = field(default_factory=NotifySettings)
     tmux: TmuxSettings = field(default_factory=TmuxSettings)
     spawn: SpawnSettings = field(default_factory=SpawnSettings)
     resume: ResumeSettings = field(default_factory=ResumeSettings)
+    admission: AdmissionSettings = field(default_factory=AdmissionSettings)
+    #: ``[prices]``: (model, price) entries that add to or replace the shipped price table.
+    prices: tuple[tuple[str, ModelPrice], ...] = ()
 
 
 DEFAULTS = Settings()
+
+
+def defaults_for(machine: Machine) -> Settings:
+    """What the file written on first start on ``machine`` says (see
+    :mod:`mytty.core.admission.defaults` for how the values are derived)."""
+    derived = machine_defaults(machine)
+    return replace(
+        DEFAULTS,
+        admission=replace(
+            DEFAULTS.admission,
+            max_workers=derived.max_workers,
+            min_available_memory_mb=derived.min_available_memory_mb,
+            start_burst=derived.start_burst,
+            start_interval_seconds=derived.start_interval_seconds,
+        ),
+    )
+
 
 # ---------------------------------------------------------------------------------------------
 # checking one value: each checker returns the value to store or raises ValueError(reason)
@@ -146,6 +197,29 @@ def _boolean(value: object) -> object:
     return value
 
 
+def _count(minimum: int, maximum: int = 10**6) -> Checker:
+    def check(value: object) -> object:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError("expected a whole number")
+        if not minimum <= value <= maximum:
+            raise ValueError(f"must be between {minimum} and {maximum}")
+        return value
+
+    return check
+
+
+def _per_provider(value: object) -> object:
+    if not isinstance(value, Mapping):
+        raise ValueError("expected a table such as { claude = 4, codex = 2 }")
+    unknown = [k for k in value if k not in WORKER_PROVIDERS]
+    if unknown:
+        raise ValueError(
+            f"unknown provider {', '.join(map(repr, unknown))}; known: {', '.join(WORKER_PROVIDERS)}"
+        )
+    check = _count(0)
+    return tuple((k, check(v)) for k, v in value.items() if isinstance(k, str))
+
+
 def _key(value: object) -> object:
     # The tmux layer validates the key name itself when it binds it; here only its shape.
     if not isinstance(value, str) or any(c.isspace() for c in value):
@@ -170,7 +244,50 @@ SCHEMA: Mapping[str, Mapping[str, Checker]] = {
     },
     "spawn": {"access": _choice(SPAWN_ACCESS), "guard_tmux_server": _boolean},
     "resume": {"mode": _choice(RESUME_MODES)},
+    "admission": {
+        "max_workers": _count(0),
+        "max_workers_per_provider": _per_provider,
+        "min_available_memory_mb": _count(0, 10**9),
+        "max_workers_per_lead": _count(0),
+        "worker_memory_max_mb": _count(16, 10**9),
+        "start_burst": _count(1, 1000),
+        "start_interval_seconds": _seconds(0.0, 3600.0),
+    },
 }
+
+#: The keys of one ``[prices."<model>"]`` entry: dollars per million tokens of each kind.
+PRICE_KEYS: tuple[str, ...] = ("input", "output", "cache_read", "cache_write")
+
+
+def _price(value: object) -> ModelPrice:
+    if not isinstance(value, Mapping):
+        raise ValueError("expected a table with " + ", ".join(PRICE_KEYS))
+    missing = [k for k in PRICE_KEYS if k not in value]
+    extra = [k for k in value if k not in PRICE_KEYS]
+    if missing or extra:
+        raise ValueError(
+            f"needs exactly {', '.join(PRICE_KEYS)}"
+            + (f" (missing {', '.join(missing)})" if missing else "")
+            + (f" (unknown {', '.join(map(repr, extra))})" if extra else "")
+        )
+    dollars = []
+    for key in PRICE_KEYS:
+        number = value[key]
+        if isinstance(number, bool) or not isinstance(number, int | float) or not 0 <= number < 1e6:
+            raise ValueError(f"{key}: expected dollars per million tokens (0 or more)")
+        dollars.append(Decimal(str(number)))
+    return ModelPrice(*dollars)
+
+
+def _prices(value: Mapping[str, object], warnings: list[str]) -> tuple[tuple[str, ModelPrice], ...]:
+    """``[prices]``: one table per model; a bad entry is warned about and left out."""
+    entries = []
+    for model, raw in value.items():
+        try:
+            entries.append((model, _price(raw)))
+        except ValueError as exc:
+            warnings.append(f"[prices] {model!r}: {exc}; the entry is ignored")
+    return tuple(entries)
 
 
 def settings_from(data: Mapping[str, object]) -> tuple[Settings, list[str]]:
@@ -178,6 +295,12 @@ def settings_from(data: Mapping[str, object]) -> tuple[Settings, list[str]]:
     warnings: list[str] = []
     sections: dict[str, Any] = {}
     for name, value in data.items():
+        if name == "prices":
+            if isinstance(value, Mapping):
+                sections["prices"] = _prices(value, warnings)
+            else:
+                warnings.append("[prices] must be a table; using the shipped prices")
+            continue
         checkers = SCHEMA.get(name)
         if checkers is None:
             warnings.append(f"unknown section or key {name!r} ignored")
@@ -225,14 +348,15 @@ def spawn_access(requested: str | None, spawn: SpawnSettings) -> str | None:
     return spawn.access
 
 
-DEFAULT_TEXT = """\
+_HEAD = """\
 # mytty configuration. mytty wrote this file with its defaults on first start and never
 # rewrites it: edit freely. Unknown keys and bad values are warned about (in the controller
 # log and by `mytty doctor`) and fall back to the default; a file that is not valid TOML is
 # reported with its line and column and the controller keeps every default.
 # A running controller reads the file again when it is saved: [notify] applies to the next
-# notification and [spawn] to the next spawn; a save that is not valid TOML keeps the
-# settings in use. [tmux] and [resume] are read by the commands that use them.
+# notification, [spawn] to the next spawn, [admission] and [prices] at once; a save that is
+# not valid TOML keeps the settings in use. [tmux] and [resume] are read by the commands that
+# use them.
 # Reference: docs/reference/config.md
 
 [notify]
@@ -282,3 +406,66 @@ guard_tmux_server = true
 # offer to resume), "auto" (resume them on start) or "off".
 mode = "ask"
 """
+
+
+def _admission_text(machine: Machine | None) -> str:
+    """``[admission]`` as first start writes it: limits derived from ``machine`` (None: every
+    limit left out, as the schema's defaults say)."""
+    if machine is None:
+        derived = None
+        origin = "# No limit is set here: a key left out (or commented out) means no limit."
+    else:
+        derived = machine_defaults(machine)
+        origin = (
+            f"# Written on first start for this machine ({machine.total_memory_mb:,} MB of "
+            f"memory, {machine.cpus} CPUs):\n"
+            "# max_workers = the memory left after max(2 GB, a quarter) for everything else,\n"
+            "# at 1 GB per worker, at most 4 per CPU and at least 2; min_available_memory_mb =\n"
+            "# a tenth of the memory (at least 1 GB), rounded down to 256 MB."
+        )
+
+    def line(key: str, value: object | None, example: str) -> str:
+        return f"{key} = {value}" if value is not None else f"# {key} = {example}"
+
+    return f"""
+[admission]
+# Which workers may start. A spawn that can't start now is accepted as a `queued` job (its
+# pane shows why) and starts by itself, in order, when admitted; `agent spawn --no-queue`
+# fails instead (admission-refused). A key left out means no limit of that kind.
+{origin}
+# Live workers (started, not yet finished) in total, per provider, per lead agent.
+{line("max_workers", derived.max_workers if derived else None, "8")}
+# max_workers_per_provider = {{ claude = 4, codex = 4, cursor = 4 }}
+# max_workers_per_lead = 4
+# A worker starts only while this much memory stays available (MB), less what workers that
+# are still starting are expected to take.
+{line("min_available_memory_mb", derived.min_available_memory_mb if derived else None, "2048")}
+# A hard cap per worker (MB), enforced with cgroup v2 (systemd-run --user --scope, or a
+# delegated cgroup); where neither exists, spawn says the cap is not enforced
+# (`mytty doctor` checks). A worker killed by it ends failed, reason "memory-limit".
+# worker_memory_max_mb = 4096
+# `mytty resume` restarts lost workers at most start_burst at a time, start_interval_seconds
+# apart (simultaneous starts of one account can invalidate a login token the fleet shares),
+# and stops with an attention item after three failed starts in a row.
+start_burst = {derived.start_burst if derived else 2}
+start_interval_seconds = {int(derived.start_interval_seconds) if derived else 10}
+
+# [prices."model-id"] adds a model to the price table shipped with mytty (list prices of
+# {PRICES_DATE}) or replaces its entry: US dollars per million tokens. Costs of models in
+# neither are null, never a guess.
+# [prices."my-model"]
+# input = 3.0
+# output = 15.0
+# cache_read = 0.3
+# cache_write = 3.75
+"""
+
+
+def default_text(machine: Machine | None = None) -> str:
+    """The commented file first start writes: its ``[admission]`` derived from ``machine``
+    (parses to :func:`defaults_for` of it; None: to :data:`DEFAULTS`)."""
+    return _HEAD + _admission_text(machine)
+
+
+#: The default file with no machine-derived limits (what :data:`DEFAULTS` says).
+DEFAULT_TEXT = default_text(None)

@@ -65,6 +65,8 @@ class ErrorCode(StrEnum):
     PROVIDER_BINARY_NOT_FOUND = "provider-binary-not-found"
     # -- control socket budgets (appended) -------------------------------------------------
     TOO_MANY_REQUESTS = "too-many-requests"
+    #: ``agent spawn --no-queue``: admission (``[admission]``) can't start the worker now.
+    ADMISSION_REFUSED = "admission-refused"
 
 
 EVENT_SOCKET_CODES: frozenset[ErrorCode] = frozenset(

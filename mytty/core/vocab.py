@@ -75,7 +75,11 @@ FAILED = "failed"
 DISCONNECTED = "disconnected"
 LAUNCH_FAILED = "launch-failed"
 LOST = "lost"
+#: A mytty addition: accepted, its pane made, its agent not started until admission lets it
+#: (``[admission]`` in config.toml; mytty.core.admission).
+QUEUED = "queued"
 JOB_STATES: tuple[str, ...] = (
+    QUEUED,
     LAUNCHING,
     RUNNING,
     WAITING_INPUT,

@@ -20,10 +20,15 @@ import logging
 from collections.abc import Callable
 
 from mytty.core.attention.items import AttentionItem
+from mytty.core.cost.prices import ModelPrice
+from mytty.core.cost.pricing import merged_table
 from mytty.core.errors import ErrorCode
 from mytty.core.events import AgentEvent
-from mytty.core.ids import RunId, SurfaceId
-from mytty.core.jobs.tracker import AgentJob
+from mytty.core.ids import JobId, RunId, SurfaceId, stable_uuid
+from mytty.core.jobs.tracker import AgentJob, AgentJobState
+from mytty.daemon.admission.controller import Admission
+from mytty.daemon.admission.gate import AdmissionGate
+from mytty.daemon.admission.starter import WorkerStarter
 from mytty.daemon.agents import AgentHub, settle_heap
 from mytty.daemon.clock import DEFAULT_TIMINGS, Clock, SystemClock, Timings
 from mytty.daemon.config.load import Settings, load_settings
@@ -46,11 +51,13 @@ from mytty.daemon.panes.identity import PaneRegistry
 from mytty.daemon.panes.service import PaneService
 from mytty.daemon.panes.sweep import startup_sweep
 from mytty.daemon.preflight import AgentPreflight
+from mytty.daemon.resources.caps import MemoryCaps, MemoryCapWatch
+from mytty.daemon.resources.sampler import ResourceSampler, Target
 from mytty.daemon.server.router import ControlRouter
 from mytty.daemon.server.sockets import OneShotServer, Peer
 from mytty.daemon.store import EventStore, StoreError
 from mytty.daemon.tmux_link import TmuxLink
-from mytty.daemon.tmux_publish import TmuxPublisher
+from mytty.daemon.tmux_publish import TmuxPublisher, published_figures
 from mytty.daemon.transcripts.reader import IngestSoon, TranscriptReader
 from mytty.daemon.transcripts.usage import UsageBook
 from mytty.daemon.transcripts.watch import TranscriptWatcher
@@ -58,7 +65,7 @@ from mytty.daemon.welcome import welcome_command
 from mytty.daemon.worktree.service import WorktreeService
 from mytty.protocol.control import encode_reply, failure
 from mytty.protocol.envelope import encode_event_reply
-from mytty.protocol.replies import TokenUsageEntry
+from mytty.protocol.replies import CostPart, ResourcePart, TokenUsageEntry
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +97,8 @@ class Controller:
         self._lock = ControllerLock(home)
         self._stop = asyncio.Event()
         self._servers: list[OneShotServer] = []
+        #: What the publisher last showed of each pane's figures (see _sampled).
+        self._shown_figures: dict[SurfaceId, tuple[int | None, int | None]] = {}
         self.store = EventStore(home.store)
         self.hub = AgentHub(self.store, clock=self.clock.now)
         self.panes = PaneRegistry(b"")  # keyed with the home's secret once the lock is held
@@ -104,6 +113,7 @@ class Controller:
             require_port=self.link.require_port, tmux_socket=tmux_socket
         )
         self._build_panes_and_jobs(timings)
+        self._build_admission()
         self._build_transcripts_and_estimates(timings)
         self._build_outputs()
         self.context = HandlerContext(
@@ -131,6 +141,7 @@ class Controller:
             ),
             spawn_settings=lambda: self.settings.spawn,
             now=self.clock.now,
+            admission=self.admission_gate,
         )
         self.router = ControlRouter(self.context)
 
@@ -172,6 +183,10 @@ class Controller:
             usage_of=self._job_usage,
             on_attention_item=self._attention_item,
             successor_run=self._successor_run,
+            cost_of=self._job_cost,
+            resources_of=self._job_resources,
+            refresh_resources=self._refresh_resources,
+            lead_cost=self._lead_cost,
             screen=self.pane_service.screen,  # what a launching worker's pane shows
         )
         self.notifier = Notifier(
@@ -188,7 +203,36 @@ class Controller:
             newest_job=self.jobs.newest_in_pane,
             interrupt=self.pane_service.press_escape,
             store=self.store,
+            prices=self._prices,
         )
+
+    def _build_admission(self) -> None:
+        """The resource sampler, memory caps, worker starts and admission (the queue)."""
+        self.resources = ResourceSampler(targets=self._sample_targets, on_sample=self._sampled)
+        self.caps = MemoryCaps(limit_mb=lambda: self.settings.admission.worker_memory_max_mb)
+        self.cap_watch = MemoryCapWatch(
+            caps=self.caps,
+            newest_job=self.jobs.newest_in_pane,
+            ended_by_memory_limit=self.jobs.ended_by_memory_limit,
+        )
+        self.starter = WorkerStarter(
+            panes=self.pane_service,
+            jobs=self.jobs,
+            caps=self.caps,
+            limit_mb=lambda: self.settings.admission.worker_memory_max_mb,
+            worker_environment=self._worker_environment,
+        )
+        self.admission = Admission(
+            jobs=self.jobs,
+            hub=self.hub,
+            clock=self.clock,
+            settings=lambda: self.settings.admission,
+            sampler=self.resources,
+            start=self.starter.start,
+            give_up=self.starter.give_up,
+            stopped=self._resume_stopped,
+        )
+        self.admission_gate = AdmissionGate(self.admission, self.starter)
 
     def _build_transcripts_and_estimates(self, timings: Timings) -> None:
         """Transcript reading and watching, native run estimation, the Cursor approval guess."""
@@ -225,7 +269,8 @@ class Controller:
             hub=self.hub,
             panes=self.panes,
             route_codex=self.codex_router.route,
-            lead_notices=LeadInbox(self.jobs).take,  # agent spawn --notify-lead
+            # agent spawn --notify-lead, and --budget-usd's warnings
+            lead_notices=LeadInbox(self.jobs, self.usage.budget_news).take,
         )
         self.publisher = TmuxPublisher(
             hub=self.hub,
@@ -233,6 +278,8 @@ class Controller:
             jobs_by_pane=self.jobs.newest_by_pane,
             port=lambda: self.link.port,
             tokens_of=_tokens_of(self.usage),
+            cost_of=self.usage.cost_entry,
+            resources_of=self._job_resources,
         )
         self.config_watch = ConfigWatcher(
             self.home.root, lambda: self.settings, self.apply_settings
@@ -255,11 +302,63 @@ class Controller:
     def _attention_item(self, item: AttentionItem) -> None:
         self.notifier.observe_item(item)
 
+    def _job_cost(self, job: AgentJob) -> CostPart:
+        return self.usage.cost_entry(job)
+
+    def _job_resources(self, job: AgentJob) -> ResourcePart:
+        return self.resources.part(job.job_id)
+
+    async def _refresh_resources(self) -> None:
+        await self.resources.refresh()
+
+    def _lead_cost(
+        self, lead: SurfaceId, workers: list[AgentJob]
+    ) -> tuple[float | None, float | None, float | None]:
+        return self.usage.lead_cost(lead, workers)
+
     def _successor_run(self, run_id: RunId) -> RunId | None:
         return self.estimator.machine.successor(run_id)
 
     def _last_detection(self, surface_id: SurfaceId) -> Detection | None:
         return self.estimator.detection(surface_id)
+
+    def _prices(self) -> dict[str, ModelPrice]:
+        return merged_table(self.settings.prices)
+
+    def _worker_environment(self) -> dict[str, str]:
+        return self.context.worker_environment()  # what a spawned worker's pane gets
+
+    def _sample_targets(self) -> dict[str, Target]:
+        """Every pane's newest job with its pane's process (what the sampler reads)."""
+        targets: dict[str, Target] = {}
+        for surface, job in self.jobs.newest_by_pane().items():
+            pane = self.panes.by_surface.get(surface)
+            if pane is not None and pane.pid > 0:
+                settled = job.state not in (AgentJobState.QUEUED, AgentJobState.LAUNCHING)
+                targets[job.job_id] = Target(pane.pid, job.provider, settled)
+        return targets
+
+    def _sampled(self) -> None:
+        """A new sample: wake the panes whose published figures changed (@mytty_rss in whole
+        MiB, @mytty_cpu in whole percent), so a steady worker costs tmux nothing."""
+        for surface, job in self.jobs.newest_by_pane().items():
+            shown = published_figures(self.resources.part(job.job_id))
+            if self._shown_figures.get(surface) != shown:
+                self._shown_figures[surface] = shown
+                self.hub.bump(surface)
+
+    def _resume_stopped(self, job: AgentJob, message: str) -> None:
+        item = self.hub.attention.add_resume_stopped(
+            stable_uuid("attention", "resume-stopped", job.job_id, str(self.clock.now())),
+            JobId(job.job_id),
+            job.surface_id,
+            job.provider.agent_provider,
+            message,
+            self.clock.now(),
+        )
+        if item is not None:
+            self.hub.bump()
+            self.notifier.observe_item(item)
 
     def _transcript_emit(self, event: AgentEvent) -> None:
         # The estimator sees the reader's events too (a Codex API error fails the turn it asks about).
@@ -285,6 +384,7 @@ class Controller:
         self.panes.load_bindings(self.store.load_surface_bindings())
         self.hub.restore(self.store.load_state())
         self.jobs.load(self.store.load_jobs(FINISHED_JOBS_IN_MEMORY))
+        self.admission.restore()  # tickets continue after the stored queue's
         self.usage.load(self.store.load_usage())
         settle_heap()  # everything alive now lives as long as the process
         self.store.start_writer(loop)
@@ -348,6 +448,8 @@ class Controller:
                 tg.create_task(self.hub.prune_forever(), name="prune")
                 tg.create_task(self.publisher.run(), name="tmux-publish")
                 tg.create_task(self.estimator.run(), name="estimator")
+                tg.create_task(self.admission.run(), name="admission")
+                tg.create_task(self.resources.run(), name="resources")
                 tg.create_task(self._wait_for_stop(), name="stop")
         except* _Stop:
             pass
@@ -362,6 +464,7 @@ class Controller:
         if self.jobs.launch_watch is not None:  # a worker that exits before its first run
             self.shell_events.add_listener(self.jobs.launch_watch.on_shell_event)
             self.pane_service.pane_gone_listeners.append(self.jobs.launch_watch.forget)
+        self.shell_events.add_listener(self.cap_watch.on_shell_event)
 
     def apply_settings(self, settings: Settings) -> None:
         """config.toml changed: notifications follow it from now on, spawns from the next one.
@@ -371,6 +474,7 @@ class Controller:
         """
         self.settings = settings
         self.notifier.update(settings.notify)
+        self.admission.settings_changed()  # the queue is judged under the new limits
 
     def request_stop(self) -> None:
         self._stop.set()

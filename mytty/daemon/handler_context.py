@@ -3,7 +3,7 @@
 :class:`HandlerContext` implements :class:`mytty.control.ports.Context` (mypy checks it where
 the router receives it) and holds exactly the parts the ports reach: the tmux link, the pane
 registry and service, the agent hub, the job registry, integrations, the agent checks,
-worktrees, the notifier, ``mytty resume`` and ``explain``'s evidence. Each port is answered by the part that owns it,
+worktrees, the notifier, admission, ``mytty resume`` and ``explain``'s evidence. Each port is answered by the part that owns it,
 so the composition root (:mod:`mytty.daemon.app`) only builds and runs parts, and a reader
 finds here, in one place, which part a handler's call lands in.
 """
@@ -20,6 +20,7 @@ from mytty.core.events import WorkerProvider
 from mytty.core.ids import SurfaceId
 from mytty.core.jobs.tracker import AgentJob
 from mytty.core.kill_guard import worker_environment
+from mytty.daemon.admission.gate import AdmissionGate
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.explain.evidence import EvidenceService
 from mytty.daemon.integration_service import IntegrationService
@@ -54,8 +55,11 @@ class HandlerContext:
         evidence: EvidenceService,
         spawn_settings: Callable[[], SpawnSettings],
         now: Callable[[], float],
+        admission: AdmissionGate,
     ) -> None:
         self.tmux_socket = tmux_socket
+        #: Admission (``[admission]``): a spawn's claim, its launch line, the memory cap.
+        self.admission = admission
         self.panes = panes
         self.hub = hub
         self.jobs = jobs

@@ -244,3 +244,85 @@ def pids_working_in(directory: str, *, proc_root: str = PROC) -> list[int]:
         if where is not None and (where == root or where.startswith(inside)):
             found.append(pid)
     return found
+
+
+class ProcStat:
+    """The figures of one ``stat`` line a resource sample needs."""
+
+    __slots__ = ("cpu_ticks", "pid", "ppid", "rss_pages", "start_ticks")
+
+    def __init__(self, pid: int, ppid: int, start_ticks: int, cpu_ticks: int, rss_pages: int):
+        self.pid = pid
+        self.ppid = ppid
+        self.start_ticks = start_ticks
+        self.cpu_ticks = cpu_ticks  # utime + stime
+        self.rss_pages = rss_pages
+
+
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+TICKS_PER_SECOND = _TICKS_PER_SECOND
+
+
+def process_table(*, proc_root: str = PROC) -> dict[int, ProcStat]:
+    """Every process's parent, start time, CPU time and resident pages, from one read of its
+    ``stat`` each: one pass over ``/proc``, about 5 µs a process (raw ``os.read`` under a
+    directory descriptor; ``open()`` costs five times that)."""
+    table: dict[int, ProcStat] = {}
+    try:
+        names = os.listdir(proc_root)
+        root_fd = os.open(proc_root, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return table
+    try:
+        for name in names:
+            if not name.isdigit():
+                continue
+            try:
+                fd = os.open(f"{name}/stat", os.O_RDONLY, dir_fd=root_fd)
+                try:
+                    data = os.read(fd, 4096)
+                finally:
+                    os.close(fd)
+                # The command name may hold spaces and parentheses: split after the last ')'.
+                fields = data[data.rindex(b")") + 2 :].split(None, 22)
+                table[int(name)] = ProcStat(
+                    int(name),
+                    int(fields[1]),
+                    int(fields[19]),
+                    int(fields[11]) + int(fields[12]),
+                    int(fields[21]),
+                )
+            except (OSError, ValueError, IndexError):
+                continue  # gone, or half-made: no answer, not an error
+    finally:
+        os.close(root_fd)
+    return table
+
+
+def descendants(root: int, table: Mapping[int, ProcStat]) -> list[int]:
+    """``root`` and every process below it in ``table`` (from :func:`process_table`)."""
+    kids: dict[int, list[int]] = {}
+    for stat in table.values():
+        kids.setdefault(stat.ppid, []).append(stat.pid)
+    return tree_of(root, kids)
+
+
+def tree_of(root: int, kids: Mapping[int, list[int]]) -> list[int]:
+    """``root`` and its descendants, given each pid's children."""
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(kids.get(pid, ()))
+    return out
+
+
+def own_cgroup(*, proc_root: str = PROC) -> str | None:
+    """This process's cgroup v2 path (the ``0::`` line of ``/proc/self/cgroup``), or None."""
+    raw = _read(os.getpid(), "cgroup", proc_root)
+    if raw is None:
+        return None
+    for line in raw.decode("utf-8", "replace").splitlines():
+        if line.startswith("0::"):
+            return line[3:] or "/"
+    return None

@@ -33,9 +33,11 @@ from mytty.core.errors import MyttyError
 from mytty.core.ids import SurfaceId
 from mytty.core.jobs.tracker import AgentJob
 from mytty.core.runs.run import AgentRun
+from mytty.core.vocab import QUEUED
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.panes.identity import PaneRegistry
 from mytty.protocol.limits import MAX_WAIT_S
+from mytty.protocol.replies import CostPart, ResourcePart
 from mytty.tmux.port import PRIVATE_SESSION, OptionScope, OptionUpdate, TmuxPort
 
 log = logging.getLogger(__name__)
@@ -50,7 +52,14 @@ ATTENTION = "@mytty_attention"
 SINCE = "@mytty_since"
 #: Tokens the pane's job has used so far (input + output + cache), read from its transcripts.
 TOKENS = "@mytty_tokens"
-PANE_OPTIONS = (PROVIDER, STATE, JOB, LABEL, NOTE, ATTENTION, SINCE, TOKENS)
+#: What those tokens cost in US dollars (empty when unknown: a model without a price).
+COST = "@mytty_cost"
+#: Resident bytes (in whole MiB) and CPU percent (whole) of the pane's processes, while they are
+#: being sampled (someone reads them, or admission needs them); empty otherwise. Rounded so
+#: that a steady worker's options do not change every second.
+RSS = "@mytty_rss"
+CPU = "@mytty_cpu"
+PANE_OPTIONS = (PROVIDER, STATE, JOB, LABEL, NOTE, ATTENTION, SINCE, TOKENS, COST, RSS, CPU)
 #: Session option: open attention items of the session's panes.
 SESSION_COUNT = "@mytty_attention_count"
 #: Global option: every open attention item (closed panes' included).
@@ -64,6 +73,7 @@ _URGENCY = {
     AttentionKind.LAUNCH_FAILURE: 3,
     AttentionKind.DISCONNECT: 4,
     AttentionKind.BUDGET: 5,
+    AttentionKind.RESUME_STOPPED: 5,
     AttentionKind.COMPLETION: 6,
 }
 
@@ -85,6 +95,9 @@ class PaneFacts:
     job: AgentJob | None
     note: str | None
     tokens: int | None = None  # the job's total tokens, when its transcripts said any
+    cost_usd: float | None = None  # what they cost, when known
+    rss_bytes: int | None = None  # the pane's processes, while sampled
+    cpu_percent: float | None = None
 
 
 Key = tuple[OptionScope, str, str]
@@ -106,6 +119,8 @@ def pane_values(facts: PaneFacts, open_items: list[AttentionItem]) -> dict[str, 
     if not provider and job is not None:
         provider = job.provider.agent_provider.value
     state = run.state.value if run is not None else (job.state.value if job is not None else "")
+    if job is not None and job.state.value == QUEUED:
+        state = QUEUED  # its worker has not started: whatever ran in the pane before is over
     need = ""
     if open_items:
         first = min(open_items, key=lambda i: (_URGENCY.get(i.kind, 9), -i.created_at))
@@ -120,7 +135,23 @@ def pane_values(facts: PaneFacts, open_items: list[AttentionItem]) -> dict[str, 
         ATTENTION: need,
         SINCE: str(int(since)) if since is not None else "",
         TOKENS: str(facts.tokens) if facts.tokens is not None else "",
+        COST: f"{facts.cost_usd:.6f}" if facts.cost_usd is not None else "",
+        RSS: str(rss * MIB) if (rss := _mib(facts.rss_bytes)) is not None else "",
+        CPU: str(round(facts.cpu_percent)) if facts.cpu_percent is not None else "",
     }
+
+
+MIB = 1024 * 1024
+
+
+def _mib(count: int | None) -> int | None:
+    return None if count is None else count // MIB
+
+
+def published_figures(figures: ResourcePart) -> tuple[int | None, int | None]:
+    """The figures as the options show them: (MiB, whole percent)."""
+    cpu = figures.get("cpuPercent")
+    return _mib(figures.get("rssBytes")), round(cpu) if cpu is not None else None
 
 
 def desired_options(
@@ -182,10 +213,14 @@ class TmuxPublisher:
         jobs_by_pane: Callable[[], Mapping[SurfaceId, AgentJob]],
         port: Callable[[], TmuxPort | None],
         tokens_of: Callable[[AgentJob], int | None] = lambda _job: None,
+        cost_of: Callable[[AgentJob], CostPart] = lambda _job: {},
+        resources_of: Callable[[AgentJob], ResourcePart] = lambda _job: {},
         gap: float = MIN_FLUSH_GAP_S,
     ) -> None:
         self._hub = hub
         self._tokens_of = tokens_of
+        self._cost_of = cost_of
+        self._resources_of = resources_of
         self._panes = panes
         self._jobs_by_pane = jobs_by_pane
         self._port = port
@@ -199,20 +234,36 @@ class TmuxPublisher:
         hub = self._hub
         jobs = self._jobs_by_pane()
         facts = [
-            PaneFacts(
-                surface_id=pane.surface_id,
-                tmux_id=pane.tmux_id,
-                session_name=pane.row.session_name,
-                run=hub.book.most_relevant(pane.surface_id),
-                job=(job := jobs.get(pane.surface_id)),
-                note=hub.notes.get(pane.surface_id),
-                tokens=self._tokens_of(job) if job is not None else None,
-            )
+            self._facts(pane.surface_id, pane.tmux_id, pane.row.session_name, jobs)
             for pane in self._panes.panes()
             if pane.row is not None and pane.row.session_name != PRIVATE_SESSION
         ]
         open_items = [i for i in hub.attention.items(hub.now()) if i.actionable]
         return desired_options(facts, open_items)
+
+    def _facts(
+        self,
+        surface_id: SurfaceId,
+        tmux_id: str,
+        session_name: str,
+        jobs: Mapping[SurfaceId, AgentJob],
+    ) -> PaneFacts:
+        hub = self._hub
+        job = jobs.get(surface_id)
+        cost: CostPart = self._cost_of(job) if job is not None else {}
+        figures: ResourcePart = self._resources_of(job) if job is not None else {}
+        return PaneFacts(
+            surface_id=surface_id,
+            tmux_id=tmux_id,
+            session_name=session_name,
+            run=hub.book.most_relevant(surface_id),
+            job=job,
+            note=hub.notes.get(surface_id),
+            tokens=self._tokens_of(job) if job is not None else None,
+            cost_usd=cost.get("costUsd"),
+            rss_bytes=figures.get("rssBytes"),
+            cpu_percent=figures.get("cpuPercent"),
+        )
 
     async def flush(self) -> int:
         """Write what changed since the last flush; returns how many updates were sent."""

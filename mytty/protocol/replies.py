@@ -73,6 +73,24 @@ class TokenUsageEntry(TypedDict):
     model: str | None
     #: ``agent spawn --budget-tokens``, present only when the job has a budget.
     budgetTokens: NotRequired[int]
+    #: ``agent spawn --budget-usd``, present only when the job has one (dollars).
+    budgetUsd: NotRequired[float]
+
+
+class CostPart(TypedDict, total=False):
+    """mytty's addition: a job's cost in US dollars, next to its ``usage`` (present with it;
+    null when a model it used has no price: never a guess)."""
+
+    costUsd: float | None
+
+
+class ResourcePart(TypedDict, total=False):
+    """mytty's addition: the job's pane process tree (its shell and the agent below it), while
+    its pane exists and it was sampled lately: resident memory, and CPU as a rolling
+    percentage of one core (null until two samples a second apart exist)."""
+
+    rssBytes: int
+    cpuPercent: float | None
 
 
 class JobSnapshot(TypedDict):
@@ -86,16 +104,26 @@ class JobSnapshot(TypedDict):
     runID: RawValue | None
     sessionID: str | None
     message: str | None
+    #: mytty's addition: why a finished job ended beyond its state (``memory-limit``).
+    reason: NotRequired[str]
     #: mytty's addition: the job's ``agent spawn --key``, present only when it has one.
     key: NotRequired[str]
     #: mytty's addition: live subagents of the bound run, present only when there is one.
     liveSubagents: NotRequired[int]
     #: mytty's addition: how many times ``mytty resume`` restarted the worker (present when >0).
     resumed: NotRequired[int]
+    #: mytty's addition, only while ``queued``: its place (1: next) and why it waits
+    #: (``max-workers``, ``max-workers-per-provider``, ``max-workers-per-lead``, ``memory``,
+    #: ``usage-limit``, ``start-burst``).
+    queuePosition: NotRequired[int]
+    queuedBecause: NotRequired[str]
     statusNote: NotRequired[str]
     #: mytty's addition: tokens the worker spent, present once its transcript showed some
     #: (or the job has a budget).
     usage: NotRequired[TokenUsageEntry]
+    costUsd: NotRequired[float | None]
+    rssBytes: NotRequired[int]
+    cpuPercent: NotRequired[float | None]
 
 
 class ResumeEntry(TypedDict):
@@ -112,6 +140,9 @@ class ResumeEntry(TypedDict):
     resumed: bool
     paneID: NotRequired[RawValue]
     skipped: NotRequired[str]
+    #: Admission holds the resumed worker back (state ``queued``): its place and why.
+    queuePosition: NotRequired[int]
+    queuedBecause: NotRequired[str]
 
 
 class ResumeReply(TypedDict):
@@ -244,6 +275,16 @@ class AttentionReply(TypedDict):
     items: list[AttentionEntry]
 
 
+class MemoryCapEntry(TypedDict):
+    """``agent spawn`` with ``[admission] worker_memory_max_mb`` set: is the cap enforced?"""
+
+    maxMB: int
+    enforced: bool
+    #: ``systemd-run`` or ``cgroup``; null when not enforced.
+    method: str | None
+    detail: str
+
+
 class AgentJobReply(TypedDict):
     type: Literal["agentJob"]
     job: JobSnapshot
@@ -251,6 +292,17 @@ class AgentJobReply(TypedDict):
     placement: NotRequired[str]
     #: ``agent spawn --key`` only (a mytty addition): true when the key's job came back.
     reused: NotRequired[bool]
+    #: ``agent spawn`` with a per-worker memory cap configured (a mytty addition).
+    memoryCap: NotRequired[MemoryCapEntry]
+
+
+class LeadCostEntry(TypedDict):
+    """One lead's cost (``agent list``, a mytty addition): its own agent's, its workers'."""
+
+    paneID: str
+    ownCostUsd: float | None
+    workersCostUsd: float | None
+    costUsd: float | None
 
 
 class AgentJobsReply(TypedDict):
@@ -258,6 +310,10 @@ class AgentJobsReply(TypedDict):
     jobs: list[JobSnapshot]
     #: mytty's addition: the listed jobs' ``usage`` added up (``model`` null), when any has one.
     usage: NotRequired[TokenUsageEntry]
+    #: mytty's addition: the listed jobs' ``costUsd`` added up (null if one is unknown).
+    costUsd: NotRequired[float | None]
+    #: mytty's addition: the lead's cost, when the list is one lead's.
+    lead: NotRequired[LeadCostEntry]
 
 
 class AgentWaitResultReply(TypedDict):

@@ -21,6 +21,7 @@ from mytty.protocol.replies import (
     AttentionEntry,
     AttentionReply,
     ContentReply,
+    CostPart,
     EnvReply,
     EventAccepted,
     EventRecord,
@@ -40,12 +41,15 @@ from mytty.protocol.replies import (
     IntegrationEntry,
     IntegrationStatusesReply,
     JobSnapshot,
+    LeadCostEntry,
     ListReply,
+    MemoryCapEntry,
     OkReply,
     PaneContent,
     PaneEntry,
     PaneReply,
     RawValue,
+    ResourcePart,
     SessionReply,
     ShellInfo,
     TokenUsageEntry,
@@ -98,6 +102,15 @@ class _Usage(TypedDict, total=False):
 
 class _Resumed(TypedDict, total=False):
     resumed: int
+
+
+class _Reason(TypedDict, total=False):
+    reason: str
+
+
+class _Queue(TypedDict, total=False):
+    queuePosition: int
+    queuedBecause: str
 
 
 class _JobID(TypedDict, total=False):
@@ -238,7 +251,10 @@ def session_reply(name: str, tmux_socket: str) -> SessionReply:
 
 
 def token_usage(
-    tokens: TokenUsage, model: str | None, budget: int | None = None
+    tokens: TokenUsage,
+    model: str | None,
+    budget: int | None = None,
+    budget_usd: float | None = None,
 ) -> TokenUsageEntry:
     """A job's ``usage`` (see :mod:`mytty.core.transcripts.usage` for what each counter means)."""
     entry: TokenUsageEntry = {
@@ -251,17 +267,25 @@ def token_usage(
     }
     if budget is not None:
         entry["budgetTokens"] = budget
+    if budget_usd is not None:
+        entry["budgetUsd"] = budget_usd
     return entry
 
 
 def job_snapshot(
-    job: AgentJob, status_note: str | None = None, usage: TokenUsageEntry | None = None
+    job: AgentJob,
+    status_note: str | None = None,
+    usage: TokenUsageEntry | None = None,
+    *,
+    queue_position: int | None = None,
+    cost: CostPart | None = None,
+    resources: ResourcePart | None = None,
 ) -> JobSnapshot:
     """The job as every ``agent`` reply carries it.
 
     ``runID``, ``sessionID`` and ``message`` are always present (JSON null when unknown), as the
     seed's example shows; ``label`` is omitted when the job has none and ``statusNote`` when the
-    pane has no note.
+    pane has no note. mytty's additions after them are present only when they apply.
     """
     label: _Label = {"label": job.label} if job.label is not None else {}
     note: _StatusNote = {"statusNote": status_note} if status_note is not None else {}
@@ -273,6 +297,13 @@ def job_snapshot(
     # mytty's addition: the ``agent spawn --key`` the job answers, when it has one.
     key: _Key = {"key": job.key} if job.key is not None else {}
     spent: _Usage = {"usage": usage} if usage is not None else {}
+    reason: _Reason = {"reason": job.end_reason} if job.end_reason is not None else {}
+    # mytty's addition: a queued job's place and why it waits.
+    queue: _Queue = (
+        {"queuePosition": queue_position, "queuedBecause": job.queued_because}
+        if queue_position is not None and job.queued_because is not None
+        else {}
+    )
     return {
         "jobID": raw_value(job.job_id),
         "paneID": raw_value(job.surface_id),
@@ -282,29 +313,57 @@ def job_snapshot(
         "runID": raw_value(job.run_id) if job.run_id is not None else None,
         "sessionID": job.session_id,
         "message": job.message,
+        **reason,
         **key,
         **live,
         **resumed,
+        **queue,
         **note,
         **spent,
+        **(cost or {}),
+        **(resources or {}),
     }
 
 
+def memory_cap(max_mb: int, method: str | None, detail: str) -> MemoryCapEntry:
+    """``memoryCap`` of an ``agent spawn`` reply: the cap and whether it is enforced."""
+    return {"maxMB": max_mb, "enforced": method is not None, "method": method, "detail": detail}
+
+
+def lead_cost(
+    pane_id: str, own: float | None, workers: float | None, total: float | None
+) -> LeadCostEntry:
+    return {"paneID": pane_id, "ownCostUsd": own, "workersCostUsd": workers, "costUsd": total}
+
+
 def agent_job_reply(
-    snapshot: JobSnapshot, placement: str | None = None, *, reused: bool | None = None
+    snapshot: JobSnapshot,
+    placement: str | None = None,
+    *,
+    reused: bool | None = None,
+    cap: MemoryCapEntry | None = None,
 ) -> AgentJobReply:
-    """``reused`` (mytty's, only for ``agent spawn --key``): the key's job came back."""
+    """``reused`` (mytty's, only for ``agent spawn --key``): the key's job came back;
+    ``cap``: whether the configured per-worker memory cap is enforced."""
     reply: AgentJobReply = {"type": "agentJob", "job": snapshot}
     if placement is not None:
         reply["placement"] = placement
     if reused is not None:
         reply["reused"] = reused
+    if cap is not None:
+        reply["memoryCap"] = cap
     return reply
 
 
-def agent_jobs_reply(snapshots: Iterable[JobSnapshot]) -> AgentJobsReply:
+def agent_jobs_reply(
+    snapshots: Iterable[JobSnapshot],
+    *,
+    cost_usd: CostPart | None = None,
+    lead: LeadCostEntry | None = None,
+) -> AgentJobsReply:
     """``usage`` (mytty's addition): the listed jobs' tokens added up, when any has figures;
-    ``agent list`` lists one lead's jobs by default, so it is that lead's roll-up."""
+    ``agent list`` lists one lead's jobs by default, so it is that lead's roll-up. ``cost_usd``:
+    their dollars added up; ``lead``: the lead's own cost and its workers'."""
     jobs = list(snapshots)
     reply: AgentJobsReply = {"type": "agentJobs", "jobs": jobs}
     spent = [job["usage"] for job in jobs if "usage" in job]
@@ -317,6 +376,10 @@ def agent_jobs_reply(snapshots: Iterable[JobSnapshot]) -> AgentJobsReply:
             "totalTokens": sum(u["totalTokens"] for u in spent),
             "model": None,
         }
+    if cost_usd:
+        reply["costUsd"] = cost_usd["costUsd"]
+    if lead is not None:
+        reply["lead"] = lead
     return reply
 
 

@@ -297,6 +297,9 @@ PANE_FORMAT_FIELDS: Sequence[str] = (
     "@mytty_attention",
     "@mytty_since",
     "@mytty_tokens",
+    "@mytty_cost",
+    "@mytty_rss",
+    "@mytty_cpu",
     "pane_current_command",
 )
 

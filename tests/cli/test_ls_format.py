@@ -88,6 +88,9 @@ def test_a_pane_without_an_agent_has_no_provider() -> None:
             "@mytty_note": "",
             "@mytty_attention": "",
             "@mytty_tokens": "",
+            "@mytty_cost": "",
+            "@mytty_rss": "",
+            "@mytty_cpu": "",
             "@mytty_since": "",
         }
         for n, (command, provider, state) in enumerate(

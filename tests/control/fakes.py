@@ -24,7 +24,8 @@ from collections.abc import AsyncIterator, Callable, Collection, Iterable, Seque
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from mytty.control.ports import Context, PaneView
+from mytty.control.ports import AdmissionSlot, Context, PaneView
+from mytty.core.admission.rules import Waiting
 from mytty.core.attention.items import AttentionBook
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import PROVIDER_ORDER, AgentEvent, AgentProvider, WorkerProvider
@@ -38,6 +39,7 @@ from mytty.core.ids import (
     parse_surface_id,
 )
 from mytty.core.jobs import tracker as core_jobs
+from mytty.core.jobs.launch import launch_command
 from mytty.core.jobs.launch_record import JobLaunch
 from mytty.core.jobs.tracker import AgentJob
 from mytty.core.runs.book import RunBook
@@ -48,6 +50,7 @@ from mytty.protocol import wire
 from mytty.protocol.replies import (
     IntegrationStatusesReply,
     JobSnapshot,
+    MemoryCapEntry,
     NotifyTestReply,
     PaneEntry,
     ResumeReply,
@@ -153,6 +156,7 @@ class FakeJobs:
         self._clock = clock
         self._jobs: dict[str, AgentJob] = {}
         self._key_lock = asyncio.Lock()
+        self.refreshes = 0
 
     def start(
         self,
@@ -179,11 +183,30 @@ class FakeJobs:
         *,
         session_id: str | None = None,
         launch: JobLaunch | None = None,
+        job_id: JobId | None = None,
+        queued: core_jobs.QueuedAs | None = None,
+        memory_cap: tuple[int, str] | None = None,
     ) -> AgentJob:
         job = self.start(surface_id, provider, label, baseline, tags)
-        job = dataclasses.replace(job, session_id=session_id, launch=launch)
+        del self._jobs[job.job_id]
+        job = dataclasses.replace(
+            job,
+            job_id=job_id or job.job_id,
+            session_id=session_id,
+            launch=launch,
+            memory_cap_mb=memory_cap[0] if memory_cap else None,
+            memory_cap=memory_cap[1] if memory_cap else None,
+        )
+        if queued is not None:
+            job = core_jobs.queue(job, queued.reason, queued.ticket, queued.message)
         self.add(job)
         return job
+
+    async def refresh_resources(self) -> None:
+        self.refreshes += 1
+
+    def lead_cost(self, lead: SurfaceId) -> tuple[float | None, float | None, float | None]:
+        return (None, None, None)
 
     @contextlib.asynccontextmanager
     async def key_lock(self, lead: SurfaceId | None, key: str) -> AsyncIterator[None]:
@@ -228,7 +251,11 @@ class FakeJobs:
         return updated
 
     def snapshot(self, job: AgentJob) -> JobSnapshot:
-        return wire.job_snapshot(job, self._hub.notes.get(job.surface_id))
+        position = None
+        if job.state is core_jobs.AgentJobState.QUEUED:
+            ahead = [j for j in self._jobs.values() if j.state is job.state]
+            position = sum(1 for j in ahead if (j.queue_ticket or 0) < (job.queue_ticket or 0)) + 1
+        return wire.job_snapshot(job, self._hub.notes.get(job.surface_id), queue_position=position)
 
     def label_for_pane(self, surface_id: SurfaceId) -> str | None:
         job = self.newest_in_pane(surface_id)
@@ -239,6 +266,46 @@ class FakeJobs:
             if job.surface_id == surface_id:
                 return job
         return None
+
+
+@dataclass
+class FakeSlot:
+    ticket: int
+    waiting: Waiting | None
+
+
+class FakeAdmission:
+    """Admission that admits everything, unless a test sets ``waiting`` (then every claim
+    must wait for that); ``cap`` is what a memory cap adds to the reply."""
+
+    def __init__(self) -> None:
+        self.waiting: Waiting | None = None
+        self.claims: list[tuple[WorkerProvider, SurfaceId | None, bool]] = []
+        self.released: list[tuple[int, str | None]] = []
+        self.cap: MemoryCapEntry | None = None
+
+    def claim(
+        self, provider: WorkerProvider, lead: SurfaceId | None, *, paced: bool = False
+    ) -> FakeSlot:
+        self.claims.append((provider, lead, paced))
+        return FakeSlot(len(self.claims), self.waiting)
+
+    def resumption_started(self) -> None:
+        pass
+
+    def release(self, slot: AdmissionSlot, job: AgentJob | None = None) -> None:
+        self.released.append((slot.ticket, job.job_id if job is not None else None))
+
+    def position_hint(self, slot: AdmissionSlot) -> int:
+        return slot.ticket
+
+    async def worker_launch(
+        self, job_id: str, resumed: int, argv: Sequence[str]
+    ) -> tuple[str, tuple[int, str] | None]:
+        return launch_command(argv), None
+
+    async def memory_cap_entry(self) -> MemoryCapEntry | None:
+        return self.cap
 
 
 class FakeEvidence:
@@ -339,6 +406,7 @@ class FakeController:
         self.hub = FakeHub(lambda: self.clock())
         self.jobs = FakeJobs(self.hub, self.panes, lambda: self.clock())
         self.integrations = FakeIntegrations()
+        self.admission = FakeAdmission()
         self.evidence = FakeEvidence(self.hub, self.panes)
         self._locks: dict[SurfaceId, asyncio.Lock] = {}
 

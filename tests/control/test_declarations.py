@@ -106,7 +106,8 @@ def _codes_raised_in(module: ModuleType) -> set[str]:
 def test_the_static_check_sees_raises() -> None:
     from mytty.control import agent_send, status
 
-    assert _codes_raised_in(agent_send) == {"job-lost"}
+    # job-lost: its pane is gone; invalid-request: the job is queued (admission).
+    assert _codes_raised_in(agent_send) == {"job-lost", "invalid-request"}
     assert {"usage", "invalid-status"} <= _codes_raised_in(status)
 
 

@@ -65,6 +65,8 @@ ATTRS: dict[str, dict[str, str]] = {
         "key": "key",
         "notifyLead": "notify_lead",
         "budgetTokens": "budget_tokens",
+        "budgetUsd": "budget_usd",
+        "noQueue": "no_queue",
         "callerWorkingDirectory": "caller_cwd",
     },
     "waitAgent": {

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from mytty.core.config import DEFAULT_TEXT
+from mytty.core.config import default_text
+from mytty.daemon.resources.memory import this_machine
 from tests.support.harness import MYTTY, Mytty, wait_until
 
 pytestmark = pytest.mark.tmux
@@ -19,8 +20,9 @@ def test_first_start_writes_the_defaults_and_a_restart_keeps_edits(bare_mytty: M
     m = bare_mytty
     m.start()
     config = m.mytty_home / "config.toml"
-    assert config.read_text() == DEFAULT_TEXT
-    edited = DEFAULT_TEXT.replace("cooldown = 30", "cooldown = 5")
+    written = default_text(this_machine())  # [admission] is derived from the machine
+    assert config.read_text() == written
+    edited = written.replace("cooldown = 30", "cooldown = 5")
     config.write_text(edited)
     m.stop()
     m.start()

@@ -23,7 +23,9 @@ The contract the e2e tests rely on (keep it stable):
   into the input box: no hook, no interrupt row), ``notify <s>`` (Claude: how long a
   permission dialog stays unanswered before the ``permission_prompt`` Notification, default
   6 s as on the real CLI), ``apierror [<status>]`` (Codex: the model API answers an HTTP error:
-  no hook, the rollout's ``task_complete`` carries the ``error``; the session goes on). Several
+  no hook, the rollout's ``task_complete`` carries the ``error``; the session goes on);
+  ``hold-memory <MB>`` (before the turn reports anything, allocate and touch that many MB and
+  keep them until the agent exits: a worker's memory for admission tests). Several
   directives may share a line, separated by ``;``. ``run <shell command>`` (the rest of its
   line, ``;`` included; Claude only) makes the turn's tool call a Bash call of that command: a
   ``PreToolUse`` deny (the provider's JSON ``permissionDecision: "deny"`` on exit 0, or exit 2)
@@ -94,6 +96,7 @@ class Directives:
     notify: float | None = None  # seconds before Claude's permission_prompt Notification
     apierror: int | None = None  # HTTP status of a model API error (Codex)
     run: str | None = None  # a Bash tool call of this command line
+    hold_memory: int = 0  # MB to allocate and keep for the rest of the session
     unknown: list[str] = field(default_factory=list)
 
 
@@ -132,6 +135,8 @@ def parse_directives(prompt: str) -> Directives:
                 )
             elif verb == "notify" and len(rest) == 1 and _seconds(rest[0]) is not None:
                 found.notify = _seconds(rest[0])
+            elif verb == "hold-memory" and len(rest) == 1 and rest[0].isdigit():
+                found.hold_memory += int(rest[0])
             elif verb == "apierror" and (not rest or (len(rest) == 1 and rest[0].isdigit())):
                 found.apierror = int(rest[0]) if rest else 400
             elif (
@@ -483,6 +488,7 @@ class StandinAgent:
             log_path = self.record_dir / f"{self.name}.{self.pid}.hooks.jsonl"
         self.runner = HookRunner(log_path, self.default_timeout)
         self.turns = 0
+        self.held: list[bytes] = []  # hold-memory
 
     # -- hooks for subclasses ----------------------------------------------------------------
     def on_launch(self) -> None:
@@ -571,6 +577,10 @@ class StandinAgent:
         for unknown in directives.unknown:
             say(f"STANDIN unknown directive: {unknown}")
         self.pause(directives.boot)
+        if directives.hold_memory:
+            # Written byte by byte (a multiplication fills every page): resident, not just mapped.
+            self.held.append(b"\x01" * (directives.hold_memory * 1024 * 1024))
+            say(f"STANDIN holding {sum(len(b) for b in self.held) // (1024 * 1024)} MB")
         say(f"STANDIN turn {number} started")
         if directives.crash:  # a CLI dying mid-turn: no hook, no transcript row, exit 1
             self.pause(directives.sleep)

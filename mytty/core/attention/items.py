@@ -18,6 +18,9 @@ Policy (the issue's, which deliberately differs from the original's code):
   (:meth:`AttentionBook.add_budget_item`): one when the job reaches 80 % of N, one at 100 %
   (when mytty interrupts the worker). Like ``launch-failure`` their ``run_id`` is the job's id;
   nothing resolves them but an acknowledgement (the worker's next turn is no answer to them).
+- ``mytty resume`` adds a ``resume-stopped`` item when it gives up after three failed starts
+  in a row (:meth:`AttentionBook.add_resume_stopped`), on the pane of the last job that failed
+  (its ``run_id`` is that job's id). Like ``budget``, only an acknowledgement retires it.
 - Resolution (``resolved_at`` = the resolving event's occurredAt):
   - an open request item is resolved by the next applied event on the same run whose previous
     state was waiting-input/waiting-approval (the agent moved on, whatever the answer was);
@@ -63,6 +66,8 @@ class AttentionKind(StrEnum):
     LAUNCH_FAILURE = "launch-failure"
     #: ``agent spawn --budget-tokens``: the job used 80 % (then 100 %) of its token budget.
     BUDGET = "budget"
+    #: ``mytty resume`` stopped after three failed starts in a row (admission's pacing).
+    RESUME_STOPPED = "resume-stopped"
 
 
 #: What an item asks of the human, in a word or two: ``@mytty_attention``, the popup, ``mytty
@@ -75,6 +80,7 @@ NEED_WORDS: dict[str, str] = {
     AttentionKind.COMPLETION.value: "finished",
     AttentionKind.LAUNCH_FAILURE.value: "not started",
     AttentionKind.BUDGET.value: "budget",
+    AttentionKind.RESUME_STOPPED.value: "resume halt",
 }
 
 
@@ -217,6 +223,20 @@ class AttentionBook:
         """A job's token-budget item (see the module docstring); None if ``item_id`` is known."""
         return self._add_job_item(
             item_id, job_id, surface_id, provider, AttentionKind.BUDGET, message, at
+        )
+
+    def add_resume_stopped(
+        self,
+        item_id: str,
+        job_id: JobId,
+        surface_id: SurfaceId,
+        provider: AgentProvider,
+        message: str,
+        at: float,
+    ) -> AttentionItem | None:
+        """``mytty resume`` stopped after three failed starts (None if ``item_id`` is known)."""
+        return self._add_job_item(
+            item_id, job_id, surface_id, provider, AttentionKind.RESUME_STOPPED, message, at
         )
 
     def _add_job_item(

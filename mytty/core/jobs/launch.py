@@ -208,10 +208,13 @@ def launch_command(argv: Sequence[str], *, path_first: str | None = None) -> str
 
     Quoted with :func:`~mytty.core.quoting.shell_line`, so sh, bash, zsh and fish all read the
     argv back byte for byte, newlines and control characters of the task included.
-    ``path_first`` is a directory put in front of the agent's PATH (``PATH=DIR:"$PATH"``,
-    which all four shells read the same way): where the spawning caller found the binary.
     """
     if not argv:
         raise ValueError("argv is empty")
-    prefix = f'PATH={shell_line([path_first])}:"$PATH" ' if path_first else ""
-    return prefix + "command " + shell_line(argv)
+    return with_path_first("command " + shell_line(argv), path_first)
+
+
+def with_path_first(text: str, path_first: str | None) -> str:
+    """A launch line with ``path_first`` put in front of its PATH (``PATH=DIR:"$PATH" …``,
+    which sh, bash, zsh and fish all read the same way); ``text`` as it is without one."""
+    return f'PATH={shell_line([path_first])}:"$PATH" {text}' if path_first else text

@@ -42,6 +42,13 @@ def encode_job(job: AgentJob) -> str:
             "notified": job.notified,
             "launch": job_launch.to_record(job.launch) if job.launch is not None else None,
             "budget": job.budget_tokens,
+            "budgetUsd": job.budget_usd,
+            "queued": job.queued_because,
+            "ticket": job.queue_ticket,
+            "paced": job.paced,
+            "endReason": job.end_reason,
+            "capMb": job.memory_cap_mb,
+            "cap": job.memory_cap,
         },
         ensure_ascii=False,
         separators=(",", ":"),
@@ -85,6 +92,14 @@ def decode_job(text: str) -> AgentJob | None:
             budget_tokens=field.count(budget)
             if (budget := obj.get("budget")) is not None
             else None,
+            # Absent in records written before admission and dollar budgets: none of them.
+            budget_usd=field.optional_text(obj.get("budgetUsd")),
+            queued_because=field.optional_text(obj.get("queued")),
+            queue_ticket=field.count(ticket) if (ticket := obj.get("ticket")) is not None else None,
+            paced=obj.get("paced") is True,
+            end_reason=field.optional_text(obj.get("endReason")),
+            memory_cap_mb=field.count(cap) if (cap := obj.get("capMb")) is not None else None,
+            memory_cap=field.optional_text(obj.get("cap")),
         )
     except (ValueError, KeyError, TypeError):
         return None

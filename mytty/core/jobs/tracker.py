@@ -10,11 +10,19 @@ Reconciliation is lazy and pure: the controller calls :func:`reconcile` with the
 the job's provider whenever an ``agent`` command touches the job (every ``agent wait`` poll,
 ``result``, ``send``, ``focus``, ``close``). Nothing runs in the background.
 
+**Queued jobs** (a mytty addition: ``[admission]`` in config.toml). A spawn that admission
+can't start now is accepted as a ``queued`` job: its pane exists (it shows why it waits) but
+its agent is not started, so there is nothing to bind to and no launch window yet. The
+controller starts it later (:func:`admitted`: ``launching``, a fresh baseline and window),
+in ``queue_ticket`` order (mytty.core.admission). A queued job whose pane is gone is ``lost``
+like any unfinished job (``agent close`` cancels a queued job that way).
+
 Rules of :func:`reconcile`, in order:
 
 1. A job in a terminal state stays as it is. Terminal states are final until
    :func:`prepare_for_follow_up` re-arms the job; ``launch-failed`` and ``lost`` can't be re-armed.
 2. The pane is gone → ``lost``.
+   A ``queued`` job whose pane exists stays ``queued``: it never binds before it starts.
 3. Bound → take the bound run's state (see below); if the run is missing, keep the last state.
 4. Unbound → bind to the eligible run that started first: same pane and provider, not in the
    baseline, state neither ``unknown`` nor ``idle`` (an ``idle`` run is the SessionStart marker,
@@ -71,11 +79,15 @@ from mytty.core.runs.run import AgentRun
 #: Seconds a job waits for its run to appear after a spawn or a follow-up re-arm.
 LAUNCH_WINDOW_SECONDS = 30.0
 
+#: The message of a queued job whose pane went (``agent close``) before its worker started.
+CANCELLED_MESSAGE = "Cancelled while queued: its pane was closed before the worker started."
+
 #: The message of a job whose bound run went idle before finishing.
 INTERRUPTED_MESSAGE = "The run was interrupted or superseded before it finished."
 
 
 class AgentJobState(StrEnum):
+    QUEUED = vocab.QUEUED
     LAUNCHING = vocab.LAUNCHING
     RUNNING = vocab.RUNNING
     WAITING_INPUT = vocab.WAITING_INPUT
@@ -149,6 +161,25 @@ class AgentJob:
     launch: JobLaunch | None = None
     #: ``agent spawn --budget-tokens``: the tokens the worker may spend (None: no limit).
     budget_tokens: int | None = None
+    #: ``agent spawn --budget-usd``: the dollars it may spend, as a decimal text such as
+    #: ``"2.5"`` (exact; None: no limit).
+    budget_usd: str | None = None
+    #: While ``queued``: why it waits (a mytty.core.admission.QueueReason value).
+    queued_because: str | None = None
+    #: While ``queued``: its place; queued jobs start in ticket order.
+    queue_ticket: int | None = None
+    #: A queued job ``mytty resume`` made: such starts are paced (``[admission] start_burst``).
+    paced: bool = False
+    #: Why a finished job ended beyond its state: ``memory-limit`` (killed by its memory cap).
+    end_reason: str | None = None
+    #: ``[admission] worker_memory_max_mb`` as enforced on its worker (None: no cap enforced),
+    #: and the cap's name (a systemd scope unit or a cgroup directory).
+    memory_cap_mb: int | None = None
+    memory_cap: str | None = None
+
+
+#: ``end_reason`` of a worker killed by ``[admission] worker_memory_max_mb``.
+MEMORY_LIMIT_REASON = "memory-limit"
 
 
 def is_terminal(state: AgentJobState) -> bool:
@@ -165,6 +196,18 @@ class SpawnTags:
     lead: SurfaceId | None = None
     notify_lead: bool = False
     budget_tokens: int | None = None
+    budget_usd: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedAs:
+    """How a job admission holds back is queued: why, with what message, and its place."""
+
+    reason: str
+    message: str
+    ticket: int
+    #: Queued by ``mytty resume`` (its start is paced).
+    paced: bool = False
 
 
 def new_job(
@@ -195,6 +238,64 @@ def new_job(
         lead=tags.lead,
         notify_lead=tags.notify_lead,
         budget_tokens=tags.budget_tokens,
+        budget_usd=tags.budget_usd,
+    )
+
+
+def queue(
+    job: AgentJob, reason: str, ticket: int, message: str, *, paced: bool = False
+) -> AgentJob:
+    """``job`` waiting for admission: ``queued`` with ``reason`` and its place ``ticket``.
+
+    Its agent has not started, so it is unbound with no baseline of its own yet; ``message``
+    says why it waits (it is replaced by the run's once the job runs).
+    """
+    return replace(
+        job,
+        state=_J.QUEUED,
+        run_id=None,
+        message=message,
+        queued_because=reason,
+        queue_ticket=ticket,
+        paced=paced,
+        bound_completed_by_idle=False,
+        live_subagents=0,
+    )
+
+
+def still_queued(job: AgentJob, reason: str, message: str) -> AgentJob:
+    """A queued job whose reason for waiting changed (its place stays); any other job (one
+    that started or went meanwhile) is returned unchanged."""
+    if job.state is not _J.QUEUED or (job.queued_because == reason and job.message == message):
+        return job
+    return replace(job, queued_because=reason, message=message)
+
+
+def admitted(
+    job: AgentJob, baseline: Iterable[RunId], now: float, window: float = LAUNCH_WINDOW_SECONDS
+) -> AgentJob:
+    """A queued job whose worker starts now: ``launching``, following the pane's next run,
+    with its launch window opening now (not when it was queued)."""
+    return replace(
+        job,
+        state=_J.LAUNCHING,
+        run_id=None,
+        message=None,
+        baseline=job.baseline | frozenset(baseline),
+        deadline=now + window,
+        queued_because=None,
+        queue_ticket=None,
+    )
+
+
+def ended_by_memory_limit(job: AgentJob, limit_mb: int) -> AgentJob:
+    """The worker was killed by its memory cap: ``failed`` with ``end_reason`` memory-limit."""
+    return replace(
+        job,
+        state=_J.FAILED,
+        end_reason=MEMORY_LIMIT_REASON,
+        message=f"The worker was killed by its memory cap ([admission] worker_memory_max_mb = "
+        f"{limit_mb}).",
     )
 
 
@@ -387,7 +488,11 @@ def reconcile(
     if is_terminal(job.state):
         return job
     if not pane_exists:
+        if job.state is _J.QUEUED:
+            return replace(job, state=_J.LOST, message=CANCELLED_MESSAGE, queue_ticket=None)
         return replace(job, state=_J.LOST)
+    if job.state is _J.QUEUED:
+        return job  # its agent has not started: nothing to bind to, no window running
     if job.run_id is not None:
         for run in runs:
             if run.id == job.run_id:
@@ -445,12 +550,13 @@ def prepare_for_follow_up(
 def satisfies(job: AgentJob, until: WaitCondition) -> bool:
     """Does ``job`` meet an ``agent wait --until`` condition?
 
-    ``running``: anything but ``launching`` (launch-failed and lost included, so the wait ends);
+    ``running``: anything but ``queued`` and ``launching`` (launch-failed and lost included, so
+    the wait ends; a queued job is waited through);
     ``attention``: waiting-input or waiting-approval, or a terminal state (nothing left to wait
     for); ``completed``: a terminal state.
     """
     if until == "running":
-        return job.state != _J.LAUNCHING
+        return job.state not in (_J.LAUNCHING, _J.QUEUED)
     if until == "attention":
         # A difference from the original: a job that ended can no longer need attention
         # without a follow-up, so the wait ends instead of running into its timeout.

@@ -1,7 +1,8 @@
 """Reading ``config.toml`` from the controller's home.
 
 ``load_settings(home)`` is what the controller calls once at start: it writes the commented
-defaults when no file exists (atomically, and never over an existing file, even a broken one),
+defaults when no file exists (their ``[admission]`` limits derived from this machine's memory
+and CPUs: :mod:`mytty.core.admission.defaults`) (atomically, and never over an existing file, even a broken one),
 parses the file with tomlkit and checks it against :mod:`mytty.core.config`. It never raises
 for anything in the file: a malformed file gives the defaults and one warning naming the line
 and column; unknown keys and bad values give a warning each and keep their defaults.
@@ -29,7 +30,9 @@ import tomlkit
 from tomlkit.exceptions import ParseError, TOMLKitError
 
 from mytty.core import paths
-from mytty.core.config import DEFAULT_TEXT, DEFAULTS, Settings, settings_from
+from mytty.core.admission.defaults import Machine
+from mytty.core.config import DEFAULTS, Settings, default_text, settings_from
+from mytty.daemon.resources.memory import this_machine
 
 __all__ = [
     "Settings",
@@ -46,8 +49,9 @@ def config_path(home: Path) -> Path:
     return Path(home) / paths.CONFIG_FILE
 
 
-def write_defaults(home: Path) -> bool:
-    """Write the commented defaults unless a file (or anything) is already there.
+def write_defaults(home: Path, machine: Machine | None = None) -> bool:
+    """Write the commented defaults for ``machine`` (None: this one) unless a file (or
+    anything) is already there.
 
     Returns whether it wrote. The text goes to a temporary file that is then hard-linked into
     place, so a crash never leaves half a file behind and an existing file is never replaced.
@@ -55,10 +59,11 @@ def write_defaults(home: Path) -> bool:
     target = config_path(home)
     if os.path.lexists(target):
         return False
+    text = default_text(machine if machine is not None else this_machine())
     fd, tmp = tempfile.mkstemp(prefix=".config.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(DEFAULT_TEXT)
+            f.write(text)
         os.chmod(tmp, 0o600)
         try:
             os.link(tmp, target)
@@ -130,11 +135,12 @@ def _read(
     return _parse(text, keep)
 
 
-def load_settings(home: Path) -> tuple[Settings, list[str]]:
-    """The controller's start: write the defaults on first start, then read them."""
+def load_settings(home: Path, machine: Machine | None = None) -> tuple[Settings, list[str]]:
+    """The controller's start: write the defaults on first start (for ``machine``, None: this
+    one), then read them."""
     warnings: list[str] = []
     try:
-        write_defaults(home)
+        write_defaults(home, machine)
     except OSError as exc:
         warnings.append(f"cannot write {config_path(home)}: {exc.strerror or exc}")
     settings, more = read_settings(home)

@@ -11,12 +11,17 @@ before the reply leaves), and the event reply hands the text to the hook, which 
 the provider's additional context. So a lead hears of each outcome once, at its next prompt,
 never mid-turn; a restart neither loses news (the job's state is stored) nor repeats it (nor is
 the told token). A hook retry (``inserted: false``) gets no notice: the first delivery counts.
+
+A job spawned with ``--budget-usd`` also has news for its lead when it reaches 80 % of its
+budget (and when it used it up), with or without ``--notify-lead``: the usage book keeps what
+was told (:meth:`mytty.daemon.transcripts.usage.UsageBook.budget_news`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from mytty.core.ids import SurfaceId
 from mytty.core.jobs.tracker import AgentJob
@@ -48,17 +53,29 @@ def notice_line(job: AgentJob) -> str:
     )
 
 
-def notice_text(jobs: list[AgentJob], more: int = 0) -> str:
-    """The whole notice for ``jobs`` (``more``: news left for the next turn)."""
-    lines = [_HEADER, *(notice_line(j) for j in jobs)]
+_BUDGET_HEADER = "mytty: dollar budgets of workers you spawned:"
+
+
+def notice_text(jobs: list[AgentJob], more: int = 0, budgets: list[str] | None = None) -> str:
+    """The whole notice for ``jobs`` (``more``: news left for the next turn; ``budgets``:
+    lines about dollar budgets)."""
+    lines = [_HEADER, *(notice_line(j) for j in jobs)] if jobs else []
     if more:
         lines.append(f"- and {more} more (told next turn; `mytty-ctl agent list` lists all).")
+    if budgets:
+        lines += [_BUDGET_HEADER, *budgets]
     return "\n".join(lines)
 
 
 class LeadInbox:
-    def __init__(self, jobs: JobRegistry) -> None:
+    def __init__(
+        self,
+        jobs: JobRegistry,
+        budget_news: Callable[[list[AgentJob]], list[str]] = lambda _jobs: [],
+    ) -> None:
         self._jobs = jobs
+        #: The lead's jobs' dollar-budget news, recorded as told (the usage book's).
+        self._budget_news = budget_news
         # One notice at a time: two hooks of one lead at once must not both tell a job.
         self._lock = asyncio.Lock()
 
@@ -66,9 +83,11 @@ class LeadInbox:
         """The notice for ``lead``'s untold news, now recorded as told (None: no news)."""
         async with self._lock:
             news = self._jobs.with_news_for(lead)
-            if not news:
+            budgets = self._budget_news(self._jobs.led_by(lead))
+            if not news and not budgets:
                 return None
             told = news[:MAX_JOBS_PER_NOTICE]
-            await self._jobs.mark_notified(told)
-            log.info("told lead %s of %d job(s)", lead, len(told))
-            return notice_text(told, more=len(news) - len(told))
+            if told:
+                await self._jobs.mark_notified(told)
+            log.info("told lead %s of %d job(s), %d budget(s)", lead, len(told), len(budgets))
+            return notice_text(told, more=len(news) - len(told), budgets=budgets)

@@ -18,7 +18,7 @@ import contextlib
 import dataclasses
 import logging
 import os
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import replace
 
 from mytty.core.attention.items import AttentionItem
@@ -28,7 +28,7 @@ from mytty.core.ids import JobId, RunId, SurfaceId, format_uuid_bytes
 from mytty.core.jobs import tracker as core_jobs
 from mytty.core.jobs.launch_record import JobLaunch
 from mytty.core.jobs.launch_screen import SIGN_IN_KEEPS_TASK
-from mytty.core.jobs.tracker import AgentJob, AgentJobState, LaunchClues, SpawnTags
+from mytty.core.jobs.tracker import AgentJob, AgentJobState, LaunchClues, QueuedAs, SpawnTags
 from mytty.core.runs.run import AgentRun
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.clock import DEFAULT_TIMINGS, Clock
@@ -37,9 +37,12 @@ from mytty.daemon.jobs.launch_watch import LaunchWatch, Screen, Watched
 from mytty.daemon.panes.identity import Pane, PaneRegistry
 from mytty.daemon.store import EventStore, StoreError
 from mytty.protocol import wire
-from mytty.protocol.replies import JobSnapshot, TokenUsageEntry
+from mytty.protocol.replies import CostPart, JobSnapshot, ResourcePart, TokenUsageEntry
 
 log = logging.getLogger(__name__)
+
+#: A lead's cost in dollars: its own, its workers', the two added up (None: unknown).
+LeadCost = tuple[float | None, float | None, float | None]
 
 #: How long after a job's deadline its timer settles it.
 DEADLINE_MARGIN_S = 0.01
@@ -63,6 +66,10 @@ class JobRegistry:
         usage_of: Callable[[AgentJob], TokenUsageEntry | None] = lambda _job: None,
         on_attention_item: Callable[[AttentionItem], None] = lambda _item: None,
         successor_run: Callable[[RunId], RunId | None] = lambda _run_id: None,
+        cost_of: Callable[[AgentJob], CostPart] = lambda _job: {},
+        resources_of: Callable[[AgentJob], ResourcePart] = lambda _job: {},
+        refresh_resources: Callable[[], Awaitable[None]] | None = None,
+        lead_cost: Callable[[SurfaceId, list[AgentJob]], LeadCost] | None = None,
         screen: Screen | None = None,
     ) -> None:
         #: None: jobs are not stored (unit tests of the rules only).
@@ -93,6 +100,14 @@ class JobRegistry:
             if screen is not None
             else None
         )
+        #: A job's ``costUsd`` (the usage book's) and its processes' ``rssBytes``/``cpuPercent``
+        #: (the resource sampler's) for its snapshot.
+        self.cost_of = cost_of
+        self.resources_of = resources_of
+        self._refresh_resources = refresh_resources
+        self._lead_cost = lead_cost
+        #: Told when a job is queued (admission wakes up).
+        self.on_queued: Callable[[AgentJob], None] = lambda _job: None
 
     def _runs(self, job: AgentJob) -> list[AgentRun]:
         runs: list[AgentRun] = self._hub.book.runs_for(job.surface_id, job.provider.agent_provider)
@@ -138,15 +153,32 @@ class JobRegistry:
         *,
         session_id: str | None = None,
         launch: JobLaunch | None = None,
+        job_id: JobId | None = None,
+        queued: QueuedAs | None = None,
+        memory_cap: tuple[int, str] | None = None,
     ) -> AgentJob:
         """:meth:`start`, committed to the store first: a job exists only once it is stored.
 
         ``session_id``: the conversation id mytty gave the worker (Claude ``--session-id``);
-        ``launch``: how it was started (what ``mytty resume`` needs). Raises ``spawn-failed``
-        when the store can't take it (and then no job exists).
+        ``launch``: how it was started (what ``mytty resume`` needs); ``job_id``: the id chosen
+        before (else a new one); ``queued``: admission could not start it, so it is ``queued``
+        (its pane waits; no launch window yet); ``memory_cap``: (MB, name) of the cap its
+        worker runs under. Raises ``spawn-failed`` when the store can't take it (and then no
+        job exists).
         """
         job = self._new_job(surface_id, provider, label, baseline, tags)
-        job = dataclasses.replace(job, session_id=session_id, launch=launch)
+        job = dataclasses.replace(
+            job,
+            job_id=job_id or job.job_id,
+            session_id=session_id,
+            launch=launch,
+            memory_cap_mb=memory_cap[0] if memory_cap else None,
+            memory_cap=memory_cap[1] if memory_cap else None,
+        )
+        if queued is not None:
+            job = core_jobs.queue(
+                job, queued.reason, queued.ticket, queued.message, paced=queued.paced
+            )
         if self._store is not None:
             try:
                 await self._store.save_job(job)
@@ -159,8 +191,11 @@ class JobRegistry:
 
     def add(self, job: AgentJob) -> None:
         self._jobs[job.job_id] = job
-        self._arm_deadline(job)
-        self._watch(job)
+        if job.state is AgentJobState.QUEUED:
+            self.on_queued(job)  # no launch window until it starts
+        else:
+            self._arm_deadline(job)
+            self._watch(job)
         self._trim()
         self._hub.bump(job.surface_id)  # a new job is a change of its pane (tmux options)
 
@@ -225,8 +260,8 @@ class JobRegistry:
         """The pane's job while the pane says something about it: unbound, or (for a provider
         that waits at its sign-in screen with the task) bound but not finished."""
         job = self.newest_in_pane(surface_id)
-        if job is None or core_jobs.is_terminal(job.state):
-            return None
+        if job is None or core_jobs.is_terminal(job.state) or job.state is AgentJobState.QUEUED:
+            return None  # (a queued job's pane runs mytty's placeholder, not the agent)
         if job.run_id is not None and job.provider not in SIGN_IN_KEEPS_TASK:
             return None
         return Watched(job.job_id, surface_id, job.provider, job.deadline - self._window)
@@ -332,13 +367,22 @@ class JobRegistry:
         if job.launch is not None and not job.launch.closed:
             self._changed(job, dataclasses.replace(job, launch=job.launch.closed_now()))
 
-    async def resumed(self, job_id: str, surface_id: SurfaceId, argv: Iterable[str]) -> AgentJob:
+    async def resumed(
+        self,
+        job_id: str,
+        surface_id: SurfaceId,
+        argv: Iterable[str],
+        *,
+        queued: QueuedAs | None = None,
+        memory_cap: tuple[int, str] | None = None,
+    ) -> AgentJob:
         """The job moved to the new pane ``mytty resume`` started its worker in, stored first.
 
         It keeps its id, label, session and launch (with one more resumption and the new argv),
         and follows that pane's next run of its conversation: ``launching``, unbound, a fresh
-        launch window, the pane's current runs as its baseline. Raises ``StoreError`` when the
-        store can't take it (the job is then unchanged).
+        launch window, the pane's current runs as its baseline. ``queued``: admission holds the
+        worker back, so the job waits ``queued`` in its new pane instead. Raises
+        ``StoreError`` when the store can't take it (the job is then unchanged).
         """
         job = self.current(job_id)
         now = self._clock.now()
@@ -356,13 +400,99 @@ class JobRegistry:
             bound_completed_by_idle=False,
             live_subagents=0,
             launch=launch,
+            end_reason=None,
+            memory_cap_mb=memory_cap[0] if memory_cap else None,
+            memory_cap=memory_cap[1] if memory_cap else None,
         )
+        if queued is not None:
+            updated = core_jobs.queue(
+                updated, queued.reason, queued.ticket, queued.message, paced=queued.paced
+            )
         if self._store is not None:
             await self._store.save_job(updated)
         self._jobs[job_id] = updated
+        if queued is None:
+            self._arm_deadline(updated)
+            self._watch(updated)
+        else:
+            self.on_queued(updated)
+        self._hub.bump(surface_id)
+        return updated
+
+    # -- admission (queued jobs) -------------------------------------------------------------------
+    def unfinished(self) -> list[AgentJob]:
+        """Every unfinished job, reconciled now, oldest first."""
+        return [
+            self.current(job_id)
+            for job_id, job in list(self._jobs.items())
+            if not core_jobs.is_terminal(job.state)
+        ]
+
+    def queued(self) -> list[AgentJob]:
+        """The queued jobs in queue order (as last reconciled)."""
+        waiting = [j for j in self._jobs.values() if j.state is AgentJobState.QUEUED]
+        return sorted(waiting, key=lambda j: j.queue_ticket or 0)
+
+    def still_queued(self, job_id: str, reason: str, message: str) -> AgentJob:
+        """A queued job's reason for waiting, as admission sees it now."""
+        job = self._jobs[job_id]
+        updated = core_jobs.still_queued(job, reason, message)
+        if updated is not job:
+            self._changed(job, updated)
+            self._hub.bump(job.surface_id)
+        return updated
+
+    def started(self, job_id: str, memory_cap: tuple[int, str] | None = None) -> AgentJob:
+        """The queued job's worker was started in its pane just now: ``launching``, its launch
+        window opening now; stored soon, waiters woken."""
+        job = self.current(job_id)
+        runs = [r.id for r in self._runs(job)]
+        updated = core_jobs.admitted(job, runs, self._clock.now(), self._window)
+        updated = dataclasses.replace(
+            updated,
+            memory_cap_mb=memory_cap[0] if memory_cap else None,
+            memory_cap=memory_cap[1] if memory_cap else None,
+        )
+        self._changed(job, updated)
         self._arm_deadline(updated)
         self._watch(updated)
-        self._hub.bump(surface_id)
+        self._hub.bump(updated.surface_id)
+        return updated
+
+    def start_failed(self, job_id: str, message: str) -> AgentJob:
+        """A queued job whose worker could not be started: ``launch-failed`` with ``message``."""
+        job = self.current(job_id)
+        updated = dataclasses.replace(
+            job,
+            state=AgentJobState.LAUNCH_FAILED,
+            message=message,
+            queued_because=None,
+            queue_ticket=None,
+        )
+        self._changed(job, updated)
+        self._launch_failed(updated, self._clock.now())
+        self._hub.bump(updated.surface_id)
+        return updated
+
+    def unqueued(self, job_id: str, message: str) -> AgentJob:
+        """A queued job that will not start (its pane is closed by the caller): ``lost``."""
+        job = self._jobs[job_id]
+        updated = dataclasses.replace(
+            job, state=AgentJobState.LOST, message=message, queued_because=None, queue_ticket=None
+        )
+        self._changed(job, updated)
+        self._hub.bump(job.surface_id)
+        return updated
+
+    def ended_by_memory_limit(self, job_id: str) -> AgentJob:
+        """The worker was killed by its memory cap: ``failed``, ``reason: memory-limit``."""
+        job = self.current(job_id)
+        if job.memory_cap_mb is None or job.end_reason is not None:
+            return job
+        updated = core_jobs.ended_by_memory_limit(job, job.memory_cap_mb)
+        self._changed(job, updated)
+        log.warning("job %s: %s", job_id, updated.message)
+        self._hub.bump(job.surface_id)
         return updated
 
     # -- keys (agent spawn --key) ----------------------------------------------------------------
@@ -411,6 +541,10 @@ class JobRegistry:
                     news.append(current)
         return news
 
+    def led_by(self, lead: SurfaceId) -> list[AgentJob]:
+        """The jobs in memory that ``lead`` spawned, oldest first (as last reconciled)."""
+        return [job for job in self._jobs.values() if job.lead == lead]
+
     async def mark_notified(self, jobs: Iterable[AgentJob]) -> None:
         """Record that the lead was told each job's outcome as given (the snapshot it was told),
         queued to the store and waited for: a restart then does not tell it again (a failed
@@ -448,6 +582,36 @@ class JobRegistry:
         """The newest job in memory of each pane (as :meth:`label_for_pane` picks it)."""
         return {job.surface_id: job for job in self._jobs.values()}
 
+    async def refresh_resources(self) -> None:
+        """Sample the jobs' processes now (at most once a second): a reader wants figures."""
+        if self._refresh_resources is not None:
+            await self._refresh_resources()
+
+    def lead_cost(self, lead: SurfaceId) -> LeadCost:
+        """``lead``'s own cost, its workers' (every job it spawned), and the sum."""
+        if self._lead_cost is None:
+            return (None, None, None)
+        return self._lead_cost(lead, self.led_by(lead))
+
+    def queue_position(self, job: AgentJob) -> int | None:
+        """A queued job's place in the queue (1: next), None for any other job."""
+        if job.state is not AgentJobState.QUEUED:
+            return None
+        ticket = job.queue_ticket or 0
+        ahead = sum(
+            1
+            for j in self._jobs.values()
+            if j.state is AgentJobState.QUEUED and (j.queue_ticket or 0) < ticket
+        )
+        return ahead + 1
+
     def snapshot(self, job: AgentJob) -> JobSnapshot:
         notes = self._hub.notes.get(job.surface_id)
-        return wire.job_snapshot(job, notes, self.usage_of(job))
+        return wire.job_snapshot(
+            job,
+            notes,
+            self.usage_of(job),
+            queue_position=self.queue_position(job),
+            cost=self.cost_of(job),
+            resources=self.resources_of(job),
+        )

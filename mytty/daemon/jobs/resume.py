@@ -15,6 +15,12 @@ keeps its id, moves to the new pane and follows that conversation's next run
 (:meth:`mytty.daemon.jobs.registry.JobRegistry.resumed`); its launch record counts the resumption, and a
 synthesized ``idle`` event (hookName ``mytty.resume``) puts it in the ``events`` ledger.
 
+Resumption goes through admission (``[admission]``, :mod:`mytty.daemon.admission`): a
+worker that can't start now (limits, memory, or the pacing of resumed starts: at most
+``start_burst`` at a time, ``start_interval_seconds`` apart) gets its pane with the queued
+placeholder and starts by itself later, in order; three failed starts in a row stop the rest
+with an attention item (:mod:`mytty.core.admission.pacing`).
+
 A dry run plans the same and changes nothing.
 """
 
@@ -27,11 +33,14 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
+from mytty.control.ports import AdmissionGate, AdmissionSlot
+from mytty.core.admission.placeholder import queued_command
+from mytty.core.admission.rules import waiting_message
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentEvent, AgentEventKind
 from mytty.core.ids import RunId, SurfaceId, stable_uuid
-from mytty.core.jobs.launch import build_resume_argv, launch_command
-from mytty.core.jobs.tracker import AgentJob, AgentJobState, is_terminal
+from mytty.core.jobs.launch import build_resume_argv, with_path_first
+from mytty.core.jobs.tracker import AgentJob, AgentJobState, QueuedAs, is_terminal
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.jobs.registry import JobRegistry
 from mytty.daemon.panes.identity import Pane
@@ -112,6 +121,8 @@ class ResumeContext(Protocol):
     def jobs(self) -> JobRegistry: ...
     @property
     def hub(self) -> AgentHub: ...
+    @property
+    def admission(self) -> AdmissionGate: ...
     async def ensure_user_session(self) -> str: ...
     async def create_pane(
         self,
@@ -142,6 +153,8 @@ class ResumeService:
             else:
                 current = [jobs.current(job_id) for job_id in jobs.ids()]
             steps = plan(current, wanted)
+            if not dry_run and any(step.argv is not None for step in steps):
+                self._ctx.admission.resumption_started()  # a stopped pacing goes again
             entries = []
             for step in steps:
                 if step.argv is None or dry_run:
@@ -153,35 +166,65 @@ class ResumeService:
     async def _resume_one(self, step: ResumeStep) -> ResumeEntry:
         job, argv = step.job, step.argv
         assert argv is not None and job.launch is not None
-        session = await self._ctx.ensure_user_session()
+        gate = self._ctx.admission
+        slot = gate.claim(job.provider, job.lead, paced=True)
+        moved: AgentJob | None = None
         try:
-            pane = await self._ctx.create_pane(
-                session=session,
-                cwd=job.launch.cwd,
-                command=launch_command(argv),
-                # A resumed worker is still a worker: marked, and guarded (core.kill_guard).
-                extra_env=self._ctx.worker_environment(),
-                window_name=RESUMED_WINDOW,
-            )
-        except MyttyError as exc:
-            if exc.code is ErrorCode.TMUX_UNAVAILABLE:
-                raise
-            return _entry(dataclasses.replace(step, skipped=f"no pane: {exc.message}"), None)
-        try:
-            moved = await self._ctx.jobs.resumed(job.job_id, pane.surface_id, argv)
-        except StoreError as exc:
-            # No worker nobody can reach by its job: close the pane again.
+            text, queued, cap = await self._launch_text(job, argv, slot)
+            session = await self._ctx.ensure_user_session()
             try:
-                await self._ctx.close_pane(pane)
-            except MyttyError:
-                pass
-            reason = f"could not store the job: {exc}; its new pane was closed"
-            return _entry(dataclasses.replace(step, skipped=reason), None)
+                pane = await self._ctx.create_pane(
+                    session=session,
+                    cwd=job.launch.cwd,
+                    command=text,
+                    # A resumed worker is still a worker: marked, and guarded (core.kill_guard).
+                    extra_env=self._ctx.worker_environment(),
+                    window_name=RESUMED_WINDOW,
+                )
+            except MyttyError as exc:
+                if exc.code is ErrorCode.TMUX_UNAVAILABLE:
+                    raise
+                return _entry(dataclasses.replace(step, skipped=f"no pane: {exc.message}"), None)
+            try:
+                moved = await self._ctx.jobs.resumed(
+                    job.job_id, pane.surface_id, argv, queued=queued, memory_cap=cap
+                )
+            except StoreError as exc:
+                # No worker nobody can reach by its job: close the pane again.
+                try:
+                    await self._ctx.close_pane(pane)
+                except MyttyError:
+                    pass
+                reason = f"could not store the job: {exc}; its new pane was closed"
+                return _entry(dataclasses.replace(step, skipped=reason), None)
+        finally:
+            gate.release(slot, moved)
         await self._record(moved, pane.surface_id)
         log.info(
-            "resumed job %s in pane %s on session %s", job.job_id, pane.tmux_id, job.session_id
+            "resumed job %s in pane %s on session %s%s",
+            job.job_id,
+            pane.tmux_id,
+            job.session_id,
+            f" (queued: {moved.queued_because})" if queued is not None else "",
         )
-        return _entry(dataclasses.replace(step, job=moved), pane.surface_id, resumed=True)
+        position = self._ctx.jobs.queue_position(moved)
+        return _entry(
+            dataclasses.replace(step, job=moved), pane.surface_id, resumed=True, position=position
+        )
+
+    async def _launch_text(
+        self, job: AgentJob, argv: list[str], slot: AdmissionSlot
+    ) -> tuple[str, QueuedAs | None, tuple[int, str] | None]:
+        """What the resumed worker's pane runs: its launch, or the queued placeholder."""
+        why = slot.waiting
+        resumed = (job.launch.resumed if job.launch is not None else 0) + 1
+        if why is None:
+            text, cap = await self._ctx.admission.worker_launch(job.job_id, resumed, argv)
+            first = job.launch.path_first if job.launch is not None else None
+            return with_path_first(text, first), None, cap
+        position = self._ctx.admission.position_hint(slot)
+        text = queued_command(job.job_id, position, why.reason.value, why.detail)
+        return text, QueuedAs(why.reason.value, waiting_message(why), slot.ticket, paced=True), None
 
     async def _record(self, job: AgentJob, surface: SurfaceId) -> None:
         """The resumption as a synthesized ``idle`` event of the new pane (``events`` shows it)."""
@@ -203,7 +246,13 @@ class ResumeService:
             log.error("could not record the resumption of job %s: %s", job.job_id, exc)
 
 
-def _entry(step: ResumeStep, pane: SurfaceId | None, *, resumed: bool = False) -> ResumeEntry:
+def _entry(
+    step: ResumeStep,
+    pane: SurfaceId | None,
+    *,
+    resumed: bool = False,
+    position: int | None = None,
+) -> ResumeEntry:
     job = step.job
     launch = job.launch
     entry: ResumeEntry = {
@@ -221,4 +270,7 @@ def _entry(step: ResumeStep, pane: SurfaceId | None, *, resumed: bool = False) -
         entry["paneID"] = wire.raw_value(pane)
     if step.skipped is not None:
         entry["skipped"] = step.skipped
+    if position is not None and job.queued_because is not None:
+        entry["queuePosition"] = position
+        entry["queuedBecause"] = job.queued_because
     return entry

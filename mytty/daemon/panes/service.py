@@ -381,6 +381,25 @@ class PaneService:
         await self.refresh_panes()
         return bootstrap.USER_SESSION
 
+    async def relaunch(
+        self, pane: PaneView, command: str, extra_env: dict[str, str] | None = None
+    ) -> None:
+        """Replace the pane's processes with a fresh shell that runs ``command`` once started,
+        as :meth:`create_pane` starts one (admission starts a queued worker this way: what the
+        pane ran while queued, and anything typed into it, is gone)."""
+        port = self._require_port()
+        env = self.pane_environment(pane.surface_id)
+        if extra_env:
+            env.update(extra_env)
+        launch_path = self._launch_file(pane.surface_id, command)
+        env["MYTTY_LAUNCH_FILE"] = launch_path
+        try:
+            await port.respawn(pane.tmux_id, env=env, command=self._launch_command())
+        except BaseException:
+            Path(launch_path).unlink(missing_ok=True)
+            raise
+        await self.refresh_panes()
+
     async def close_pane(self, pane: PaneView) -> None:
         port = self._require_port()
         await port.kill_pane(pane.tmux_id)

@@ -51,6 +51,14 @@ jobs = st.builds(
     lead=st.none() | ids.map(SurfaceId),
     notify_lead=st.booleans(),
     notified=texts,
+    budget_tokens=st.none() | st.integers(1, 10**9),
+    budget_usd=st.none() | st.decimals(0, 10**6, places=2).map(str),
+    queued_because=texts,
+    queue_ticket=st.none() | st.integers(0, 10**9),
+    paced=st.booleans(),
+    end_reason=texts,
+    memory_cap_mb=st.none() | st.integers(16, 10**6),
+    memory_cap=texts,
 )
 
 
@@ -114,3 +122,25 @@ def test_a_record_without_a_launch_has_none_and_a_bad_launch_is_refused() -> Non
     assert decode_job(good) is not None
     assert decode_job(good.replace('"resumed":0', '"resumed":-1')) is None
     assert decode_job(good.replace('"argv":["claude"]', '"argv":"claude"')) is None
+
+
+def test_a_record_from_before_admission_has_no_queue_and_no_dollar_budget() -> None:
+    old = encode_job(_job())
+    for key in (
+        '"budgetUsd":null',
+        '"queued":null',
+        '"ticket":null',
+        '"paced":false',
+        '"endReason":null',
+    ):
+        assert key in old
+        old = old.replace("," + key, "")
+    job = decode_job(old)
+    assert job is not None
+    assert (job.budget_usd, job.queued_because, job.queue_ticket, job.paced, job.end_reason) == (
+        None,
+        None,
+        None,
+        False,
+        None,
+    )

@@ -363,6 +363,7 @@ def test_wait_conditions(
 
 def test_state_wire_values() -> None:
     assert [s.value for s in AgentJobState] == [
+        "queued",  # a mytty addition (admission)
         "launching",
         "running",
         "waiting-input",

@@ -7,15 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from mytty.core.config import DEFAULT_TEXT, DEFAULTS
+from mytty.core.admission.defaults import Machine
+from mytty.core.config import DEFAULTS, default_text, defaults_for
 from mytty.daemon.config.load import config_path, load_settings, read_settings
+from mytty.daemon.resources.memory import this_machine
 
 
 def test_first_start_writes_the_commented_defaults(tmp_path: Path) -> None:
     settings, warnings = load_settings(tmp_path)
-    assert (settings, warnings) == (DEFAULTS, [])
+    # [admission] is derived from this machine's memory and CPUs.
+    assert (settings, warnings) == (defaults_for(this_machine()), [])
     path = config_path(tmp_path)
-    assert path.read_text() == DEFAULT_TEXT
+    assert path.read_text() == default_text(this_machine())
     assert oct(path.stat().st_mode & 0o777) == oct(0o600)
     assert [p.name for p in tmp_path.iterdir()] == ["config.toml"]  # no temp file left
 
@@ -74,3 +77,12 @@ def test_a_dangling_symlink_is_not_replaced(tmp_path: Path) -> None:
     assert settings == DEFAULTS
     assert os.path.islink(config_path(tmp_path))
     assert not (tmp_path / "elsewhere.toml").exists()
+
+
+def test_first_start_derives_the_admission_limits_from_the_machine(tmp_path: Path) -> None:
+    machine = Machine(total_memory_mb=16384, cpus=8)
+    settings, _warnings = load_settings(tmp_path, machine)
+    assert settings.admission.max_workers == 12
+    assert settings.admission.min_available_memory_mb == 1536
+    assert settings.admission.max_workers_per_lead is None  # left out: no limit
+    assert "16,384 MB of memory, 8 CPUs" in config_path(tmp_path).read_text()

@@ -1,0 +1,1 @@
+"""Admission: which queued workers may start now (``[admission]`` in config.toml)."""

@@ -1,0 +1,1 @@
+"""Admission, the controller's side: judging spawns, the queue, starting queued workers."""
