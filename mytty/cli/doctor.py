@@ -75,6 +75,7 @@ class Doctor:
             self.config,
             self.admission,
             self.this_pane,
+            self.shell_rc,
             self.integrations,
             self.verified_versions,
             self.passthrough,
@@ -294,6 +295,47 @@ class Doctor:
             )
         else:
             self.add("mytty-ctl", "ok", ctl)
+
+    def shell_rc(self) -> None:
+        """Where the rc line is, and whether the shells of panes opened by hand read it: tmux
+        starts login shells, and a login bash reads ~/.bashrc only through its login file."""
+        from mytty.cli.shell_integration import login_file, rc_file
+        from mytty.core.shell.rc import MARKER, Shell
+
+        try:
+            shell = Shell(os.path.basename(self.env.get("SHELL", "")))
+        except ValueError:
+            return  # another shell: mytty has no integration line for it
+        fix = f"mytty shell-integration install {shell.value}"
+
+        def has_line(path: Path) -> bool:
+            try:
+                return MARKER in path.read_bytes()
+            except OSError:
+                return False
+
+        rc = rc_file(shell, self.env)
+        login = login_file(self.env) if shell is Shell.BASH else None
+        in_rc, in_login = has_line(rc), login is not None and has_line(login)
+        if not in_rc and not in_login:
+            self.add(
+                "shell rc",
+                "note",
+                f"the integration line is not in {rc}: panes you open with tmux's keys get no "
+                "mytty identity (panes mytty opens have one)",
+                fix,
+            )
+        elif login is not None and not in_login:
+            self.add(
+                "shell rc",
+                "warn",
+                f"the line is in {rc}, but tmux starts login shells, which read {login} and "
+                f"not {rc} ({login} does not run it): panes you open get no identity",
+                fix,
+            )
+        else:
+            where = f"{rc} and {login}" if login is not None else str(rc)
+            self.add("shell rc", "ok", f"loaded by login and interactive shells ({where})")
 
     # -- integrations and notifications ---------------------------------------------------------
     def integrations(self) -> None:
