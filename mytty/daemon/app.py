@@ -58,6 +58,7 @@ from mytty.daemon.server.sockets import OneShotServer, Peer
 from mytty.daemon.store import EventStore, StoreError
 from mytty.daemon.tmux_link import TmuxLink
 from mytty.daemon.tmux_publish import TmuxPublisher, published_figures
+from mytty.daemon.tmux_reinstall import reinstall_soon
 from mytty.daemon.transcripts.reader import IngestSoon, TranscriptReader
 from mytty.daemon.transcripts.usage import UsageBook
 from mytty.daemon.transcripts.watch import TranscriptWatcher
@@ -165,6 +166,10 @@ class Controller:
             first_command=lambda: welcome_command(self.home, self.settings.tmux.popup_key),
             # The estimator's last look: `list` reads no /proc per pane (the one cycle, below).
             last_detection=self._last_detection,
+        )
+        # `mytty tmux install` follows a replaced tmux server (daemon/tmux_reinstall.py).
+        self.pane_service.connected_listeners.append(
+            lambda: reinstall_soon(self.home, self.tmux_socket)
         )
         self.codex_router = CodexRouter(
             panes=self.panes,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,6 +77,8 @@ class PaneService:
         self.detector = detector if detector is not None else AgentDetector()
         #: Told about every pane that leaves the pane set (native run estimation).
         self.pane_gone_listeners: list[Callable[[SurfaceId], None]] = []
+        #: Run after every connection to a tmux server (a new one gets `mytty tmux install`).
+        self.connected_listeners: list[Callable[[], Awaitable[None]]] = []
         #: The estimator's last detection per pane (None: every look at a pane's foreground
         #: reads ``/proc``).
         self.last_detection = last_detection
@@ -100,6 +102,8 @@ class PaneService:
         if not had_user_session:
             await self.ensure_user_session()
         await self.refresh_panes()
+        for listener in self.connected_listeners:
+            await listener()
         self._hub.bump()
 
     def tmux_lost(self) -> None:
