@@ -22,7 +22,7 @@ from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageErro
 from typer.core import TyperOption
 from typer.exceptions import Abort
 
-from mytty.cli import attention, doctor, explain, lifecycle, ls, resume
+from mytty.cli import approvals, attention, doctor, explain, lifecycle, ls, resume
 from mytty.cli.integrations import app as integrations_app
 from mytty.cli.notify import app as notify_app
 from mytty.cli.shell_integration import app as shell_integration_app
@@ -42,6 +42,7 @@ app.add_typer(shell_integration_app, name="shell-integration")
 app.add_typer(worktree_app, name="worktree")
 app.add_typer(tmux_app, name="tmux")
 app.add_typer(notify_app, name="notify")
+app.add_typer(approvals.app, name="approvals")
 # The order of `mytty --help`.
 app.command("doctor")(doctor.doctor_command)
 app.command("ls")(ls.command)
@@ -52,6 +53,8 @@ app.command("start")(lifecycle.start_command)
 app.command("stop")(lifecycle.stop_command)
 app.command("up")(lifecycle.up_command)
 app.command("attention")(attention.command)
+app.command("approve")(approvals.approve_command)
+app.command("deny")(approvals.deny_command)
 app.command("explain")(explain.command)
 
 

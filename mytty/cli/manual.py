@@ -24,6 +24,9 @@ ORDER = (
     "stop",
     "serve",
     "attention",
+    "approvals",
+    "approve",
+    "deny",
     "ls",
     "status",
     "doctor",
@@ -49,6 +52,8 @@ def _commands(group: Any, path: list[str]) -> list[tuple[list[str], Any, str | N
         if command.hidden:
             continue
         if hasattr(command, "commands"):
+            if getattr(command, "invoke_without_command", False):
+                out.append(([*path, name], command, None))  # the group runs by itself too
             for words, sub, _ in _commands(command, [*path, name]):
                 out.append((words, sub, command.help))
         else:
@@ -64,6 +69,8 @@ def _metavar(param: Any) -> str:
 
 def _synopsis(words: list[str], command: Any) -> str:
     parts = ["mytty", *words]
+    if hasattr(command, "commands"):  # a group that runs by itself: its subcommands too
+        parts.append(f"[{'|'.join(command.commands)} …]")
     for p in command.params:
         if p.hidden if hasattr(p, "hidden") else False:
             continue

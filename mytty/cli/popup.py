@@ -5,6 +5,11 @@ it needs, age, message), newest first. ↑/↓ (or k/j) move, 1-9 pick directly,
 the popup's client is switched to that pane (across sessions) and the item's run is
 acknowledged. q or Escape closes without doing anything.
 
+An approval item whose request waits in the approvals broker shows the request (its tool and
+command) and takes ``a`` (approve), ``d`` (deny) and ``m`` (deny with a message, typed on the
+popup's last line): the answer goes to ``answerApproval`` as ``human:popup``, and the list is
+read again (the item resolves with the decision).
+
 It starts in a popup, so it stays small: stdlib only plus the control socket client; plain
 ANSI output (no rich: its import alone would delay the popup noticeably).
 """
@@ -48,7 +53,42 @@ def request(command: str, values: dict[str, object] | None = None) -> dict[str, 
 
 
 def open_items() -> list[dict[str, Any]]:
-    return [i for i in request("attention").get("items", []) if not i.get("resolvedAt")]
+    """The open items; an approval item whose request the broker holds gets it as
+    ``"approval"`` (the newest open request of its run)."""
+    items = [i for i in request("attention").get("items", []) if not i.get("resolvedAt")]
+    if any(i["kind"] == "approval-request" for i in items):
+        by_run: dict[str, dict[str, Any]] = {}
+        for entry in request("listApprovals").get("approvals", []):
+            by_run[entry["runID"]] = entry  # oldest first: the newest of a run stays
+        for item in items:
+            if item["kind"] == "approval-request" and item["runID"] in by_run:
+                item["approval"] = by_run[item["runID"]]
+    return items
+
+
+def one_line(text: str) -> str:
+    """One line without control characters (an agent's command may hold any, newlines too)."""
+    return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
+
+
+def answer(item: dict[str, Any], decision: str, message: str | None = None) -> str:
+    """Answer the item's request as ``human:popup``; what happened, in a few words."""
+    approval = item.get("approval")
+    if approval is None:
+        raise PopupError("approval-not-found: this item has no request to answer")
+    values: dict[str, object] = {"id": approval["id"], "decision": decision, "via": "popup"}
+    if message:
+        values["message"] = message
+    from mytty.cli import requests, transport
+
+    try:
+        reply = transport.send(
+            requests.build("answerApproval", values), 30.0, path=_control_socket()
+        )
+    except transport.CtlError as exc:
+        raise PopupError(f"{exc.code}: {exc.message}") from None
+    done = reply["approval"]
+    return f"{done['decision']} {str(done['id'])[:8]} ({one_line(str(done['tool']))})"
 
 
 def age(created: str, now: float) -> str:
@@ -72,6 +112,9 @@ def rows(items: list[dict[str, Any]], now: float) -> list[list[str]]:
         if item.get("label") and item.get("location"):
             where = f"{item['label']} ({item['location']})"
         message = " ".join(str(item.get("message") or "").split())
+        approval = item.get("approval")
+        if approval is not None:
+            message = one_line(f"{approval['tool']}: {approval['action']}")
         need = need_word(item["kind"])
         # Agents write labels and messages: never let one talk to the terminal.
         cells = [where, item["provider"], need, age(item["createdAt"], now), message]
@@ -79,12 +122,19 @@ def rows(items: list[dict[str, Any]], now: float) -> list[list[str]]:
     return out
 
 
-def render(items: list[dict[str, Any]], selected: int, width: int, now: float) -> str:
+def render(
+    items: list[dict[str, Any]], selected: int, width: int, now: float, note: str = ""
+) -> str:
     """The whole popup screen as text with ANSI styles (no cursor addressing)."""
-    lines = ["\x1b[1mmytty attention\x1b[0m  ↑↓ move · Enter jump and acknowledge · q close", ""]
+    keys = "↑↓ move · Enter jump and acknowledge · q close"
+    if items and items[selected].get("approval") is not None:
+        keys += " · a approve · d deny · m deny with a message"
+    lines = [f"\x1b[1mmytty attention\x1b[0m  {keys}", ""]
     table = rows(items, now)
     if not table:
         lines.append("Nothing needs you right now.")
+        if note:
+            lines += ["", note]
         return "\r\n".join(lines)
     widths = [max(len(r[c]) for r in table) for c in range(4)]
     for index, row in enumerate(table):
@@ -93,6 +143,8 @@ def render(items: list[dict[str, Any]], selected: int, width: int, now: float) -
         colour = _COLOURS.get(row[2], "0")
         style = f"\x1b[7;{colour}m" if index == selected else f"\x1b[{colour}m"
         lines += [f"{style}{text}\x1b[0m" for text in _wrapped(f"{prefix}{fixed}", row[4], width)]
+    if note:
+        lines += ["", note]
     return "\r\n".join(lines)
 
 
@@ -169,16 +221,23 @@ def main() -> int:
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
     selected = 0
+    note = ""
     try:
         tty.setraw(fd)
         while True:
             width = os.get_terminal_size(fd).columns if os.isatty(fd) else 80
-            sys.stdout.write("\x1b[H\x1b[2J" + render(items, selected, width, time.time()))
+            screen = render(items, selected, width, time.time(), note)
+            sys.stdout.write("\x1b[H\x1b[2J" + screen)
             sys.stdout.flush()
             key = _read_key(fd)
             if key == "quit":
                 return 0
             if not items:
+                continue
+            if key in ("a", "d", "m") and items[selected].get("approval") is not None:
+                note = _answer_key(fd, saved, items[selected], key)
+                items = open_items()
+                selected = min(selected, max(0, len(items) - 1))
                 continue
             if key == "up":
                 selected = (selected - 1) % len(items)
@@ -198,6 +257,25 @@ def main() -> int:
         return 1
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+def _answer_key(fd: int, saved: list[Any], item: dict[str, Any], key: str) -> str:
+    """``a``/``d``/``m`` on an approval item: the answer, and the line that says how it went."""
+    message = None
+    if key == "m":
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)  # a line, typed with echo
+        try:
+            sys.stdout.write("\r\n\x1b[Kdeny with the message (Enter sends, empty cancels): ")
+            sys.stdout.flush()
+            message = sys.stdin.readline().strip()
+        finally:
+            tty.setraw(fd)
+        if not message:
+            return "nothing sent"
+    try:
+        return answer(item, "allow" if key == "a" else "deny", message)
+    except PopupError as exc:
+        return f"mytty: {exc}"
 
 
 def _wait_for_any_key() -> None:

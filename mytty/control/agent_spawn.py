@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from mytty.control.spec import COUNT, PANE_ID, PATH, SECONDS, Command, Field, Option, Values
 from mytty.core import codes
-from mytty.core.vocab import ACCESS_MODES, AUTO, DIRECTIONS, WORKER_PROVIDERS
+from mytty.core.vocab import ACCESS_MODES, APPROVERS, AUTO, DIRECTIONS, WORKER_PROVIDERS
 from mytty.protocol.limits import MAX_REQUEST_BYTES
 
 if TYPE_CHECKING:
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         AdmissionSlot,
         Admitting,
         AgentChecks,
+        ApprovalAccess,
         JobStore,
         PaneDirectory,
         PaneFactory,
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
         RunWaiter,
         JobStore,
         AgentChecks,
+        ApprovalAccess,
         Admitting,
         Protocol,
     ):
@@ -130,6 +132,15 @@ BUDGET_TOKENS = Option(
     "(tokens as its transcript counts them; see Usage)",
     kind=COUNT,
 )
+APPROVER = Option(
+    "--approver",
+    "WHO",
+    "approver",
+    "who answers the worker's permission requests besides any person: `human` (only people, "
+    "the default) or `lead` (you too, with `approval answer`; see Approvals)",
+    choices=APPROVERS,
+    default=APPROVERS[0],
+)
 #: The largest ``--budget-usd`` (a sanity bound, not a policy).
 MAX_BUDGET_USD = 1_000_000.0
 BUDGET_USD = Option(
@@ -210,6 +221,7 @@ COMMAND = Command(
         KEY,
         NOTIFY_LEAD,
         BUDGET_TOKENS,
+        APPROVER,
         BUDGET_USD,
         NO_QUEUE,
     ),
@@ -226,6 +238,7 @@ COMMAND = Command(
         "key",
         "notifyLead",
         "budgetTokens",
+        "approver",
         "budgetUsd",
         "noQueue",
         "cwd",
@@ -289,7 +302,9 @@ Admission ([admission] in config.toml: max workers, free memory, per provider or
   queuedBecause); it starts by itself, in order. agent wait waits through the queue,
   agent close cancels it. --no-queue fails instead (admission-refused).
 --budget-usd N: like --budget-tokens, in dollars (80 %: attention item and a notice to
-  you; 100 %: Esc). job.costUsd is the cost so far (null for a model without a price).""",
+  you; 100 %: Esc). job.costUsd is the cost so far (null for a model without a price).
+--approver lead: you may answer the worker's permission requests yourself (approval list,
+  approval answer ID allow|deny); the default, human, leaves them to people.""",
     doc="""
 **Working directory**: `--cwd`; else the anchor pane's current directory as tmux reports it
 (not the calling process's directory: if you `cd`'d elsewhere, pass `--cwd "$PWD"`); else,
@@ -373,7 +388,7 @@ is not waited for; then the controller's own PATH counts too.)
 Request:
 
 ```json
-{"type":"spawnAgent","provider":"claude","direction":"auto","task":"…","anchorPaneID"?:"<UUID>","access"?:"review","model"?:"sonnet","label"?:"scan-a","worktreeBranch"?:"feat/x","key"?:"scan-a","notifyLead":false,"budgetTokens"?:200000,"cwd"?:"/abs/dir","callerWorkingDirectory":"/abs/dir"}
+{"type":"spawnAgent","provider":"claude","direction":"auto","task":"…","anchorPaneID"?:"<UUID>","access"?:"review","model"?:"sonnet","label"?:"scan-a","worktreeBranch"?:"feat/x","key"?:"scan-a","notifyLead":false,"budgetTokens"?:200000,"approver":"human","cwd"?:"/abs/dir","callerWorkingDirectory":"/abs/dir"}
 ```
 
 Reply:
@@ -415,6 +430,12 @@ presses Esc in the worker's pane (as `send-key PANE Escape` does) and raises a s
 the worker then stops its turn and the job ends `disconnected` with the interrupt's message.
 A budget is checked as the transcript grows, so a turn may overshoot it by what one model
 response adds.
+
+**Approvals** (`--approver`, a mytty addition): who may answer the worker's permission requests
+(Claude Code's and Codex's `PermissionRequest`) besides any person. `human`, the default: only
+people (`mytty approve`, the attention popup). `lead`: also the lead (the same pane as for
+`--key`), with [`approval answer`](#approval-answer); never any other agent. Stored with the job.
+See [approvals](approvals.md).
 
 **Admission** (a mytty addition; `[admission]` in [config.toml](config.md#admission)). Before
 it starts a worker, the controller checks, in this order: the provider's account is not at a
@@ -459,6 +480,7 @@ class Params:
     __slots__ = (
         "access",
         "anchor_id",
+        "approver",
         "branch",
         "budget_tokens",
         "budget_usd",
@@ -491,10 +513,12 @@ class Params:
         key: str | None = None,
         notify_lead: bool = False,
         budget_tokens: int | None = None,
+        approver: str = "human",
         budget_usd: float | None = None,
         no_queue: bool = False,
     ) -> None:
         self.peer_pid = peer_pid
+        self.approver = approver
         self.provider = provider
         self.direction = direction
         self.access = access
@@ -528,6 +552,7 @@ def parse(request: Request) -> Params:
         request.optional_text(KEY),
         request.flag(NOTIFY_LEAD),
         request.count(BUDGET_TOKENS),
+        request.choice(APPROVER),
         request.seconds(BUDGET_USD) if request.has(BUDGET_USD) else None,
         request.flag(NO_QUEUE),
     )
@@ -617,6 +642,7 @@ async def _spawn_new(
         )
     finally:
         ctx.admission.release(slot, job)
+    await ctx.approvals.set_approver(job.job_id, params.approver)
     if params.branch is not None:
         await ctx.worktree_used(cwd, job.job_id)  # what `agent close --remove-worktree` finds
     reused = False if tags.key is not None else None

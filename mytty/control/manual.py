@@ -16,6 +16,7 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("pane", "Pane commands:", ""),
     ("agent", "Agent jobs (preferred for running workers):", "agent"),
     ("integration", "Hook integrations (enable/repair ask the human first):", "integration"),
+    ("approval", "Approvals (your workers' permission requests):", "approval"),
 )
 _COLUMN = 45
 _WIDTH = 96
@@ -81,7 +82,8 @@ def command_help(command: Command) -> str:
 
 
 def section_of(command: Command) -> str:
-    """``pane``, ``agent``, ``integration`` (by the command's first word) or ``wire``."""
+    """``pane``, ``agent``, ``integration``, ``approval`` (by the command's first word) or
+    ``wire``."""
     if command.name is None:
         return "wire"
     first = command.name.split(" ", 1)[0]
@@ -225,18 +227,27 @@ def guide_text(commands: list[Command] | None = None) -> str:
     from mytty.core import guide, keys
 
     commands = registry.declarations() if commands is None else commands
-    entries: dict[str, list[str]] = {"pane": [], "agent": [], "integration": [], "wire": []}
+    entries: dict[str, list[str]] = {
+        "pane": [],
+        "agent": [],
+        "integration": [],
+        "approval": [],
+        "wire": [],
+    }
     for command in commands:
         if command.name is None:
             continue
         header, text = synopsis(command), command.guide or command.summary
-        if command.guide and text.startswith(command.name + " "):  # names its own short form
+        first = text.partition("\n")[0]
+        # A guide that names its own short form on its first line ("approval list", "wait PANE …").
+        if command.guide and (first == command.name or first.startswith(command.name + " ")):
             header, _, text = text.partition("\n")
         body = "\n".join(flow(text, GUIDE_WIDTH, _ENTRY_INDENT))
         entries[section_of(command)].append(f"{_guide_header(header)}\n{body}")
     return guide.render(
         agent="\n".join(entries["agent"]),
         integration="\n".join(entries["integration"]),
+        approval="\n".join(entries["approval"]),
         pane="\n".join(entries["pane"]),
         keys=keys.guide_text(),
     )

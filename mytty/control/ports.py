@@ -20,6 +20,9 @@ if TYPE_CHECKING:  # types only: importing the ports loads none of these
     from contextlib import AbstractAsyncContextManager
 
     from mytty.core.admission.rules import Waiting
+    from mytty.core.approvals.access import Caller
+    from mytty.core.approvals.model import ApprovalRequest, Decision
+    from mytty.core.approvals.rules import Rule
     from mytty.core.attention.items import AttentionBook
     from mytty.core.events import AgentProvider, WorkerProvider
     from mytty.core.explain.inputs import EventWindow, Observations
@@ -30,6 +33,7 @@ if TYPE_CHECKING:  # types only: importing the ports loads none of these
     from mytty.core.runs.ledger import EventLedger
     from mytty.core.runs.notes import StatusNotes
     from mytty.protocol.replies import (
+        ApprovalEntry,
         IntegrationStatusesReply,
         JobSnapshot,
         MemoryCapEntry,
@@ -369,6 +373,59 @@ class JobResumer(Protocol):
         ...
 
 
+class ApprovalDesk(Protocol):
+    """The approvals broker (mytty.daemon.approvals.broker), for the ``approval`` commands."""
+
+    def caller(self, peer_pid: int) -> Caller:
+        """Who is asking: a person, or an agent and its pane (from the process ancestry)."""
+        ...
+
+    def visible(self, caller: Caller) -> list[ApprovalRequest]:
+        """The open requests ``caller`` may see, oldest first."""
+        ...
+
+    def find(self, text: str) -> ApprovalRequest:
+        """The request an id or unique prefix names (``approval-not-found``)."""
+        ...
+
+    def propose(self, text: str, caller: Caller) -> Rule:
+        """The narrowest rule that would allow it (``approval-rule-unavailable``)."""
+        ...
+
+    async def answer(
+        self,
+        text: str,
+        decision: Decision,
+        *,
+        caller: Caller,
+        channel: str,
+        message: str | None = None,
+        session: str | None = None,
+        always: bool = False,
+    ) -> tuple[ApprovalRequest, Rule | None]:
+        """Decide it (the first decision wins); with ``always``, write the rule first."""
+        ...
+
+    async def log(
+        self, seconds: float | None, caller: Caller, limit: int = ...
+    ) -> list[ApprovalRequest]:
+        """Every request of the last ``seconds`` (None: all) ``caller`` may see, newest first."""
+        ...
+
+    def entry(self, request: ApprovalRequest) -> ApprovalEntry: ...
+    def rule_table(self, rule: Rule) -> dict[str, str]: ...
+    @property
+    def config_file(self) -> str: ...
+    async def set_approver(self, job_id: JobId, approver: str) -> None:
+        """``agent spawn --approver`` for a new job (stored; ``spawn-failed`` if not)."""
+        ...
+
+
+class ApprovalAccess(Protocol):
+    @property
+    def approvals(self) -> ApprovalDesk: ...
+
+
 class Evidence(Protocol):
     """What ``explain`` reads beyond the books (mytty.daemon.explain.evidence)."""
 
@@ -389,6 +446,7 @@ class EvidenceAccess(Protocol):
 
 
 class Context(
+    ApprovalAccess,
     PaneDirectory,
     PaneFacts,
     PaneFactory,

@@ -20,6 +20,8 @@ from typing import Any, Final
 from mytty.core.admission.defaults import Machine, machine_defaults
 from mytty.core.admission.pacing import Pacing
 from mytty.core.admission.rules import Limits
+from mytty.core.approvals.rules import RuleSet, parse_rules
+from mytty.core.approvals.timing import MAX_APPROVAL_HOLD_S
 from mytty.core.cost.prices import PRICES_DATE, ModelPrice
 from mytty.core.vocab import ACCESS_MODES, WORKER_PROVIDERS
 
@@ -85,6 +87,15 @@ class ResumeSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class ApprovalSettings:
+    #: How long a PermissionRequest hook waits for a decision (0: never; the rules still
+    #: decide at once).
+    hold_seconds: float = 15.0
+    #: ``[[approvals.rule]]`` (mytty.core.approvals.rules).
+    rule: RuleSet = field(default_factory=RuleSet)
+
+
+@dataclass(frozen=True, slots=True)
 class AdmissionSettings:
     """``[admission]``: None (the key left out) means no limit of that kind."""
 
@@ -116,6 +127,7 @@ class Settings:
     tmux: TmuxSettings = field(default_factory=TmuxSettings)
     spawn: SpawnSettings = field(default_factory=SpawnSettings)
     resume: ResumeSettings = field(default_factory=ResumeSettings)
+    approvals: ApprovalSettings = field(default_factory=ApprovalSettings)
     admission: AdmissionSettings = field(default_factory=AdmissionSettings)
     #: ``[prices]``: (model, price) entries that add to or replace the shipped price table.
     prices: tuple[tuple[str, ModelPrice], ...] = ()
@@ -197,6 +209,22 @@ def _boolean(value: object) -> object:
     return value
 
 
+class _Partly(ValueError):
+    """A value that is kept although parts of it were not: ``warnings`` say which."""
+
+    def __init__(self, value: object, warnings: list[str]) -> None:
+        super().__init__("; ".join(warnings))
+        self.value = value
+        self.warnings = warnings
+
+
+def _rules(value: object) -> object:
+    rules, warnings = parse_rules(value)
+    if warnings:
+        raise _Partly(rules, warnings)
+    return rules
+
+
 def _count(minimum: int, maximum: int = 10**6) -> Checker:
     def check(value: object) -> object:
         if isinstance(value, bool) or not isinstance(value, int):
@@ -244,6 +272,7 @@ SCHEMA: Mapping[str, Mapping[str, Checker]] = {
     },
     "spawn": {"access": _choice(SPAWN_ACCESS), "guard_tmux_server": _boolean},
     "resume": {"mode": _choice(RESUME_MODES)},
+    "approvals": {"hold_seconds": _seconds(0.0, MAX_APPROVAL_HOLD_S), "rule": _rules},
     "admission": {
         "max_workers": _count(0),
         "max_workers_per_provider": _per_provider,
@@ -317,6 +346,9 @@ def settings_from(data: Mapping[str, object]) -> tuple[Settings, list[str]]:
                 continue
             try:
                 changes[key] = check(raw)
+            except _Partly as partly:
+                changes[key] = partly.value
+                warnings.extend(partly.warnings)
             except ValueError as exc:
                 default = getattr(current, key)
                 warnings.append(f"[{name}] {key}: {exc}; using the default {_show(default)}")
@@ -356,7 +388,7 @@ _HEAD = """\
 # A running controller reads the file again when it is saved: [notify] applies to the next
 # notification, [spawn] to the next spawn, [admission] and [prices] at once; a save that is
 # not valid TOML keeps the settings in use. [tmux] and [resume] are read by the commands that
-# use them.
+# use them; [approvals] applies to the next permission request.
 # Reference: docs/reference/config.md
 
 [notify]
@@ -405,6 +437,27 @@ guard_tmux_server = true
 # Agents that were running when the controller or tmux went away: "ask" (list them and
 # offer to resume), "auto" (resume them on start) or "off".
 mode = "ask"
+
+[approvals]
+# How long an agent's permission request (Claude Code's and Codex's PermissionRequest hook)
+# waits for an answer from `mytty approve`, the attention popup or a lead before the agent's
+# own dialog takes over (0 to 600; 0 = never wait). Claude Code shows its dialog meanwhile;
+# Codex shows it only once the wait is over. Rules below decide at once, whatever this says.
+hold_seconds = 15
+# Rules decide a request at once, before any wait: deny beats ask beats allow, whatever
+# their order. Each [[approvals.rule]] matches on any of provider, tool, command (a glob on
+# the shell command), path (a glob, relative to the job's directory) and label (the job's
+# label); `mytty approve ID --always` appends the narrowest allow rule here. Examples:
+#
+# [[approvals.rule]]
+# name = "read-only git"
+# action = "allow"
+# tool = "Bash"
+# command = "git status*"
+#
+# [[approvals.rule]]
+# action = "deny"
+# command = "*rm -rf /*"
 """
 
 

@@ -67,6 +67,14 @@ class ErrorCode(StrEnum):
     TOO_MANY_REQUESTS = "too-many-requests"
     #: ``agent spawn --no-queue``: admission (``[admission]``) can't start the worker now.
     ADMISSION_REFUSED = "admission-refused"
+    # -- approvals (appended) -------------------------------------------------------------
+    APPROVAL_NOT_FOUND = "approval-not-found"
+    APPROVAL_ALREADY_ANSWERED = "approval-already-answered"
+    APPROVAL_NOT_YOURS = "approval-not-yours"
+    APPROVAL_NOT_ON_SCREEN = "approval-not-on-screen"
+    APPROVAL_MESSAGE_UNDELIVERABLE = "approval-message-undeliverable"
+    APPROVAL_DELIVERY_FAILED = "approval-delivery-failed"
+    APPROVAL_RULE_UNAVAILABLE = "approval-rule-unavailable"
 
 
 EVENT_SOCKET_CODES: frozenset[ErrorCode] = frozenset(

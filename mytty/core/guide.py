@@ -43,6 +43,14 @@ AGENT ORCHESTRATION API (preferred)
 HOOK INTEGRATIONS
 {integration}
 
+APPROVALS (workers you spawned with --approver lead)
+  A worker's permission request (Claude Code, Codex) waits up to [approvals]
+  hold_seconds (config.toml, default 15 s) for an answer before its own dialog
+  takes over; rules there may decide it at once. You may answer only requests of
+  workers you spawned with agent spawn --approver lead, and never your own. A
+  person may always answer any request.
+{approval}
+
 STAGED EXAMPLE
   a=$(mytty-ctl agent spawn --provider codex --access review --label scan-a \\
         --task "Find why login times out under load. Report causes only." \\
@@ -59,11 +67,12 @@ STAGED EXAMPLE
   mytty-ctl agent wait "$fix" --until completed --timeout-seconds 1800
   mytty-ctl agent send "$fix" "Also add a regression test." --enter
   mytty-ctl agent wait "$fix" --until completed
-  # Stuck on an approval prompt? Wait for attention, read the screen, answer
-  # with a key:
+  # Stuck on an approval prompt? With --approver lead at spawn, answer it by id:
   #   mytty-ctl agent wait "$fix" --until attention
-  #   pane=$(mytty-ctl agent result "$fix" | jq -r .job.paneID.rawValue)
-  #   mytty-ctl send-key "$pane" 1
+  #   id=$(mytty-ctl approval list | jq -r '.approvals[0].id')
+  #   mytty-ctl approval answer "$id" allow
+  #   (or: mytty-ctl approval answer "$id" deny --message "use the fixture")
+  # Without it, read the screen and answer with a key: mytty-ctl send-key PANE 1
   mytty-ctl agent close "$a"; mytty-ctl agent close "$b"
 
 PANE COMMANDS (the escape hatch; prefer the agent commands for delegating work)
@@ -126,12 +135,13 @@ SEND-KEY NAMES
 {keys}"""
 
 
-def render(*, agent: str, integration: str, pane: str, keys: str) -> str:
+def render(*, agent: str, integration: str, pane: str, keys: str, approval: str = "") -> str:
     """The whole guide, with each section's command entries filled in."""
     return (
         _TEMPLATE.format(
             agent=agent,
             integration=integration,
+            approval=approval,
             pane=pane,
             keys=keys.rstrip("\n"),
             control_socket=paths.CONTROL_SOCKET,

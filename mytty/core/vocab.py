@@ -116,3 +116,9 @@ LEAD_NOTICES: dict[str, str] = {
     ANTIGRAVITY: "none",
     CURSOR: "none",
 }
+
+#: ``agent spawn --approver``: who answers a worker's permission requests besides any person
+#: (the same words as mytty.core.approvals.model).
+APPROVERS: tuple[str, ...] = ("human", "lead")
+#: A person's surfaces: ``decidedBy`` ``human:<channel>`` (a terminal, the popup, the web view).
+HUMAN_CHANNELS: tuple[str, ...] = ("tty", "popup", "web")

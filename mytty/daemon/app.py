@@ -19,17 +19,21 @@ import asyncio
 import logging
 from collections.abc import Callable
 
+from mytty.core.approvals.access import Caller
 from mytty.core.attention.items import AttentionItem
 from mytty.core.cost.prices import ModelPrice
 from mytty.core.cost.pricing import merged_table
 from mytty.core.errors import ErrorCode
-from mytty.core.events import AgentEvent
+from mytty.core.events import AgentEvent, AgentRunState
 from mytty.core.ids import JobId, RunId, SurfaceId, stable_uuid
-from mytty.core.jobs.tracker import AgentJob, AgentJobState
+from mytty.core.jobs.tracker import AgentJob, AgentJobState, is_terminal
 from mytty.daemon.admission.controller import Admission
 from mytty.daemon.admission.gate import AdmissionGate
 from mytty.daemon.admission.starter import WorkerStarter
 from mytty.daemon.agents import AgentHub, settle_heap
+from mytty.daemon.approvals import callers
+from mytty.daemon.approvals.broker import ApprovalBroker
+from mytty.daemon.approvals.hook_timeouts import HookTimeouts
 from mytty.daemon.clock import DEFAULT_TIMINGS, Clock, SystemClock, Timings
 from mytty.daemon.config.load import Settings, load_settings
 from mytty.daemon.config.watch import ConfigWatcher
@@ -130,6 +134,7 @@ class Controller:
             ),
             worktrees=WorktreeService(home),
             notifier=self.notifier,
+            approvals=self.approvals,
             evidence=EvidenceService(
                 store=self.store,
                 panes=self.panes,
@@ -201,6 +206,7 @@ class Controller:
             label_for_pane=self.jobs.label_for_pane,
             port=lambda: self.link.port,
             now=self.clock.now,
+            approval_for=self._approval_for,  # the one cycle (below)
         )
         # Transcripts: turns for the estimator, Claude's Esc, usage and budgets per job.
         self.usage = UsageBook(
@@ -269,13 +275,30 @@ class Controller:
         )
 
     def _build_outputs(self) -> None:
-        """Event intake, what is published to tmux, and config.toml's watcher."""
+        """The approvals broker, event intake, what is published to tmux, config.toml's
+        watcher."""
+        self.approvals = ApprovalBroker(
+            hub=self.hub,
+            store=self.store,
+            jobs=self.jobs,
+            panes=self.panes,
+            settings=lambda: self.settings.approvals,
+            now=self.clock.now,
+            hook_timeout=HookTimeouts().timeout,
+            require_port=self.link.require_port,
+            pane_lock=self.pane_service.pane_lock,
+            run_state=self._run_state,
+            config_file=self.home.config_file,
+            location=self._location,
+            classify=self._caller,
+        )
         self.ingest = EventIngest(
             hub=self.hub,
             panes=self.panes,
             route_codex=self.codex_router.route,
             # agent spawn --notify-lead, and --budget-usd's warnings
             lead_notices=LeadInbox(self.jobs, self.usage.budget_news).take,
+            approvals=self.approvals,
         )
         self.publisher = TmuxPublisher(
             hub=self.hub,
@@ -326,6 +349,35 @@ class Controller:
 
     def _last_detection(self, surface_id: SurfaceId) -> Detection | None:
         return self.estimator.detection(surface_id)
+
+    def _approval_for(self, run_id: RunId) -> str | None:
+        return self.approvals.open_id_for_run(run_id)
+
+    def _run_state(self, run_id: str) -> AgentRunState | None:
+        run = self.hub.book.get(RunId(run_id))
+        return run.state if run is not None else None
+
+    def _location(self, surface_id: SurfaceId) -> str | None:
+        """The pane as tmux names it (``session:window.pane``), None once it is gone."""
+        pane = self.panes.get(surface_id)
+        row = pane.row if pane is not None else None
+        return None if row is None else f"{row.session_name}:{row.window_index}.{row.pane_index}"
+
+    def _caller(self, peer_pid: int) -> Caller:
+        def job_in_pane(surface: SurfaceId) -> JobId | None:
+            job = self.jobs.newest_in_pane(surface)
+            return job.job_id if job is not None and not is_terminal(job.state) else None
+
+        def agent_in_front(surface: SurfaceId) -> bool:
+            pane = self.panes.get(surface)
+            return pane is not None and self.pane_service.foreground_agent(pane)[0] is not None
+
+        return callers.classify(
+            peer_pid,
+            self.panes.pid_map(),
+            job_in_pane=job_in_pane,
+            agent_in_front=agent_in_front,
+        )
 
     def _prices(self) -> dict[str, ModelPrice]:
         return merged_table(self.settings.prices)
@@ -391,9 +443,11 @@ class Controller:
         self.jobs.load(self.store.load_jobs(FINISHED_JOBS_IN_MEMORY))
         self.admission.restore()  # tickets continue after the stored queue's
         self.usage.load(self.store.load_usage())
+        self.approvals.load(self.store.load_approvers(), self.store.load_open_approvals())
         settle_heap()  # everything alive now lives as long as the process
         self.store.start_writer(loop)
         self.hub.add_observer(self.cursor_approval.observe)
+        self.hub.add_observer(self.approvals.observe)
         self.hub.add_observer(self.transcript_watch.observe_event)
         self.transcript_watch.start(loop)
         try:
@@ -406,6 +460,7 @@ class Controller:
             await self.jobs.sweep()  # after the panes are known: a job whose pane went is lost
             # Items of panes that went while no controller watched (and the sweep's own).
             await self.hub.retire_items(lambda surface: surface not in self.panes.by_surface)
+            self.approvals.settle_restart()  # a request whose run no longer waits expired
             self.notifier.start()  # after the sweep: what it found is no news (no storm)
             try:
                 self.shell_events.start(loop)  # every pane has its identity by now
@@ -418,28 +473,7 @@ class Controller:
             await self.hub.prune()
             await self._save_snapshot()  # the next start reads this, not the replayed tail
             write_guide(self.home)
-            self._servers = [
-                OneShotServer(
-                    self.home.control_socket,
-                    self._handle_control,
-                    too_large_reply=encode_reply(
-                        failure(ErrorCode.REQUEST_TOO_LARGE, "requests are limited to 64 KiB")
-                    ),
-                    foreign_peer_reply=encode_reply(
-                        failure(ErrorCode.PERMISSION_DENIED, "another user's process was refused")
-                    ),
-                    name="control",
-                    watch_hangups=True,  # its long polls end when their client goes
-                    rules=ControlRouter.BUDGET_RULES,  # fair shares, too-many-requests
-                ),
-                OneShotServer(
-                    self.home.event_socket,
-                    self.ingest.handle,
-                    too_large_reply=encode_event_reply(error=ErrorCode.REQUEST_TOO_LARGE),
-                    foreign_peer_reply=encode_event_reply(error=ErrorCode.UNAUTHORIZED),
-                    name="events",
-                ),
-            ]
+            self._servers = self._socket_servers()
             for server in self._servers:
                 await server.start()
             log.info("mytty controller ready (home %s, tmux %s)", self.home.root, self.tmux_socket)
@@ -461,10 +495,36 @@ class Controller:
         finally:
             await self._shutdown()
 
+    def _socket_servers(self) -> list[OneShotServer]:
+        """The control socket and the event socket, not yet listening."""
+        return [
+            OneShotServer(
+                self.home.control_socket,
+                self._handle_control,
+                too_large_reply=encode_reply(
+                    failure(ErrorCode.REQUEST_TOO_LARGE, "requests are limited to 64 KiB")
+                ),
+                foreign_peer_reply=encode_reply(
+                    failure(ErrorCode.PERMISSION_DENIED, "another user's process was refused")
+                ),
+                name="control",
+                watch_hangups=True,  # its long polls end when their client goes
+                rules=ControlRouter.BUDGET_RULES,  # fair shares, too-many-requests
+            ),
+            OneShotServer(
+                self.home.event_socket,
+                self.ingest.handle,
+                too_large_reply=encode_event_reply(error=ErrorCode.REQUEST_TOO_LARGE),
+                foreign_peer_reply=encode_event_reply(error=ErrorCode.UNAUTHORIZED),
+                name="events",
+            ),
+        ]
+
     def _wire_estimator(self) -> None:
         self.estimator.attach()
         self.pane_service.pane_gone_listeners.append(self.estimator.pane_gone)
         self.pane_service.pane_gone_listeners.append(self.transcripts.forget)
+        self.pane_service.pane_gone_listeners.append(self.approvals.pane_gone)
         self.shell_events.add_listener(self.estimator.on_shell_event)
         if self.jobs.launch_watch is not None:  # a worker that exits before its first run
             self.shell_events.add_listener(self.jobs.launch_watch.on_shell_event)

@@ -3,9 +3,10 @@
 :class:`HandlerContext` implements :class:`mytty.control.ports.Context` (mypy checks it where
 the router receives it) and holds exactly the parts the ports reach: the tmux link, the pane
 registry and service, the agent hub, the job registry, integrations, the agent checks,
-worktrees, the notifier, admission, ``mytty resume`` and ``explain``'s evidence. Each port is answered by the part that owns it,
-so the composition root (:mod:`mytty.daemon.app`) only builds and runs parts, and a reader
-finds here, in one place, which part a handler's call lands in.
+worktrees, the notifier, admission, the approvals broker, ``mytty resume`` and ``explain``'s
+evidence. Each port is answered by the part that owns it, so the composition root
+(:mod:`mytty.daemon.app`) only builds and runs parts, and a reader finds here, in one place,
+which part a handler's call lands in.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from mytty.core.jobs.tracker import AgentJob
 from mytty.core.kill_guard import worker_environment
 from mytty.daemon.admission.gate import AdmissionGate
 from mytty.daemon.agents import AgentHub
+from mytty.daemon.approvals.broker import ApprovalBroker
 from mytty.daemon.explain.evidence import EvidenceService
 from mytty.daemon.integration_service import IntegrationService
 from mytty.daemon.jobs.registry import JobRegistry
@@ -52,12 +54,15 @@ class HandlerContext:
         preflight: AgentPreflight,
         worktrees: WorktreeService,
         notifier: Notifier,
+        approvals: ApprovalBroker,
         evidence: EvidenceService,
         spawn_settings: Callable[[], SpawnSettings],
         now: Callable[[], float],
         admission: AdmissionGate,
     ) -> None:
         self.tmux_socket = tmux_socket
+        #: The approvals broker answers the ApprovalAccess port itself.
+        self.approvals = approvals
         #: Admission (``[admission]``): a spawn's claim, its launch line, the memory cap.
         self.admission = admission
         self.panes = panes

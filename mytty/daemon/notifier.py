@@ -7,6 +7,11 @@ controller: each notification is its own task, the user command is an asyncio su
 killed (with its process group) at ``[notify] timeout``, and tmux writes never wait on a
 stopped terminal.
 
+A notification about an item that is no longer actionable by the time it goes out (an approval
+decided within its hold, a question answered) is dropped: the item resolved everywhere. One
+about a permission request carries its ``approvalID`` for the ``command`` channel, so a phone
+script can answer it (``mytty approve ID``).
+
 Channels go out in this order: ``bell`` and ``osc`` (written to panes as their output),
 ``notify-send``, ``command``, and ``message`` last: while tmux shows a message on a client it
 holds back that client's pane output, passthrough included, so a message shown first would
@@ -106,7 +111,10 @@ class Notifier:
         port: Callable[[], TmuxPort | None],
         now: Callable[[], float],
         env: Mapping[str, str] | None = None,
+        approval_for: Callable[[RunId], str | None] | None = None,
     ) -> None:
+        #: The open permission request of a run (the approvals broker), for ``approvalID``.
+        self._approval_for = approval_for
         self.settings = settings
         self._hub = hub
         self._panes = panes
@@ -182,6 +190,10 @@ class Notifier:
     async def _deliver(self, n: Notification) -> None:
         assert self._gate is not None
         views = await self._views()
+        item = self._hub.attention.get(n.key)
+        if item is not None and not item.actionable:
+            log.debug("notification %s for %s not sent: resolved meanwhile", n.key, n.surface_id)
+            return
         pane = self._panes.by_surface.get(n.surface_id)
         focused = pane is not None and any(v.pane_id == pane.tmux_id for v in views)
         verdict = self._gate.admit(n, focused=focused, now=self._now())
@@ -273,6 +285,9 @@ class Notifier:
             "occurredAt": format_timestamp(n.occurred_at),
             "location": location,
             "label": label,
+            "approvalID": self._approval_for(n.run_id)
+            if self._approval_for is not None and n.kind == APPROVAL
+            else None,
             "test": test,
         }
 

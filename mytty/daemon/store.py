@@ -10,6 +10,10 @@ acknowledgements stored after it, so it costs O(kept runs + events since the sna
 O(events ever stored). The snapshot is written by the same writer, in a transaction with the
 events around it; the marks come from the hub, which applies events in commit order.
 
+Permission requests (``approval``, the approvals broker's audit) are one row each, replaced as
+the request changes (held, decided, expired); ``job_approver`` records ``agent spawn
+--approver`` per job.
+
 Jobs (``agent_job``) are one row each, keyed by job id and kept in creation order (``seq``);
 a job's row is replaced on every change of the job. ``terminal`` lets a restart read every
 unfinished job and only the newest finished ones; older finished jobs stay readable by id.
@@ -31,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TypeVar, cast
 
+from mytty.core.approvals import record as approval_record
+from mytty.core.approvals.model import ApprovalRequest
 from mytty.core.attention.items import AttentionItem
 from mytty.core.events import AgentEvent
 from mytty.core.jobs.record import decode_job, encode_job
@@ -81,6 +87,19 @@ CREATE INDEX IF NOT EXISTS agent_job_key ON agent_job (json_extract(payload, '$.
 CREATE TABLE IF NOT EXISTS job_usage (
     job_id TEXT PRIMARY KEY,
     payload TEXT NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS approval (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    approval_id TEXT NOT NULL UNIQUE,
+    requested_at REAL NOT NULL,
+    open INTEGER NOT NULL,
+    payload TEXT NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS approval_requested ON approval (requested_at);
+CREATE INDEX IF NOT EXISTS approval_open ON approval (open) WHERE open = 1;
+CREATE TABLE IF NOT EXISTS job_approver (
+    job_id TEXT PRIMARY KEY,
+    approver TEXT NOT NULL
 ) STRICT;
 """
 
@@ -261,6 +280,32 @@ class _BindSurfaces:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class _SaveApproval:
+    request: ApprovalRequest
+
+    def apply(self, conn: sqlite3.Connection) -> None:
+        r = self.request
+        conn.execute(
+            "INSERT INTO approval(approval_id, requested_at, open, payload) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT(approval_id) DO UPDATE SET open = excluded.open, "
+            "payload = excluded.payload",
+            (r.id, r.requested_at, int(r.open), approval_record.encode(r)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _SetApprover:
+    job_id: str
+    approver: str
+
+    def apply(self, conn: sqlite3.Connection) -> None:
+        conn.execute(
+            "INSERT OR REPLACE INTO job_approver(job_id, approver) VALUES (?, ?)",
+            (self.job_id, self.approver),
+        )
+
+
 #: A queued write and the future its caller awaits.
 _Pending = tuple[_Write[object], asyncio.Future[object]]
 
@@ -431,6 +476,32 @@ class EventStore:
             raise StoreError(f"could not read the jobs of key {key!r}: {exc}") from exc
         return [job for (payload,) in rows if (job := self._decode_job(payload)) is not None]
 
+    def load_open_approvals(self) -> list[ApprovalRequest]:
+        """Every request stored as still open (a restart then decides what became of it)."""
+        assert self._conn is not None
+        rows = self._conn.execute("SELECT payload FROM approval WHERE open = 1 ORDER BY seq")
+        return [r for (payload,) in rows if (r := approval_record.decode(payload)) is not None]
+
+    def load_approvers(self) -> dict[str, str]:
+        """``agent spawn --approver`` of every job that was given one, by job id."""
+        assert self._conn is not None
+        return dict(self._conn.execute("SELECT job_id, approver FROM job_approver"))
+
+    def read_approvals(self, since: float, limit: int) -> list[ApprovalRequest]:
+        """The requests made at or after ``since``, newest first, at most ``limit`` (a read
+        on the reader connection: it never waits for the writer). Raises StoreError."""
+        if self._conn is None:
+            return []
+        try:
+            rows = self._conn.execute(
+                "SELECT payload FROM approval WHERE requested_at >= ? "
+                "ORDER BY requested_at DESC, seq DESC LIMIT ?",
+                (since, limit),
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"could not read the approvals log: {exc}") from exc
+        return [r for (payload,) in rows if (r := approval_record.decode(payload)) is not None]
+
     def read_run_events(
         self, run_ids: Iterable[str], per_run: int
     ) -> tuple[list[tuple[int, AgentEvent]], set[str]]:
@@ -489,6 +560,18 @@ class EventStore:
     def save_usage_soon(self, job_id: str, payload: str) -> asyncio.Future[object]:
         """Queue a job's usage record (insert or replace), like :meth:`save_job_soon`."""
         return self._enqueue(_SaveUsage(job_id, payload))
+
+    async def save_approval(self, request: ApprovalRequest) -> None:
+        """Store (insert or replace) one request; resolves once committed. Raises StoreError."""
+        await self._submit(_SaveApproval(request))
+
+    def save_approval_soon(self, request: ApprovalRequest) -> asyncio.Future[object]:
+        """Queue a request's new state without waiting for the commit (writes keep their order)."""
+        return self._enqueue(_SaveApproval(request))
+
+    async def set_approver(self, job_id: str, approver: str) -> None:
+        """Record a job's ``--approver``; resolves once committed. Raises StoreError."""
+        await self._submit(_SetApprover(job_id, approver))
 
     async def insert(self, event: AgentEvent) -> int:
         """Insert one event: its sequence when new, 0 for a duplicate id. Raises StoreError."""

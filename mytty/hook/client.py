@@ -41,7 +41,27 @@ def _remaining(deadline: float) -> float:
     return left
 
 
-def _exchange(path: str, line: bytes, deadline: float, max_reply: int) -> bytes:
+def _read_line(sock: socket.socket, reply: bytearray, deadline: float, max_reply: int) -> None:
+    """Read into ``reply`` until it holds a newline, EOF, or the deadline (TimeoutError)."""
+    while b"\n" not in reply:
+        sock.settimeout(_remaining(deadline))
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        reply += chunk
+        if len(reply) > max_reply and b"\n" not in reply[:max_reply]:
+            raise DeliveryError("mytty's reply is too large")
+
+
+#: A connection left open after its first reply line, with what was read past that line.
+Kept = list[tuple[socket.socket, bytes]]
+
+
+def _exchange(
+    path: str, line: bytes, deadline: float, max_reply: int, keep: Kept | None = None
+) -> bytes:
+    """One request and its first reply line. ``keep``: leave the socket open and hand it over
+    (a held PermissionRequest reads a second line from it)."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(_remaining(deadline))
@@ -53,17 +73,13 @@ def _exchange(path: str, line: bytes, deadline: float, max_reply: int) -> bytes:
         except OSError:
             pass  # the server may already have answered and closed; read what it sent
         reply = bytearray()
-        while b"\n" not in reply:
-            sock.settimeout(_remaining(deadline))
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            reply += chunk
-            if len(reply) > max_reply and b"\n" not in reply[:max_reply]:
-                raise DeliveryError("mytty's reply is too large")
+        _read_line(sock, reply, deadline, max_reply)
+        if keep is not None:
+            keep.append((sock, bytes(reply).partition(b"\n")[2]))
         return bytes(reply)
     finally:
-        sock.close()
+        if keep is None or not keep or keep[-1][0] is not sock:
+            sock.close()
 
 
 def _describe(exc: OSError) -> str:
@@ -78,19 +94,25 @@ def _describe(exc: OSError) -> str:
 
 
 def deliver(
-    path: str, line: bytes, *, deadline: float, max_reply: int = MAX_EVENT_RESPONSE_BYTES
+    path: str,
+    line: bytes,
+    *,
+    deadline: float,
+    max_reply: int = MAX_EVENT_RESPONSE_BYTES,
+    keep: Kept | None = None,
 ) -> dict[str, object]:
     """Send one envelope line to the event socket at ``path`` and return the decoded reply.
 
     ``deadline`` is a ``time.monotonic()`` instant. Raises ControllerNotRunning when nothing
     listens there, DeliveryError for everything else (including the deadline passing).
+    ``keep``: the connection stays open and is appended there (see :func:`read_decision`).
     """
     for attempt in (1, 2):
         attempt_deadline = (
             deadline if attempt == 2 else min(deadline, time.monotonic() + FIRST_ATTEMPT_S)
         )
         try:
-            raw = _exchange(path, line, attempt_deadline, max_reply)
+            raw = _exchange(path, line, attempt_deadline, max_reply, keep)
             break
         except TimeoutError:
             if attempt == 2 or deadline - time.monotonic() < MIN_RETRY_S:
@@ -113,3 +135,24 @@ def deliver(
     if not isinstance(reply, dict):
         raise DeliveryError("mytty's reply is not a JSON object")
     return reply
+
+
+def read_decision(
+    sock: socket.socket, hold_until: float, already: bytes = b""
+) -> dict[str, object] | None:
+    """The decision line of a held PermissionRequest (``already``: what came with the first
+    line), read until ``hold_until`` (a ``time.monotonic()`` instant); None when it does not
+    come (EOF, timeout, junk)."""
+    reply = bytearray(already)
+    try:
+        _read_line(sock, reply, hold_until, MAX_EVENT_RESPONSE_BYTES)
+    except (OSError, DeliveryError):  # TimeoutError is an OSError
+        return None
+    finally:
+        sock.close()
+    line = bytes(reply).split(b"\n", 1)[0].strip()
+    try:
+        decoded = json.loads(line)
+    except ValueError:
+        return None
+    return decoded if isinstance(decoded, dict) else None

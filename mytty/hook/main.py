@@ -16,7 +16,11 @@ Agents run this on every hook (for some, every tool call), so it must never get 
   ``hookSpecificOutput.additionalContext`` (mytty.hook.adapters.notice);
 - in a worker mytty spawned with the guard on, a ``PreToolUse`` whose shell command would kill
   mytty's tmux server gets the provider's deny on stdout and exit 0 (:mod:`mytty.hook.guard`),
-  decided locally, without the controller.
+  decided locally, without the controller;
+- a Claude Code or Codex ``PermissionRequest`` (not a question tool's) goes to the approvals
+  broker and may wait for its decision, which is printed as the provider's reply
+  (:mod:`mytty.hook.approval`); whatever goes wrong there, it prints nothing and exits 0, so
+  the agent's own dialog decides, as without mytty.
 
 Codex is routed by session id on the controller, not by surface (a daemon-hosted Codex hands
 its hooks the environment of whichever pane started the daemon). So ``mytty-agent-hook codex``
@@ -34,8 +38,11 @@ import sys
 import time
 from types import ModuleType
 
-from mytty.hook.mapping import PROVIDERS, HookMapping
+from mytty.hook.mapping import APPROVAL_REQUESTED, PROVIDERS, HookMapping
 from mytty.protocol.limits import MAX_HOOK_STDIN_BYTES, MAX_REQUEST_BYTES
+
+#: The providers whose PermissionRequest hook can take a decision (both read the same reply).
+_DECIDING_PROVIDERS = frozenset({"claude-code", "codex"})
 
 #: Everything — reading stdin, connecting, one retry, the reply — fits in this many seconds,
 #: leaving headroom for interpreter start and exit within a 2 s budget.
@@ -165,10 +172,97 @@ def _run(args: list[str], deadline: float) -> int:
         return 1
     # A hook at the agent's turn boundary (Claude's UserPromptSubmit/SessionStart) can hand it
     # the lead notices of `agent spawn --notify-lead`; the envelope says so, the reply brings them.
+    if _asks_for_decision(provider, mapping):
+        from mytty.hook.approval import approval_object
+
+        approval = approval_object(payload)
+        if approval is not None:
+            return _decide(provider, payload, mapping, credentials, approval, socket_path, deadline)
     takes_notice = getattr(adapter, "takes_notice", None)
     lead_notices = bool(takes_notice(payload)) if takes_notice is not None else False
     line = _event_line(provider, payload, mapping, mapping.run_key, credentials, lead_notices)
     return _deliver(adapter, payload, line, lead_notices, socket_path, deadline)
+
+
+def _asks_for_decision(provider: str, mapping: HookMapping) -> bool:
+    """A PermissionRequest the broker may decide (a question tool's maps to input-requested)."""
+    return (
+        provider in _DECIDING_PROVIDERS
+        and mapping.hook_name == "PermissionRequest"
+        and mapping.kind == APPROVAL_REQUESTED
+    )
+
+
+def _decide(
+    provider: str,
+    payload: dict[str, object],
+    mapping: HookMapping,
+    credentials: tuple[str, str | None],
+    approval: dict[str, object],
+    socket_path: str,
+    deadline: float,
+) -> int:
+    """Send the request with its ``approval``, wait for the decision, print it. Always 0."""
+    try:
+        return _decide_or_not(
+            provider, payload, mapping, credentials, approval, socket_path, deadline
+        )
+    except Exception as exc:  # noqa: BLE001 — no decision, never "Hook failed" (exit 1)
+        _say(f"internal error ({type(exc).__name__})")
+        return 0
+
+
+def _decide_or_not(
+    provider: str,
+    payload: dict[str, object],
+    mapping: HookMapping,
+    credentials: tuple[str, str | None],
+    approval: dict[str, object],
+    socket_path: str,
+    deadline: float,
+) -> int:
+    from mytty.hook.approval import bare, decision_output
+    from mytty.hook.client import ControllerNotRunning, DeliveryError, Kept, deliver, read_decision
+    from mytty.protocol.limits import APPROVAL_HOLD_GRACE_S, MAX_APPROVAL_HOLD_S
+
+    assert mapping.run_key is not None
+    line = _event_line(provider, payload, mapping, mapping.run_key, credentials, False, approval)
+    if len(line) - 1 > MAX_REQUEST_BYTES:
+        line = _event_line(
+            provider, payload, mapping, mapping.run_key, credentials, False, bare(approval)
+        )
+        if len(line) - 1 > MAX_REQUEST_BYTES:
+            _say("permission request exceeds the 64 KiB request limit")
+            return 0
+    kept: Kept = []
+    try:
+        try:
+            reply = deliver(socket_path, line, deadline=deadline, keep=kept)
+        except ControllerNotRunning:
+            return 0
+        except DeliveryError as exc:
+            _say(str(exc))
+            return 0
+        if reply.get("ok") is not True:
+            code = reply.get("error")
+            _say(f"mytty rejected the permission request: {str(code)[:64]}")
+            return 0
+        held = reply.get("approval")
+        if not isinstance(held, dict):
+            return 0  # a controller without the broker: the event is stored, no decision
+        decision: object = held if "decision" in held else None
+        hold = held.get("holdSeconds")
+        if decision is None and kept and isinstance(hold, int | float) and hold > 0:
+            sock, already = kept.pop()
+            wait = min(float(hold), MAX_APPROVAL_HOLD_S) + APPROVAL_HOLD_GRACE_S
+            decision = read_decision(sock, time.monotonic() + wait, already)
+        output = decision_output(decision)
+        if output is not None:
+            _write_stdout(output)
+        return 0
+    finally:
+        for sock, _rest in kept:
+            sock.close()
 
 
 def _read_payload(
@@ -249,6 +343,7 @@ def _event_line(
     run_key: str,
     credentials: tuple[str, str | None],
     lead_notices: bool,
+    approval: dict[str, object] | None = None,
 ) -> bytes:
     """The envelope of this hook's event, as one line for the event socket."""
     from mytty.hook.identity import hook_event_id, hook_run_id
@@ -270,6 +365,7 @@ def _event_line(
         tool_name=mapping.tool_name,
         last_assistant_message=mapping.last_assistant_message,
         lead_notices=lead_notices,
+        approval=approval,
     )
 
 

@@ -47,10 +47,12 @@ def encode_event_line(
     tool_name: str | None = None,
     last_assistant_message: str | None = None,
     lead_notices: bool = False,
+    approval: dict[str, object] | None = None,
 ) -> bytes:
     """One newline-terminated UTF-8 JSON envelope, byte-identical to ``encode_envelope``.
 
     ``lead_notices``: this hook can hand its agent a lead notice (the reply may carry one).
+    ``approval``: a PermissionRequest waiting for a decision (mytty.hook.approval).
     """
     event: dict[str, object] = {
         "schemaVersion": SCHEMA_VERSION,
@@ -79,5 +81,7 @@ def encode_event_line(
     envelope["event"] = event
     if lead_notices:
         envelope["leadNotices"] = True
+    if approval is not None:
+        envelope["approval"] = approval
     text = json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
     return text.encode("utf-8") + b"\n"

@@ -96,6 +96,46 @@ def integrations_wire(env: Mapping[str, str] | None = None) -> IntegrationStatus
     )
 
 
+#: What a PermissionRequest handler without a ``timeout`` gets (both pinned CLIs: 600 s).
+PROVIDER_DEFAULT_TIMEOUT_S = 600.0
+
+
+def permission_hook_timeout(
+    provider: str | AgentProvider, env: Mapping[str, str] | None = None
+) -> float | None:
+    """The ``timeout`` (seconds) of mytty's PermissionRequest handler in the provider's hook
+    file (Claude Code, Codex), or None when none is installed there or the file can't be read.
+
+    The approvals broker holds a request at most this long minus what the hook needs besides.
+    """
+    from mytty.integrations import claude, codex, hookconfig
+
+    provider = parse_provider(provider)
+    ctx = InstallContext.create(env)
+    if provider is AgentProvider.CLAUDE_CODE:
+        path, spec = ctx.locations.claude_settings, claude.spec(ctx)
+    elif provider is AgentProvider.CODEX:
+        path, spec = ctx.locations.codex_hooks, codex.spec(ctx)
+    else:
+        return None
+    try:
+        loaded = hookconfig.load(path, spec)
+    except MyttyError:
+        return None
+    hooks = loaded.data.get("hooks") or {}
+    for pos in hookconfig.owned_positions(loaded.data, spec):
+        if pos.event != "PermissionRequest" or pos.group is None:
+            continue
+        handler = hooks[pos.event][pos.group]["hooks"][pos.handler]
+        timeout = handler.get("timeout")
+        if timeout is None:
+            return PROVIDER_DEFAULT_TIMEOUT_S
+        if isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > 0:
+            return float(timeout)
+        return None
+    return None
+
+
 def planned_changes(
     provider: str | AgentProvider, env: Mapping[str, str] | None = None
 ) -> list[str]:

@@ -4,6 +4,11 @@ Handlers use the exec form: ``command`` is the helper's absolute path (unquoted)
 ``args: ["claude-code"]``, so no shell parses the path. A handler written in the shell form
 ``'<path>' claude-code`` is also recognised as ours (and replaced by the exec form on repair).
 
+``PermissionRequest`` gets a timeout of its own, above the longest ``[approvals]
+hold_seconds`` (:data:`~mytty.protocol.limits.APPROVAL_HOOK_TIMEOUT_S`), since the hook may
+wait there for a decision (the approvals broker); installs from before it (5 s) still count as
+``installed`` and get it from ``repair``.
+
 ``PreToolUse`` (matcher ``Bash``) carries the kill-server guard of spawned workers
 (:mod:`mytty.hook.guard`). Installs from before it existed lack that one entry; they still count
 as ``installed`` (so ``agent spawn`` keeps working) and get it from ``mytty integrations repair
@@ -19,9 +24,10 @@ from typing import Any
 from mytty.core.events import AgentProvider
 from mytty.core.vocab import INSTALLED, NEEDS_REPAIR
 from mytty.integrations import hookconfig, pointers
-from mytty.integrations.common import GUARD_UPGRADE, FileChange
+from mytty.integrations.common import APPROVALS_UPGRADE, GUARD_UPGRADE, FileChange
 from mytty.integrations.helper import helper_problem, invokes_helper
 from mytty.integrations.installer import InstallContext, ProviderState
+from mytty.protocol.limits import APPROVAL_HOOK_TIMEOUT_S
 
 #: The kill-server guard's event (Bash tool calls only).
 GUARD_EVENT = "PreToolUse"
@@ -42,10 +48,16 @@ EVENTS = (
 )
 NOTIFICATION_MATCHER = "permission_prompt|idle_prompt|agent_needs_input|elicitation_dialog"
 TIMEOUT_SECONDS = 5
+#: The event whose handler may hold for a decision, and the timeout it had before that.
+PERMISSION_EVENT = "PermissionRequest"
+OLD_PERMISSION_TIMEOUT = TIMEOUT_SECONDS
 
 
-def spec(ctx: InstallContext, *, guard: bool = True) -> hookconfig.HookFileSpec:
-    """What settings.json must hold; ``guard=False``: as installed before the guard existed."""
+def spec(
+    ctx: InstallContext, *, guard: bool = True, permission_timeout: int = APPROVAL_HOOK_TIMEOUT_S
+) -> hookconfig.HookFileSpec:
+    """What settings.json must hold; ``guard=False``: as installed before the guard existed;
+    ``permission_timeout``: the PermissionRequest handler's (5 before the approvals broker)."""
     provider = AgentProvider.CLAUDE_CODE.value
 
     def entry(event: str) -> dict[str, Any]:
@@ -53,7 +65,7 @@ def spec(ctx: InstallContext, *, guard: bool = True) -> hookconfig.HookFileSpec:
             "type": "command",
             "command": str(ctx.helper),
             "args": [provider],
-            "timeout": TIMEOUT_SECONDS,
+            "timeout": permission_timeout if event == PERMISSION_EVENT else TIMEOUT_SECONDS,
         }
         if event == "Notification":
             return {"matcher": NOTIFICATION_MATCHER, "hooks": [handler]}
@@ -77,7 +89,10 @@ class ClaudeInstaller:
         _loaded, status, why, upgrade = hookconfig.hooks_state_or_legacy(
             ctx.locations.claude_settings,
             spec(ctx),
-            [(spec(ctx, guard=False), GUARD_UPGRADE)],  # an install from before the guard
+            [  # installs from before the broker, and from before the guard too
+                (spec(ctx, permission_timeout=OLD_PERMISSION_TIMEOUT), APPROVALS_UPGRADE),
+                (spec(ctx, guard=False, permission_timeout=OLD_PERMISSION_TIMEOUT), GUARD_UPGRADE),
+            ],
             problem,
             self.provider.value,
         )

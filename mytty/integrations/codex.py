@@ -5,6 +5,12 @@ asks Codex for each mytty hook's current hash and records it as trusted (``codex
 Codex 0.171 silently skips hooks nobody trusted. When Codex cannot be asked, the status stays
 ``needs-repair`` with a hint naming the manual step (``/hooks`` in Codex).
 
+``PermissionRequest`` gets a timeout of its own, above the longest ``[approvals]
+hold_seconds`` (:data:`~mytty.protocol.limits.APPROVAL_HOOK_TIMEOUT_S`): the hook may wait there
+for a decision. It is fixed, so a new hold never changes the handler, whose trust hash covers
+its timeout. Installs from before it (5 s) still count as ``installed``; ``repair`` gives them
+the new timeout and records the new hash.
+
 ``PreToolUse`` (matcher ``Bash``) carries the kill-server guard of spawned workers
 (:mod:`mytty.hook.guard`). Installs from before it existed lack that entry (and its trust); they
 still count as ``installed`` and get both from ``mytty integrations repair codex`` or ``enable``.
@@ -24,6 +30,7 @@ from mytty.core.vocab import INSTALLED, NEEDS_REPAIR
 from mytty.integrations import codex_toml, hookconfig, pointers
 from mytty.integrations.codex_trust import CodexUnavailable, find_codex
 from mytty.integrations.common import (
+    APPROVALS_UPGRADE,
     GUARD_UPGRADE,
     PRIVATE_MODE,
     SUBAGENT_UPGRADE,
@@ -35,6 +42,7 @@ from mytty.integrations.common import (
 )
 from mytty.integrations.helper import helper_problem, invokes_helper, shell_command
 from mytty.integrations.installer import InstallContext, ProviderState
+from mytty.protocol.limits import APPROVAL_HOOK_TIMEOUT_S
 
 #: A subagent's start and stop (codex-cli 0.171.0 fires them with the subagent's agent_id): a
 #: turn that spawned one stays open until it stops (mytty.hook.adapters.codex).
@@ -53,18 +61,27 @@ EVENTS = (
     *SUBAGENT_EVENTS,
 )
 TIMEOUT_SECONDS = 5
+#: The event whose handler may hold for a decision, and the timeout it had before that.
+PERMISSION_EVENT = "PermissionRequest"
+OLD_PERMISSION_TIMEOUT = TIMEOUT_SECONDS
 
 
 def spec(
-    ctx: InstallContext, *, guard: bool = True, subagents: bool = True
+    ctx: InstallContext,
+    *,
+    guard: bool = True,
+    subagents: bool = True,
+    permission_timeout: int = APPROVAL_HOOK_TIMEOUT_S,
 ) -> hookconfig.HookFileSpec:
     """What hooks.json must hold; ``guard=False`` / ``subagents=False``: as installed before
-    the guard / the subagent hooks existed."""
+    the guard / the subagent hooks existed; ``permission_timeout``: the PermissionRequest
+    handler's (5 before the approvals broker)."""
     provider = AgentProvider.CODEX.value
 
     def entry(event: str) -> dict[str, Any]:
         command = shell_command(ctx.helper, provider)
-        handler = {"type": "command", "command": command, "timeout": TIMEOUT_SECONDS}
+        timeout = permission_timeout if event == PERMISSION_EVENT else TIMEOUT_SECONDS
+        handler = {"type": "command", "command": command, "timeout": timeout}
         if event == GUARD_EVENT:
             return {"matcher": GUARD_MATCHER, "hooks": [handler]}
         return {"hooks": [handler]}
@@ -134,9 +151,21 @@ class CodexInstaller:
         loaded, status, why, upgrade = hookconfig.hooks_state_or_legacy(
             ctx.locations.codex_hooks,
             spec(ctx),
-            [  # installs from before the subagent hooks, and from before the guard too
-                (spec(ctx, subagents=False), SUBAGENT_UPGRADE),
-                (spec(ctx, guard=False, subagents=False), GUARD_UPGRADE),
+            [  # installs from before the broker, the subagent hooks, and the guard too
+                (spec(ctx, permission_timeout=OLD_PERMISSION_TIMEOUT), APPROVALS_UPGRADE),
+                (
+                    spec(ctx, subagents=False, permission_timeout=OLD_PERMISSION_TIMEOUT),
+                    SUBAGENT_UPGRADE,
+                ),
+                (
+                    spec(
+                        ctx,
+                        guard=False,
+                        subagents=False,
+                        permission_timeout=OLD_PERMISSION_TIMEOUT,
+                    ),
+                    GUARD_UPGRADE,
+                ),
             ],
             problem,
             self.provider.value,

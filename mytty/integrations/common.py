@@ -237,3 +237,9 @@ SUBAGENT_UPGRADE = (
     "installed without the subagent hooks (an install from an older mytty): a turn that "
     "starts a subagent reads finished while the subagent still works"
 )
+#: What ``repair`` adds to a Claude Code or Codex install from before the approvals broker: the
+#: PermissionRequest handler's longer timeout (the old 5 s cuts every hold to 1 s).
+APPROVALS_UPGRADE = (
+    "installed with the PermissionRequest handler's old 5 s timeout (an install from an older "
+    "mytty): a permission request waits at most 1 s for `mytty approve` or a lead"
+)

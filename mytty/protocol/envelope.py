@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from mytty.core.approvals.model import Action
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import (
     SCHEMA_VERSION,
@@ -16,7 +17,20 @@ from mytty.core.events import (
 )
 from mytty.core.ids import RunId, SurfaceId, normalize_uuid
 from mytty.protocol import bounds
-from mytty.protocol.wire import agent_event, event_accepted, event_rejected
+from mytty.protocol.replies import HeldApproval
+from mytty.protocol.wire import agent_event, decision_line, event_accepted, event_rejected
+
+#: At most this many paths travel with one approval request.
+MAX_APPROVAL_PATHS = 64
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalAsk:
+    """``"approval": {…}`` (a mytty extension): a PermissionRequest hook that waits for a
+    decision. What the agent asks to do, and in which directory."""
+
+    action: Action
+    cwd: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +41,8 @@ class Envelope:
     #: ``"leadNotices": true`` (a mytty extension): the hook that sent the event can hand the
     #: agent a notice (``agent spawn --notify-lead``), so the reply may carry one.
     lead_notices: bool = False
+    #: ``"approval": {…}`` (a mytty extension): the hook waits for a decision.
+    approval: ApprovalAsk | None = None
 
 
 def _wrapped_uuid(obj: dict[str, Any], key: str) -> str:
@@ -79,6 +95,45 @@ def event_from_wire(obj: object) -> AgentEvent:
     )
 
 
+def _text(obj: dict[str, Any], key: str, *, required: bool = False) -> str | None:
+    value = obj.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or (required and not value):
+        raise ValueError(f"approval.{key} must be a string")
+    value.encode("utf-8")  # a lone surrogate is no text the store can keep
+    return value
+
+
+def approval_from_wire(obj: object) -> ApprovalAsk:
+    """Decode an envelope's ``approval`` object. Raises ValueError (UnicodeEncodeError is one)."""
+    if not isinstance(obj, dict):
+        raise ValueError("approval must be an object")
+    paths = obj.get("paths", [])
+    if (
+        not isinstance(paths, list)
+        or len(paths) > MAX_APPROVAL_PATHS
+        or not all(isinstance(p, str) and p for p in paths)
+    ):
+        raise ValueError(f"approval.paths must be a list of at most {MAX_APPROVAL_PATHS} paths")
+    for path in paths:
+        path.encode("utf-8")
+    truncated = obj.get("truncated", False)
+    if not isinstance(truncated, bool):
+        raise ValueError("approval.truncated must be true or false")
+    tool = _text(obj, "tool", required=True)
+    assert tool is not None
+    action = Action(
+        tool=tool,
+        command=_text(obj, "command"),
+        paths=tuple(paths),
+        diff=_text(obj, "diff"),
+        description=_text(obj, "description"),
+        truncated=truncated,
+    )
+    return ApprovalAsk(action=action, cwd=_text(obj, "cwd"))
+
+
 def encode_envelope(
     event: AgentEvent, capability: str | None, *, lead_notices: bool = False
 ) -> bytes:
@@ -108,6 +163,7 @@ def decode_envelope(body: bytes) -> Envelope:
         lead_notices = obj.get("leadNotices", False)
         if not isinstance(lead_notices, bool):
             raise ValueError("leadNotices must be true or false")
+        approval = approval_from_wire(obj["approval"]) if "approval" in obj else None
         where = bounds.out_of_range(body, obj)
         if where is not None:
             raise ValueError(f"{where} holds an integer out of range")
@@ -118,18 +174,32 @@ def decode_envelope(body: bytes) -> Envelope:
     ) as exc:  # JSONDecodeError is a ValueError
         raise MyttyError(ErrorCode.INVALID_REQUEST, str(exc)) from None
     return Envelope(
-        schema_version=version, capability=capability, event=event, lead_notices=lead_notices
+        schema_version=version,
+        capability=capability,
+        event=event,
+        lead_notices=lead_notices,
+        approval=approval,
     )
 
 
 def encode_event_reply(
-    *, inserted: bool | None = None, error: ErrorCode | None = None, notice: str | None = None
+    *,
+    inserted: bool | None = None,
+    error: ErrorCode | None = None,
+    notice: str | None = None,
+    approval: HeldApproval | None = None,
 ) -> bytes:
     """The event server's reply line (json's default separators, as it has always been sent).
 
     ``notice`` (a mytty extension, only for an envelope with ``leadNotices``): text for the
-    hook to hand its agent; a helper that does not know the key ignores it.
+    hook to hand its agent; a helper that does not know the key ignores it. ``approval`` (a
+    mytty extension, only for an envelope with ``approval``): the broker's answer.
     """
     if error is not None:
         return json.dumps(event_rejected(error)).encode() + b"\n"
-    return json.dumps(event_accepted(bool(inserted), notice)).encode() + b"\n"
+    return json.dumps(event_accepted(bool(inserted), notice, approval)).encode() + b"\n"
+
+
+def encode_decision_line(decision: str | None, message: str | None = None) -> bytes:
+    """The second line of a held PermissionRequest (:class:`~mytty.protocol.replies.DecisionLine`)."""
+    return json.dumps(decision_line(decision, message), ensure_ascii=False).encode() + b"\n"

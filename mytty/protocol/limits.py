@@ -18,3 +18,26 @@ RESPONSE_WRITE_TIMEOUT_S = 10.0
 MAX_WAIT_S = 7 * 24 * 3600.0
 #: How long the controller waits for the human to approve a hook install.
 CONSENT_TIMEOUT_S = 180.0
+
+# -- approvals: the facts live in mytty.core.approvals.timing (config.toml's schema reads them) --
+from mytty.core.approvals.timing import (  # noqa: E402
+    APPROVAL_HOLD_GRACE_S,
+    APPROVAL_HOOK_MARGIN_S,
+    APPROVAL_HOOK_TIMEOUT_S,
+    MAX_APPROVAL_HOLD_S,
+)
+
+__all__ = [
+    "APPROVAL_HOLD_GRACE_S",
+    "APPROVAL_HOOK_MARGIN_S",
+    "APPROVAL_HOOK_TIMEOUT_S",
+    "CONSENT_TIMEOUT_S",
+    "MAX_APPROVAL_HOLD_S",
+    "MAX_CTL_RESPONSE_BYTES",
+    "MAX_EVENT_RESPONSE_BYTES",
+    "MAX_HOOK_STDIN_BYTES",
+    "MAX_REQUEST_BYTES",
+    "MAX_WAIT_S",
+    "REQUEST_READ_TIMEOUT_S",
+    "RESPONSE_WRITE_TIMEOUT_S",
+]

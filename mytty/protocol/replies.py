@@ -351,6 +351,73 @@ class SessionReply(TypedDict):
     tmuxSocket: str
 
 
+class ApprovalEntry(TypedDict):
+    """One permission request (``approval list``/``answer``, ``mytty approvals``, the log).
+
+    ``action`` is the command, else the paths, else the tool's name: what a person reads;
+    ``command``/``paths``/``diff`` are the parts. ``holdUntil`` is null when the hook did not
+    wait; ``holdLeftSeconds`` is null once the hold is over.
+    """
+
+    id: str
+    paneID: str
+    location: str | None
+    jobID: str | None
+    label: str | None
+    runID: str
+    provider: str
+    tool: str
+    action: str
+    command: str | None
+    paths: list[str]
+    diff: str | None
+    description: str | None
+    cwd: str | None
+    truncated: bool
+    approver: str
+    state: str
+    requestedAt: str
+    holdUntil: str | None
+    ageSeconds: float
+    holdLeftSeconds: float | None
+    decision: str | None
+    message: str | None
+    decidedBy: str | None
+    session: str | None
+    decidedAt: str | None
+    latencyMs: int | None
+    deliveredBy: str | None
+    rule: str | None
+
+
+class ApprovalsReply(TypedDict):
+    type: Literal["approvals"]
+    approvals: list[ApprovalEntry]
+
+
+class ApprovalReply(TypedDict):
+    """``approval answer``: the request with its decision."""
+
+    type: Literal["approval"]
+    approval: ApprovalEntry
+    #: ``--always``: the rule written to config.toml (its table), else null.
+    rule: dict[str, str] | None
+
+
+class ApprovalLogReply(TypedDict):
+    type: Literal["approvalLog"]
+    entries: list[ApprovalEntry]
+
+
+class ApprovalRuleReply(TypedDict):
+    """``proposeApprovalRule``: the narrowest rule that would have allowed the request."""
+
+    type: Literal["approvalRule"]
+    rule: dict[str, str]
+    toml: str
+    configFile: str
+
+
 # -- explain (a mytty addition) ----------------------------------------------------------------
 
 
@@ -488,6 +555,10 @@ Reply = (
     | IntegrationStatusesReply
     | EnvReply
     | SessionReply
+    | ApprovalsReply
+    | ApprovalReply
+    | ApprovalLogReply
+    | ApprovalRuleReply
     | ExplanationReply
 )
 
@@ -514,11 +585,33 @@ class AgentEventWire(TypedDict):
     lastAssistantMessage: NotRequired[str]
 
 
+class HeldApproval(TypedDict):
+    """The ``approval`` of an accepted envelope that carried one (a PermissionRequest hook):
+    ``decision`` (``allow``/``deny``, with ``message``) when it is decided at once (a rule);
+    else ``holdSeconds``: how long the connection stays open for the decision line
+    (:class:`DecisionLine`), 0 when it does not."""
+
+    id: str
+    decision: NotRequired[str]
+    message: NotRequired[str]
+    holdSeconds: NotRequired[float]
+
+
 class EventAccepted(TypedDict):
     ok: Literal[True]
     inserted: bool
     #: A mytty extension: lead notices for the agent, when the envelope had ``leadNotices``.
     notice: NotRequired[str]
+    #: A mytty extension: the broker's answer to a PermissionRequest hook.
+    approval: NotRequired[HeldApproval]
+
+
+class DecisionLine(TypedDict):
+    """The second line of a held PermissionRequest: ``decision`` null = none (the agent's own
+    dialog decides)."""
+
+    decision: str | None
+    message: NotRequired[str]
 
 
 class EventRejected(TypedDict):

@@ -18,10 +18,16 @@ from mytty.protocol.replies import (
     AgentJobsReply,
     AgentResultReply,
     AgentWaitResultReply,
+    ApprovalEntry,
+    ApprovalLogReply,
+    ApprovalReply,
+    ApprovalRuleReply,
+    ApprovalsReply,
     AttentionEntry,
     AttentionReply,
     ContentReply,
     CostPart,
+    DecisionLine,
     EnvReply,
     EventAccepted,
     EventRecord,
@@ -38,6 +44,7 @@ from mytty.protocol.replies import (
     ExplainTranscript,
     ExplanationReply,
     FailureReply,
+    HeldApproval,
     IntegrationEntry,
     IntegrationStatusesReply,
     JobSnapshot,
@@ -57,6 +64,7 @@ from mytty.protocol.replies import (
 )
 
 if TYPE_CHECKING:  # only their attributes are read: the human CLI needn't load the books
+    from mytty.core.approvals.model import ApprovalRequest
     from mytty.core.attention.items import AttentionItem
     from mytty.core.errors import ErrorCode
     from mytty.core.events import AgentEvent, AgentProvider, AgentRunState
@@ -662,12 +670,101 @@ def agent_event(event: AgentEvent, *, fractional: bool = False) -> AgentEventWir
     }
 
 
-def event_accepted(inserted: bool, notice: str | None = None) -> EventAccepted:
+def event_accepted(
+    inserted: bool, notice: str | None = None, approval: HeldApproval | None = None
+) -> EventAccepted:
     reply: EventAccepted = {"ok": True, "inserted": inserted}
     if notice is not None:
         reply["notice"] = notice
+    if approval is not None:
+        reply["approval"] = approval
     return reply
 
 
 def event_rejected(code: ErrorCode) -> EventRejected:
     return {"ok": False, "error": code.value}
+
+
+# -- approvals ----------------------------------------------------------------------------------
+
+
+def approval_entry(request: ApprovalRequest, now: float, location: str | None) -> ApprovalEntry:
+    """One request as ``approval list``/``answer``/``log`` show it (``location``: the pane as
+    tmux names it, ``session:window.pane``, or null once it is gone)."""
+    action = request.action
+    hold_left = None
+    if request.state == "holding" and request.hold_until is not None:
+        hold_left = round(max(0.0, request.hold_until - now), 3)
+    latency = request.latency()
+    return {
+        "id": request.id,
+        "paneID": request.surface_id,
+        "location": location,
+        "jobID": request.job_id,
+        "label": request.label,
+        "runID": request.run_id,
+        "provider": request.provider,
+        "tool": action.tool,
+        "action": action.text,
+        "command": action.command,
+        "paths": list(action.paths),
+        "diff": action.diff,
+        "description": action.description,
+        "cwd": request.cwd,
+        "truncated": action.truncated,
+        "approver": request.approver,
+        "state": str(request.state),
+        "requestedAt": format_timestamp(request.requested_at, fractional=True),
+        "holdUntil": _stamp(request.hold_until),
+        "ageSeconds": round(max(0.0, now - request.requested_at), 3),
+        "holdLeftSeconds": hold_left,
+        "decision": None if request.decision is None else str(request.decision),
+        "message": request.message,
+        "decidedBy": request.decided_by,
+        "session": request.session,
+        "decidedAt": _stamp(request.decided_at),
+        "latencyMs": None if latency is None else round(latency * 1000),
+        "deliveredBy": request.delivered_by,
+        "rule": request.rule,
+    }
+
+
+def approvals_reply(entries: Iterable[ApprovalEntry]) -> ApprovalsReply:
+    return {"type": "approvals", "approvals": list(entries)}
+
+
+def approval_reply(entry: ApprovalEntry, rule: dict[str, str] | None) -> ApprovalReply:
+    return {"type": "approval", "approval": entry, "rule": rule}
+
+
+def approval_log_reply(entries: Iterable[ApprovalEntry]) -> ApprovalLogReply:
+    return {"type": "approvalLog", "entries": list(entries)}
+
+
+def approval_rule_reply(rule: dict[str, str], toml: str, config_file: str) -> ApprovalRuleReply:
+    return {"type": "approvalRule", "rule": rule, "toml": toml, "configFile": config_file}
+
+
+def held_approval(
+    approval_id: str,
+    *,
+    decision: str | None = None,
+    message: str | None = None,
+    hold_seconds: float | None = None,
+) -> HeldApproval:
+    """The ``approval`` of an event reply (see :class:`HeldApproval`)."""
+    held: HeldApproval = {"id": approval_id}
+    if decision is not None:
+        held["decision"] = decision
+        if message is not None:
+            held["message"] = message
+    if hold_seconds is not None:
+        held["holdSeconds"] = hold_seconds
+    return held
+
+
+def decision_line(decision: str | None, message: str | None = None) -> DecisionLine:
+    line: DecisionLine = {"decision": decision}
+    if decision is not None and message is not None:
+        line["message"] = message
+    return line

@@ -125,6 +125,9 @@ def test_an_install_from_before_the_guard_is_a_warning_with_repair(mytty: Mytty)
     settings = m.home / ".claude" / "settings.json"
     data = json.loads(settings.read_text())
     del data["hooks"]["PreToolUse"]
+    for group in data["hooks"]["PermissionRequest"]:  # as old: before the approvals' timeout
+        for handler in group["hooks"]:
+            handler["timeout"] = 5
     settings.write_text(json.dumps(data, indent=2) + "\n")
 
     code, findings = doctor(m)

@@ -26,7 +26,10 @@ from typing import Any, TypeVar
 
 from mytty.control.ports import AdmissionSlot, Context, PaneView
 from mytty.core.admission.rules import Waiting
+from mytty.core.approvals.access import HUMAN, Caller
+from mytty.core.approvals.model import ApprovalRequest
 from mytty.core.attention.items import AttentionBook
+from mytty.core.config import ApprovalSettings
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import PROVIDER_ORDER, AgentEvent, AgentProvider, WorkerProvider
 from mytty.core.explain.inputs import EventWindow, Observations, StoredEvent
@@ -45,6 +48,7 @@ from mytty.core.jobs.tracker import AgentJob
 from mytty.core.runs.book import RunBook
 from mytty.core.runs.ledger import EventLedger
 from mytty.core.runs.notes import StatusNotes
+from mytty.daemon.approvals.broker import ApprovalBroker
 from mytty.daemon.server.router import ControlRouter
 from mytty.protocol import wire
 from mytty.protocol.replies import (
@@ -268,6 +272,42 @@ class FakeJobs:
         return None
 
 
+class FakeApprovalStore:
+    """The approvals' rows and approvers in memory (what the store's tables hold)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, ApprovalRequest] = {}
+        self.approvers: dict[str, str] = {}
+
+    def save_approval_soon(self, request: ApprovalRequest) -> asyncio.Future[object]:
+        self.rows[request.id] = request
+        done: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+        done.set_result(None)
+        return done
+
+    async def set_approver(self, job_id: str, approver: str) -> None:
+        self.approvers[job_id] = approver
+
+    def read_approvals(self, since: float, limit: int) -> list[ApprovalRequest]:
+        rows = [r for r in self.rows.values() if r.requested_at >= since]
+        return sorted(rows, key=lambda r: r.requested_at, reverse=True)[:limit]
+
+
+class AsyncHub:
+    """The hub's ``ingest`` as the broker awaits it (the fake hub applies at once)."""
+
+    def __init__(self, hub: FakeHub) -> None:
+        self._hub = hub
+        self.seen: set[str] = set()
+
+    async def ingest(self, event: AgentEvent) -> bool:
+        if event.id in self.seen:
+            return False
+        self.seen.add(event.id)
+        self._hub.ingest(event)
+        return True
+
+
 @dataclass
 class FakeSlot:
     ticket: int
@@ -399,9 +439,17 @@ class FakeController:
     resume_requests: list[tuple[list[str] | None, bool]] = field(default_factory=list)
     #: pid → surface of the pane whose shell is its ancestor.
     callers: dict[int, SurfaceId] = field(default_factory=dict)
+    #: pid → who the approvals broker takes that caller for (absent: a person).
+    approval_callers: dict[int, Caller] = field(default_factory=dict)
+    #: ``[approvals]`` as config.toml would say it.
+    approval_settings: ApprovalSettings = field(default_factory=ApprovalSettings)
+    #: Where ``--always`` writes its rule.
+    config_file: str = "/nonexistent/mytty/config.toml"
     created: list[Created] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        from pathlib import Path
+
         self.panes = FakePanes()
         self.hub = FakeHub(lambda: self.clock())
         self.jobs = FakeJobs(self.hub, self.panes, lambda: self.clock())
@@ -409,6 +457,25 @@ class FakeController:
         self.admission = FakeAdmission()
         self.evidence = FakeEvidence(self.hub, self.panes)
         self._locks: dict[SurfaceId, asyncio.Lock] = {}
+        self.approval_store = FakeApprovalStore()
+        self.async_hub = AsyncHub(self.hub)
+        self.approvals = ApprovalBroker(
+            hub=self.async_hub,
+            store=self.approval_store,
+            jobs=self.jobs,
+            panes=self.panes,
+            settings=lambda: self.approval_settings,
+            now=lambda: self.clock(),
+            hook_timeout=lambda provider: 630.0,
+            require_port=self.require_port,
+            pane_lock=self.pane_lock,
+            run_state=lambda run_id: (
+                run.state if (run := self.hub.book.get(RunId(run_id))) is not None else None
+            ),
+            config_file=Path(self.config_file),
+            location=lambda surface: None,
+            classify=lambda pid: self.approval_callers.get(pid, Caller(HUMAN)),
+        )
 
     # -- requests -----------------------------------------------------------------------------
     async def request(self, obj: dict[str, Any], peer_pid: int = 0) -> dict[str, Any]:

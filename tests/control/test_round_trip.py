@@ -65,6 +65,7 @@ ATTRS: dict[str, dict[str, str]] = {
         "key": "key",
         "notifyLead": "notify_lead",
         "budgetTokens": "budget_tokens",
+        "approver": "approver",
         "budgetUsd": "budget_usd",
         "noQueue": "no_queue",
         "callerWorkingDirectory": "caller_cwd",
@@ -89,6 +90,17 @@ ATTRS: dict[str, dict[str, str]] = {
     "attention": {"acknowledge": "runs", "acknowledgeAll": "everything"},
     "ensureSession": {},
     "notifyTest": {},
+    "listApprovals": {},
+    "answerApproval": {
+        "id": "id",
+        "decision": "decision",
+        "message": "message",
+        "via": "via",
+        "session": "session",
+        "always": "always",
+    },
+    "approvalLog": {"sinceSeconds": "since"},
+    "proposeApprovalRule": {"id": "id"},
 }
 #: Params attributes that hold a wire value in another form.
 TRANSFORMS: dict[tuple[str, str], Callable[[Any], Any]] = {
@@ -267,7 +279,25 @@ def _attention(draw: st.DrawFn, line: Line) -> None:
     line.expected.update(acknowledge=runs, acknowledgeAll=every)
 
 
+def _approval_answer(draw: st.DrawFn, line: Line) -> None:
+    """The keys only the human CLI and a web view send: the person's surface, a session
+    label, ``--always``."""
+    via = draw(st.sampled_from(["tty", "popup", "web"]))
+    session = draw(st.one_of(st.none(), ANY_TEXT))
+    always = draw(st.booleans())
+    line.raw = {"via": via, "session": session, "always": always}
+    line.expected.update(via=via, session=session, always=always)
+
+
+def _approval_rule(draw: st.DrawFn, line: Line) -> None:
+    ident = draw(st.one_of(UUID, WORD))
+    line.raw = {"id": ident}
+    line.expected["id"] = ident
+
+
 HOOKS: dict[str, Callable[[st.DrawFn, Line], None]] = {
+    "answerApproval": _approval_answer,
+    "proposeApprovalRule": _approval_rule,
     "waitAgent": _several_jobs,
     "resumeJobs": _resumed_jobs,
     "setPaneStatus": _status,

@@ -22,6 +22,11 @@ def test_the_default_file_says_exactly_the_defaults() -> None:
     assert settings == DEFAULTS
 
 
+#: Keys the default file shows only in comments: ``[[approvals.rule]]`` tables (a ``rule = []``
+#: there would stop ``mytty approve --always`` from appending a table after it).
+COMMENTED_KEYS = {("approvals", "rule")}
+
+
 def test_the_default_file_names_every_key_of_the_schema() -> None:
     data = tomllib.loads(DEFAULT_TEXT)
     # A key whose default is "unset" ([admission]'s limits) is written commented out.
@@ -30,8 +35,13 @@ def test_the_default_file_names_every_key_of_the_schema() -> None:
         for line in DEFAULT_TEXT.splitlines()
         if line.startswith("# ") and " = " in line and " " not in line[2:].split(" = ", 1)[0]
     }
-    named = {s: set(v) | (commented & set(SCHEMA[s])) for s, v in data.items()}
+    named = {
+        s: set(v) | (commented & set(SCHEMA[s])) | {k for t, k in COMMENTED_KEYS if t == s}
+        for s, v in data.items()
+    }
     assert {s: set(keys) for s, keys in SCHEMA.items()} == named
+    for section, key in COMMENTED_KEYS:
+        assert f"# [[{section}.{key}]]" in DEFAULT_TEXT
 
 
 def test_values_are_applied() -> None:

@@ -65,15 +65,36 @@ class CountingProbe:
         return run.state.value if run is not None else None
 
 
+async def neighbour(hub: AgentHub, surface: SurfaceId | None) -> asyncio.Future[Any]:
+    """A waiter parked on ``surface`` (None: on every change) that ends when it is woken.
+
+    Awaiting it after an event is how a test knows that event's wake-ups were handed out and
+    run: the hub wakes every waiter of one change at once, so when this one has looked again,
+    any other waiter that change woke has looked again too.
+    """
+    looks = [0]
+
+    def probe() -> bool | None:
+        looks[0] += 1
+        return True if looks[0] > 1 else None
+
+    waiter = asyncio.ensure_future(hub.wait_until(probe, 20, surface_id=surface))
+    await asyncio.sleep(0)
+    assert looks[0] == 1, "the neighbour did not park"
+    return waiter
+
+
 def test_a_waiter_on_pane_a_is_not_woken_by_events_on_pane_b(tmp_path: Path) -> None:
     async def scenario(hub: AgentHub) -> None:
         probe = CountingProbe(hub, PANE_A)
         waiter = asyncio.ensure_future(hub.wait_until(probe, 20, surface_id=PANE_A))
         await asyncio.sleep(0)
         assert probe.calls == 1  # parked after its first look
-        for _ in range(50):
+        for _ in range(49):
             assert await hub.ingest(event(PANE_B))
-        await asyncio.sleep(0.01)
+        on_b = await neighbour(hub, PANE_B)
+        assert await hub.ingest(event(PANE_B))
+        assert await on_b == (True, False)
         assert probe.calls == 1, "events on pane B re-ran pane A's probe"
         assert not waiter.done()
         assert await hub.ingest(event(PANE_A))
@@ -101,12 +122,15 @@ def test_a_wait_on_several_panes_is_woken_by_those_panes_only(tmp_path: Path) ->
         )
         await asyncio.sleep(0)
         assert calls[0] == 1
-        for _ in range(20):
+        for _ in range(19):
             assert await hub.ingest(event(pane_c))
-        await asyncio.sleep(0.01)
+        on_c = await neighbour(hub, pane_c)
+        assert await hub.ingest(event(pane_c))
+        assert await on_c == (True, False)
         assert calls[0] == 1, "events on another pane re-ran the probe"
+        on_a = await neighbour(hub, PANE_A)
         assert await hub.ingest(event(PANE_A))
-        await asyncio.sleep(0.01)
+        assert await on_a == (True, False)
         assert calls[0] == 2 and not waiter.done()
         assert await hub.ingest(event(PANE_B))
         assert await waiter == ("both", False)
@@ -141,8 +165,9 @@ def test_a_pane_change_wakes_every_waiter(tmp_path: Path) -> None:
             asyncio.ensure_future(hub.wait_until(p, 20, surface_id=p.surface)) for p in probes
         ]
         await asyncio.sleep(0)
+        elsewhere = await neighbour(hub, SurfaceId(str(uuid.UUID(int=0xC)).upper()))
         hub.bump()  # a pane appeared or went: nobody can tell whose probe it affects
-        await asyncio.sleep(0.01)
+        assert await elsewhere == (True, False)
         assert [p.calls for p in probes] == [2, 2]
         for w in waiters:
             w.cancel()
@@ -182,9 +207,11 @@ def test_a_ledger_waiter_is_woken_only_once_the_tip_passes_its_cursor(tmp_path: 
         waiter = asyncio.ensure_future(hub.wait_until(probe, 20, after_sequence=after))
         await asyncio.sleep(0)
         run = event(PANE_B).run_id  # one run: no sweep events in between, one record each
-        for _ in range(after):
+        for _ in range(after - 1):
             assert await hub.ingest(replace(event(PANE_B, AgentEventKind.RUNNING), run_id=run))
-        await asyncio.sleep(0.01)
+        on_b = await neighbour(hub, PANE_B)
+        assert await hub.ingest(replace(event(PANE_B, AgentEventKind.RUNNING), run_id=run))
+        assert await on_b == (True, False)
         assert calls == [0], "events before the cursor re-ran the probe"
         assert not waiter.done()
         assert await hub.ingest(event(PANE_A))

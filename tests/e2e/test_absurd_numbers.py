@@ -35,7 +35,10 @@ def control_raw(m: Mytty, body: str) -> dict[str, object]:
         ('{{"type":"list","extra":[[{{"deep":{n}}}]]}}', HUGE),
     ],
 )
-def test_control_requests_with_absurd_numbers(mytty: Mytty, template: str, field: str) -> None:
+def test_control_requests_with_absurd_numbers(
+    shared_mytty: Mytty, template: str, field: str
+) -> None:
+    mytty = shared_mytty  # its requests change nothing: one controller for the module
     reply = control_raw(mytty, template.format(pane=mytty.first_pane(), n=field))
     assert reply["type"] == "failure" and reply["code"] == "invalid-request", reply
     message = str(reply["message"])
@@ -68,7 +71,10 @@ def test_a_timeout_out_of_range_is_refused_at_once(
 
 @pytest.mark.parametrize("where", ["outer", "inner"])
 @pytest.mark.parametrize("number", [HUGE, ENDLESS])
-def test_event_envelopes_with_absurd_schema_versions(mytty: Mytty, where: str, number: str) -> None:
+def test_event_envelopes_with_absurd_schema_versions(
+    shared_mytty: Mytty, where: str, number: str
+) -> None:
+    mytty = shared_mytty  # a pane of its own, refused events: one controller for the module
     agent = open_agent_pane(mytty)
     obj = envelope_object(agent.event(K.STARTED), agent.capability)
     target = obj if where == "outer" else obj["event"]

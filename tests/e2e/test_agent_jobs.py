@@ -660,8 +660,16 @@ def test_an_unbound_job_is_kept_when_the_controller_restarts(mytty: Mytty) -> No
     # No integration: the stand-in's hooks stay silent, so the job is unbound (launching).
     m = mytty
     m.install_standins("claude")
+    # The turn holds: its transcript would otherwise end it (succeeded) as soon as ~1 s after
+    # it began, before or after the restart depending on how busy the machine is.
     job = spawn(
-        m, "--provider", "claude", "--task", "outlives the controller", "--anchor", new_anchor(m)
+        m,
+        "--provider",
+        "claude",
+        "--task",
+        "outlives the controller\n@standin: hold",
+        "--anchor",
+        new_anchor(m),
     )
     standin_in(m, pane_of(job), "claude")
     assert agent_result(m, job)["job"]["jobID"] == job["jobID"]

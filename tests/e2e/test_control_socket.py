@@ -102,7 +102,8 @@ def test_request_ended_by_eof_without_newline(mytty: Mytty) -> None:
         b"\xef\xbb\xbf\xff\xfe\n",
     ],
 )
-def test_malformed_requests_are_invalid_request(mytty: Mytty, body: bytes) -> None:
+def test_malformed_requests_are_invalid_request(shared_mytty: Mytty, body: bytes) -> None:
+    mytty = shared_mytty  # its requests change nothing: one controller for the module
     assert failure_code(raw_exchange(mytty.control_socket, body)) == "invalid-request"
 
 

@@ -27,6 +27,7 @@ from mytty.hook.adapters import load_adapter
 from mytty.hook.identity import hook_event_id, hook_run_id
 from mytty.hook.wire import encode_event_line, format_occurred_at
 from mytty.integrations.codex import EVENTS as CODEX_EVENTS
+from tests.e2e.approvals_support import set_approvals
 from tests.e2e.events_support import stored_events
 from tests.support.harness import MYTTY, BackgroundCtl, Mytty, wait_until
 
@@ -265,7 +266,10 @@ def test_claude_approval_round_trip(mytty: Mytty, background: list[BackgroundCtl
         m.wait_for_text(pane, "STANDIN ready")
     assert is_subsequence(ROUND_TRIP, watcher.states), watcher.history
 
-    log = hook_log(m, "claude", pid)
+    # PermissionRequest runs beside Claude's dialog (2.1.332): the answer in the pane ends the
+    # broker's hold, and the handler is logged once it has returned (in start order below).
+    wait_hook(m, "claude", pid, "PermissionRequest")
+    log = sorted(hook_log(m, "claude", pid), key=lambda e: e["startedAt"])
     assert_hooks_clean(log)
     # Claude's permission_prompt Notification comes only ~6 s into an unanswered dialog (as on
     # 2.1.332); a slow machine may get there before the answer: the same flow either way.
@@ -601,6 +605,8 @@ def test_codex_enable_without_codex_cli(mytty: Mytty) -> None:
 
 def test_codex_routed_by_open_rollout(mytty: Mytty, background: list[BackgroundCtl]) -> None:
     m = mytty
+    # Codex shows its dialog only once the PermissionRequest hook returns: no hold here.
+    set_approvals(m, hold=0)
     m.install_standins("codex")  # first on PATH, so enable records trust through it
     out = enable(m, "codex")
     assert "codex: installed" in out, out

@@ -372,7 +372,10 @@ PANE_COMMANDS = [
 
 
 @pytest.mark.parametrize("pane", [UNKNOWN, UNKNOWN.lower(), "not-a-uuid", ""])
-def test_unknown_pane_is_pane_not_found_for_every_pane_command(mytty: Mytty, pane: str) -> None:
+def test_unknown_pane_is_pane_not_found_for_every_pane_command(
+    shared_mytty: Mytty, pane: str
+) -> None:
+    mytty = shared_mytty  # its requests change nothing: one controller for the module
     for template in PANE_COMMANDS:
         argv = [a.format(p=pane) for a in template]
         # An empty --pane means "no pane given" (then MYTTY_SURFACE_ID, else a usage error).
@@ -380,7 +383,8 @@ def test_unknown_pane_is_pane_not_found_for_every_pane_command(mytty: Mytty, pan
         assert mytty.ctl(*argv).code == expected, argv
 
 
-def test_key_is_checked_before_the_pane(mytty: Mytty) -> None:
+def test_key_is_checked_before_the_pane(shared_mytty: Mytty) -> None:
+    mytty = shared_mytty  # its requests change nothing: one controller for the module
     first = mytty.first_pane()
     # (pageup was refused here before issue 8; it is a tmux key now, PPage.)
     assert mytty.ctl("send-key", UNKNOWN, "pagedownup").code == "invalid-key"
@@ -404,7 +408,10 @@ def test_key_is_checked_before_the_pane(mytty: Mytty) -> None:
         {"type": "setPaneStatus", "paneID": "{p}", "status": 5},
     ],
 )
-def test_ill_typed_fields_are_invalid_request(mytty: Mytty, request_obj: dict[str, Any]) -> None:
+def test_ill_typed_fields_are_invalid_request(
+    shared_mytty: Mytty, request_obj: dict[str, Any]
+) -> None:
+    mytty = shared_mytty  # its requests change nothing: one controller for the module
     first = mytty.first_pane()
     obj = json.loads(json.dumps(request_obj).replace("{p}", first))
     reply = mytty.request(obj)
@@ -437,7 +444,8 @@ def test_status_note_appears_in_list_only_while_set(mytty: Mytty) -> None:
 
 
 @pytest.mark.parametrize("status", ["x" * 101, "", "two\nlines", "tab\t", "zwj\u200dx", "\x1b[31m"])
-def test_invalid_status_is_refused_by_the_server_too(mytty: Mytty, status: str) -> None:
+def test_invalid_status_is_refused_by_the_server_too(shared_mytty: Mytty, status: str) -> None:
+    mytty = shared_mytty  # its requests change nothing: one controller for the module
     first = mytty.first_pane()
     reply = mytty.request({"type": "setPaneStatus", "paneID": first, "status": status})
     assert reply["type"] == "failure" and reply["code"] == "invalid-status"

@@ -41,6 +41,16 @@ def test_a_pane_opened_with_tmuxs_keys_gets_its_identity_without_a_profile(
     assert f"{m.home / '.bashrc'}: changed" in installed.stdout
     assert f"{m.home / '.profile'}: changed" in installed.stdout
     assert shell_rc_finding(m)["status"] == "ok"
+    # A POSIX sh login (a display manager, `sh -l`) reads ~/.profile too: the bash script
+    # leaves before sh can choke on it.
+    posix = subprocess.run(
+        ["sh", "-c", '. "$HOME/.profile"; echo read'],
+        env={**m.env, "TMUX": "/tmp/x,1,0"},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert (posix.returncode, posix.stdout, posix.stderr) == (0, "read\n", "")
 
     # What C-b % does: the default command, a login shell.
     tmux_id = m.tmux("split-window", "-d", "-t", "base:", "-P", "-F", "#{pane_id}").strip()

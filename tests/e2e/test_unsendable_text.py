@@ -64,8 +64,9 @@ def test_send_with_a_lone_surrogate_is_refused_and_everything_keeps_working(
     ],
 )
 def test_any_text_field_with_a_lone_surrogate_is_invalid_request(
-    mytty: Mytty, template: str
+    shared_mytty: Mytty, template: str
 ) -> None:
+    mytty = shared_mytty  # its requests change nothing: one controller for the module
     pane = mytty.first_pane()
     before = {p["paneID"] for p in mytty.panes()}
     reply = raw_request(mytty, template.format(pane=pane, text=LONE))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -61,7 +62,7 @@ def test_encoder_matches_encode_envelope(
     answer: str | None,
     notices: bool,
 ) -> None:
-    fields: dict[str, str | None] = {
+    fields: dict[str, Any] = {  # str or None each
         "session_id": session_id,
         "message": message,
         "hook_name": hook_name,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +14,7 @@ from mytty.core.events import PROVIDER_ORDER, AgentProvider
 from mytty.core.vocab import LEAD_NOTICES
 from mytty.integrations import api
 from mytty.integrations.common import Locations
+from mytty.protocol.limits import APPROVAL_HOOK_TIMEOUT_S
 
 from .conftest import FakeCodex
 
@@ -246,6 +248,39 @@ def test_new_files_are_private(env: dict[str, str], fake_codex: FakeCodex) -> No
     assert set(modes.values()) == {0o600}
 
 
+def _before_the_broker(data: dict[str, Any]) -> None:
+    """What an install from before the approvals broker had: PermissionRequest's 5 s timeout."""
+    for group in data["hooks"]["PermissionRequest"]:
+        for handler in group["hooks"]:
+            handler["timeout"] = 5
+
+
+@pytest.mark.parametrize("provider", [AgentProvider.CLAUDE_CODE, AgentProvider.CODEX])
+def test_an_install_from_before_the_broker_stays_installed_and_repair_lengthens_its_timeout(
+    provider: AgentProvider, env: dict[str, str], home: Path, fake_codex: FakeCodex
+) -> None:
+    """The previous mytty gave PermissionRequest 5 s: still installed (spawns keep working),
+    the status says what repair adds, and repair writes the new timeout (Codex: and trusts it
+    again, since the timeout is part of the hook's trust hash)."""
+    api.enable(provider, env, codex_hooks=fake_codex)
+    loc = Locations.from_env(env)
+    settings = loc.claude_settings if provider is AgentProvider.CLAUDE_CODE else loc.codex_hooks
+    data = json.loads(settings.read_text())
+    assert [h["timeout"] for g in data["hooks"]["PermissionRequest"] for h in g["hooks"]] == [
+        APPROVAL_HOOK_TIMEOUT_S
+    ]
+    _before_the_broker(data)
+    settings.write_text(json.dumps(data, indent=2) + "\n")
+    old = api.status_of(provider, env)
+    assert old.status == "installed" and old.upgrade is not None
+    assert "5 s timeout" in old.upgrade
+    assert str(settings) in api.repair(None, env, codex_hooks=fake_codex)
+    fresh = json.loads(settings.read_text())["hooks"]["PermissionRequest"]
+    assert [h["timeout"] for g in fresh for h in g["hooks"]] == [APPROVAL_HOOK_TIMEOUT_S]
+    now = api.status_of(provider, env)
+    assert now.status == "installed" and now.upgrade is None
+
+
 @pytest.mark.parametrize("provider", [AgentProvider.CLAUDE_CODE, AgentProvider.CODEX])
 def test_an_install_from_before_the_guard_stays_installed_and_repair_adds_it(
     provider: AgentProvider, env: dict[str, str], home: Path, fake_codex: FakeCodex
@@ -259,6 +294,7 @@ def test_an_install_from_before_the_guard_stays_installed_and_repair_adds_it(
     if provider is AgentProvider.CODEX:  # its subagent hooks came after the guard
         for event in ("SubagentStart", "SubagentStop"):
             del data["hooks"][event]
+    _before_the_broker(data)  # so did the PermissionRequest handler's long timeout
     settings.write_text(json.dumps(data, indent=2) + "\n")
     # Spawning must keep working for such an install: installed, not needs-repair; what
     # repair would add is said (doctor warns with it), not on the wire.
@@ -291,6 +327,7 @@ def test_a_codex_install_from_before_the_subagent_hooks_stays_installed_and_repa
     data = json.loads(hooks.read_text())
     for event in ("SubagentStart", "SubagentStop"):
         del data["hooks"][event]
+    _before_the_broker(data)
     hooks.write_text(json.dumps(data, indent=2) + "\n")
     old = api.status_of(provider, env)
     assert old.status == "installed" and old.upgrade is not None

@@ -5,6 +5,10 @@
 ``${XDG_CACHE_HOME:-~/.cache}/mytty-realagents/<hash of the two files>``, so a changed pin gets a
 fresh directory and an unchanged one is reused across sessions. A marker file is written only
 after both binaries answered ``--version`` with the pinned versions.
+
+Each pytest-xdist worker asks once (``agent_clis`` is per session, and a worker is a session);
+an exclusive flock on the cache directory makes the first one install while the others wait,
+then find the marker. The mock APIs and the proxy bind free ports, so workers never share one.
 """
 
 from __future__ import annotations

@@ -327,6 +327,10 @@ class HookResult:
     timed_out: bool
     duration_ms: int
     violation: str | None = None
+    #: When it started (Unix seconds), whether the agent killed it (Esc), the stdin bytes.
+    started_at: float = 0.0
+    killed: bool = False
+    stdin: str = ""
 
 
 def pre_tool_use_denial(results: list[HookResult]) -> str | None:
@@ -350,13 +354,25 @@ def pre_tool_use_denial(results: list[HookResult]) -> str | None:
     return None
 
 
+def encode_stdin(payload: dict[str, Any], framing: str) -> bytes:
+    """The payload's bytes on a hook's stdin, as each CLI writes them (research §4): Claude
+    Code compact JSON and one newline (``claude``), Codex compact JSON and EOF (``codex``),
+    anything else json's default separators (Cursor, not captured byte for byte)."""
+    if framing == "claude":
+        return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    if framing == "codex":
+        return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+    return json.dumps(payload, ensure_ascii=False).encode("utf-8")
+
+
 class HookRunner:
     """Runs handlers like the provider does and logs every run to ``<name>.<pid>.hooks.jsonl``."""
 
-    def __init__(self, log_path: Path | None, default_timeout: float) -> None:
+    def __init__(self, log_path: Path | None, default_timeout: float, framing: str = "") -> None:
         self._log_path = log_path
         self._default_timeout = default_timeout
         self._lock = threading.Lock()
+        self.framing = framing
 
     def run(
         self,
@@ -369,7 +385,7 @@ class HookRunner:
         check: Any = None,
     ) -> list[HookResult]:
         """Run every handler concurrently (as Claude Code and Codex do) and wait for all."""
-        body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        body = encode_stdin(payload, self.framing)
         results: list[HookResult | None] = [None] * len(handlers)
 
         def one(index: int, handler: Handler) -> None:
@@ -408,6 +424,9 @@ class HookRunner:
             "stderr": result.stderr,
             "timedOut": result.timed_out,
             "durationMs": result.duration_ms,
+            "startedAt": result.started_at,
+            "killed": result.killed,
+            "stdin": result.stdin,
             "payload": payload,
         }
         if result.violation:
@@ -417,35 +436,51 @@ class HookRunner:
             f.write(line)
 
 
-def _run_handler(
-    handler: Handler, body: bytes, *, env: dict[str, str], cwd: str, timeout: float
-) -> HookResult:
+def _argv(handler: Handler, env: dict[str, str]) -> list[str]:
     if handler.args is not None:
         # Exec form: the command is an executable, resolved on PATH when it is not a path.
         program = handler.command
         if "/" not in program:
             program = shutil.which(program, path=env.get("PATH")) or program
-        argv = [program, *handler.args]
-    else:
-        argv = ["/bin/sh", "-c", handler.command]
+        return [program, *handler.args]
+    return ["/bin/sh", "-c", handler.command]
+
+
+def _run_handler(
+    handler: Handler,
+    body: bytes,
+    *,
+    env: dict[str, str],
+    cwd: str,
+    timeout: float,
+    started_proc: Any = None,
+) -> HookResult:
+    """Run one handler to its end (or its timeout). ``started_proc(process)`` is told the
+    process as soon as it runs (so the agent can kill it: Esc at Claude's dialog)."""
     started = time.monotonic()
+    started_at = time.time()
     try:
         process = subprocess.Popen(
-            argv,
+            _argv(handler, env),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd if os.path.isdir(cwd) else None,
             env=env,
+            # A group of its own (same session): a timeout or Esc kills the shell's children
+            # too, which would otherwise hold the pipes open past the kill.
+            process_group=0,
         )
     except OSError as exc:
         return HookResult(handler, 127, "", f"could not start the hook: {exc}", False, 0)
+    if started_proc is not None:
+        started_proc(process)
     timed_out = False
     try:
         out, err = process.communicate(body, timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-        process.kill()
+        kill_group(process)
         out, err = process.communicate()
     elapsed = int((time.monotonic() - started) * 1000)
     return HookResult(
@@ -455,6 +490,158 @@ def _run_handler(
         err.decode("utf-8", "replace"),
         timed_out,
         elapsed,
+        started_at=started_at,
+        killed=getattr(process, "killed_by_agent", False),
+        stdin=body.decode("utf-8", "replace"),
+    )
+
+
+def kill_group(process: Any) -> None:
+    """Kill a hook and whatever it started (its process group)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        process.kill()
+
+
+class BackgroundHooks:
+    """Handlers started together and left running while the agent goes on (Claude Code's
+    PermissionRequest: the dialog is up meanwhile). Each result is logged when it comes; the
+    agent is woken (``wake_fd`` becomes readable) at each. ``kill()`` is Esc's."""
+
+    def __init__(
+        self,
+        runner: HookRunner,
+        handlers: list[Handler],
+        payload: dict[str, Any],
+        *,
+        env: dict[str, str],
+        cwd: str,
+    ) -> None:
+        self.results: list[HookResult] = []  # in the order they finished
+        self._lock = threading.Lock()
+        self._processes: list[Any] = []
+        self._left = len(handlers)
+        self.wake_read, self._wake_write = os.pipe()
+        body = encode_stdin(payload, runner.framing)
+
+        def one(handler: Handler) -> None:
+            timeout = handler.timeout or runner._default_timeout
+            result = _run_handler(
+                handler, body, env=env, cwd=cwd, timeout=timeout, started_proc=self._started
+            )
+            runner._log(result, payload)
+            with self._lock:
+                self.results.append(result)
+                self._left -= 1
+            try:
+                os.write(self._wake_write, b"x")
+            except OSError:
+                pass
+
+        for handler in handlers:
+            threading.Thread(target=one, args=(handler,), daemon=True).start()
+
+    def _started(self, process: Any) -> None:
+        with self._lock:
+            self._processes.append(process)
+
+    @property
+    def done(self) -> bool:
+        with self._lock:
+            return self._left == 0
+
+    def finished(self) -> list[HookResult]:
+        with self._lock:
+            return list(self.results)
+
+    def kill(self) -> None:
+        with self._lock:
+            for process in self._processes:
+                if process.poll() is None:
+                    process.killed_by_agent = True
+                    kill_group(process)
+
+
+# ------------------------------------------------------------------------------------------------
+# the permission dialogs' keys (a terminal read key by key)
+# ------------------------------------------------------------------------------------------------
+
+#: Keys as :func:`read_key` names them.
+KEY_ENTER, KEY_ESC, KEY_UP, KEY_DOWN, KEY_TAB, KEY_BACKSPACE = (
+    "enter",
+    "esc",
+    "up",
+    "down",
+    "tab",
+    "backspace",
+)
+_SEQUENCES = {b"\x1b[A": KEY_UP, b"\x1bOA": KEY_UP, b"\x1b[B": KEY_DOWN, b"\x1bOB": KEY_DOWN}
+
+
+def read_key(fd: int, wake_fd: int | None = None) -> str | None:
+    """The next key on the terminal ``fd`` (in cbreak mode): a name above or the character;
+    "" when ``wake_fd`` became readable first (and drained); None at end of input."""
+    import select
+
+    watched = [fd] + ([wake_fd] if wake_fd is not None else [])
+    ready, _, _ = select.select(watched, [], [])
+    if wake_fd is not None and wake_fd in ready and fd not in ready:
+        os.read(wake_fd, 64)
+        return ""
+    first = os.read(fd, 1)
+    if not first:
+        return None
+    if first == b"\x1b":
+        more, _, _ = select.select([fd], [], [], 0.05)
+        if not more:
+            return KEY_ESC
+        rest = os.read(fd, 2)
+        return _SEQUENCES.get(first + rest, KEY_ESC)
+    if first in (b"\r", b"\n"):
+        return KEY_ENTER
+    if first == b"\t":
+        return KEY_TAB
+    if first in (b"\x7f", b"\x08"):
+        return KEY_BACKSPACE
+    if first[0] >= 0x80:  # a UTF-8 sequence: read the rest of the character
+        size = 2 if first[0] < 0xE0 else 3 if first[0] < 0xF0 else 4
+        first += os.read(fd, size - 1)
+    return first.decode("utf-8", "replace")
+
+
+class Overlay:
+    """Lines an agent draws at the bottom of its screen and later erases or redraws (its
+    permission dialog), as the real TUIs do: once answered it is gone from the screen. On a
+    pipe (no terminal) the lines are only printed."""
+
+    def __init__(self) -> None:
+        self.height = 0
+        self.tty = sys.stdout.isatty()
+
+    def draw(self, lines: list[str]) -> None:
+        self.erase()
+        text = "\n".join(lines) + "\n"
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        try:
+            width = max(1, os.get_terminal_size(sys.stdout.fileno()).columns)
+        except OSError:
+            width = 80
+        # Rows, not lines: a line longer than the terminal wraps onto more of them.
+        self.height = sum(max(1, -(-len(line) // width)) for line in "\n".join(lines).split("\n"))
+
+    def erase(self) -> None:
+        if self.height and self.tty:
+            sys.stdout.write(f"\x1b[{self.height}A\r\x1b[J")
+            sys.stdout.flush()
+        self.height = 0
+
+
+def printable(text: str) -> str:
+    """``text`` as the TUIs draw it: control characters shown as ``^X`` (never sent raw)."""
+    return "".join(
+        ch if ch == "\n" or ch.isprintable() else f"^{chr((ord(ch) + 64) % 128)}" for ch in text
     )
 
 
@@ -475,6 +662,8 @@ class StandinAgent:
 
     name = "agent"
     default_timeout = 600.0
+    #: How the agent writes a hook's stdin (:func:`encode_stdin`).
+    framing = ""
 
     def __init__(self, argv: list[str]) -> None:
         self.argv = argv
@@ -486,7 +675,7 @@ class StandinAgent:
         log_path = None
         if self.record_dir is not None:
             log_path = self.record_dir / f"{self.name}.{self.pid}.hooks.jsonl"
-        self.runner = HookRunner(log_path, self.default_timeout)
+        self.runner = HookRunner(log_path, self.default_timeout, self.framing)
         self.turns = 0
         self.held: list[bytes] = []  # hold-memory
 

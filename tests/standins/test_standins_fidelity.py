@@ -171,6 +171,8 @@ def test_claude_esc_at_the_permission_dialog_fires_no_hook(
     pid = box.single_pid("claude")
     wait_until(lambda: (registry(box, pid) or {}).get("status") == "waiting", 20)
     assert registry(box, pid)["waitingFor"] == "permission prompt"  # type: ignore[index]
+    # The PermissionRequest handler runs beside the dialog; Esc would kill it unrecorded.
+    wait_until(lambda: "PermissionRequest" in names(box), 20)
     term.type("\x1b")
     term.expect("STANDIN tool rejected by Esc")
     term.expect("STANDIN ready")

@@ -30,14 +30,26 @@ TESTS_DIR = Path(__file__).resolve().parent.parent
 TMUX = shutil.which("tmux") or "tmux"
 
 
+#: The first pause of ``wait_until``, and the longest once it has grown (see there).
+FIRST_POLL_S = 0.02
+LONGEST_POLL_S = 0.1
+
+
 def wait_until(
     predicate: Callable[[], T | None],
     timeout: float = 10.0,
-    interval: float = 0.02,
+    interval: float | None = None,
     message: str = "condition",
 ) -> T:
-    """Poll ``predicate`` until it returns a truthy value; fail after ``timeout`` seconds."""
+    """Poll ``predicate`` until it returns a truthy value; fail after ``timeout`` seconds.
+
+    ``interval`` fixes the pause between looks. Without it the pause starts at FIRST_POLL_S
+    and grows to LONGEST_POLL_S: most predicates run ``mytty-ctl`` (~25 ms of CPU each), and
+    on a busy machine a long wait polling every 20 ms took a core's worth of CPU from the
+    tests beside it, which made every wait longer still.
+    """
     deadline = time.monotonic() + timeout
+    pause = FIRST_POLL_S if interval is None else interval
     last: Any = None
     while True:
         try:
@@ -46,11 +58,14 @@ def wait_until(
             last = None
         if last:
             return last
-        if time.monotonic() > deadline:
+        left = deadline - time.monotonic()
+        if left < 0:
             raise AssertionError(
                 f"timed out after {timeout}s waiting for {message} (last={last!r})"
             )
-        time.sleep(interval)
+        time.sleep(min(pause, left))  # the last look is at the deadline, not a pause after it
+        if interval is None:
+            pause = min(pause * 1.5, LONGEST_POLL_S)
 
 
 class CtlResult:

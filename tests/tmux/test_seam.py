@@ -189,10 +189,18 @@ def _without_comment_lines(text: str) -> str:
 def tmux_syntax(source: str) -> list[tuple[int, str]]:
     """The string literals of ``source`` that look like tmux command syntax."""
     # Finalizers of other tests' garbage (asyncio subprocess transports) running inside
-    # ast.parse make CPython 3.11 fail with "AST constructor recursion depth mismatch".
-    gc.collect()
+    # ast.parse make CPython 3.11 fail with "AST constructor recursion depth mismatch": no
+    # collection may run inside it. (A gc.collect() before each parse cost ~0.4 s per module
+    # late in a full run, when the heap is large: 45 s in all.)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        tree = ast.parse(source)
+    finally:
+        if enabled:
+            gc.enable()
     hits = []
-    for line, text in _strings(ast.parse(source)):
+    for line, text in _strings(tree):
         if any(p.search(_without_comment_lines(text)) for p in _PATTERNS):
             hits.append((line, text))
     return hits

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
 
+from mytty.core.approvals.model import DECIDED_HOOK, REQUESTED_HOOK
 from mytty.core.estimation import epochs
 from mytty.core.events import AgentEvent, AgentEventKind
 from mytty.core.runs.synthesized import STARTUP_SWEEP_HOOK_NAME, SUPERSEDED_HOOK_NAME
@@ -46,6 +47,8 @@ class Source(StrEnum):
     RESUME = "resume"
     #: The Cursor approval estimate (a tool call left unanswered).
     ESTIMATE = "estimate"
+    #: The approvals broker: a permission request decided through mytty, or asked again.
+    APPROVAL = "approval"
     #: A ``mytty.`` name this version does not know (a newer controller's).
     MYTTY = "mytty"
 
@@ -113,6 +116,16 @@ def _origins() -> Mapping[str, Origin]:
         ),
         CURSOR_APPROVAL_HOOK_NAME: Origin(
             Source.ESTIMATE, "estimate: a Cursor tool call had no answer for 10 s (approval?)"
+        ),
+        DECIDED_HOOK: Origin(
+            Source.APPROVAL,
+            "the approvals broker: the permission request was decided through mytty "
+            "(`mytty approvals log` says by whom)",
+        ),
+        REQUESTED_HOOK: Origin(
+            Source.APPROVAL,
+            "the approvals broker: the agent asked the same permission again (its hook event "
+            "was a duplicate of an earlier one)",
         ),
     }
     return MappingProxyType(table)

@@ -1,6 +1,9 @@
 """The event socket handler: decode, authorize, store, reply.
 
 Replies never contain the capability. ``inserted: true`` is sent only after the store commit.
+An envelope with an ``approval`` (a PermissionRequest hook waiting for its decision) goes to
+the approvals broker once authorised (:mod:`mytty.daemon.approvals.broker`), whose reply may
+hold the connection open.
 """
 
 from __future__ import annotations
@@ -14,14 +17,16 @@ from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import (
     SCHEMA_VERSION,
     AgentEvent,
+    AgentEventKind,
     AgentProvider,
     format_timestamp,
     parse_timestamp,
 )
 from mytty.core.ids import SurfaceId, stable_uuid
 from mytty.daemon.agents import AgentHub
+from mytty.daemon.approvals.broker import ApprovalBroker
 from mytty.daemon.panes.identity import PaneRegistry
-from mytty.daemon.server.sockets import Peer
+from mytty.daemon.server.sockets import HeldReply, Peer
 from mytty.daemon.store import StoreError
 from mytty.protocol.envelope import decode_envelope, encode_event_reply
 
@@ -58,6 +63,16 @@ def _storable(event: AgentEvent) -> bool:
     return True
 
 
+#: The providers whose PermissionRequest hook can take a decision.
+_DECIDING_PROVIDERS = frozenset({AgentProvider.CLAUDE_CODE, AgentProvider.CODEX})
+
+
+def _decidable(event: AgentEvent) -> bool:
+    """An approval request of a provider whose hook reads the broker's decision (any other
+    envelope with an ``approval`` is stored as a plain event)."""
+    return event.provider in _DECIDING_PROVIDERS and event.kind is AgentEventKind.APPROVAL_REQUESTED
+
+
 def scoped_event_id(event: AgentEvent) -> str:
     """The id an event is stored and de-duplicated under: its own, scoped to pane and provider.
 
@@ -77,7 +92,9 @@ class EventIngest:
         panes: PaneRegistry,
         route_codex: Callable[[AgentEvent], AgentEvent | None],
         lead_notices: Callable[[SurfaceId], Awaitable[str | None]] | None = None,
+        approvals: ApprovalBroker | None = None,
     ) -> None:
+        self._approvals = approvals
         #: ``agent spawn --notify-lead``'s notices for a lead pane (daemon.lead_inbox).
         self._lead_notices = lead_notices
         self._last_store_failure: tuple[str, float] = ("", float("-inf"))
@@ -92,7 +109,7 @@ class EventIngest:
             self._last_store_failure = (reason, now)
             log.error("could not store event: %s", reason)
 
-    async def handle(self, body: bytes, peer: Peer) -> bytes:
+    async def handle(self, body: bytes, peer: Peer) -> bytes | HeldReply:
         try:
             envelope = decode_envelope(body)
         except (MyttyError, RecursionError):  # RecursionError: absurdly nested JSON
@@ -114,7 +131,18 @@ class EventIngest:
         elif not self._panes.authorize(event.surface_id, envelope.capability):
             return encode_event_reply(error=ErrorCode.UNAUTHORIZED)
         event = replace(event, id=scoped_event_id(event))
+        if envelope.approval is not None and self._approvals is not None and _decidable(event):
+            try:
+                return await self._approvals.request(event, envelope.approval)
+            except StoreError as exc:
+                self._log_store_failure(str(exc))
+                return encode_event_reply(error=ErrorCode.INTERNAL_ERROR)
+            except Exception:
+                log.exception("permission request failed")
+                return encode_event_reply(error=ErrorCode.INTERNAL_ERROR)
         try:
+            if self._approvals is not None:
+                await self._approvals.before_event(event)  # a Stop after a dialog's deny
             inserted = await self._hub.ingest(event)
         except StoreError as exc:
             self._log_store_failure(str(exc))

@@ -23,6 +23,10 @@ Descriptors are what a hostile or careless client can exhaust, so:
   side, as every mytty client does after its request, still gets its answer;
 * a reply that cannot be written within RESPONSE_WRITE_TIMEOUT_S (a client that never reads)
   aborts the connection and frees its buffer.
+
+A handler may answer with a :class:`HeldReply` instead of bytes (a PermissionRequest hook that
+waits for its decision): its first line is written at once, the rest when it is ready, and a
+client that hangs up meanwhile ends the wait (as for the control socket's long polls).
 """
 
 from __future__ import annotations
@@ -78,7 +82,15 @@ class RequestTooLarge(Exception):
     pass
 
 
-Handler = Callable[[bytes, Peer], Awaitable[bytes]]
+@dataclass(frozen=True, slots=True)
+class HeldReply:
+    """A reply in two parts: ``first`` at once, then what ``rest()`` returns (None: nothing)."""
+
+    first: bytes
+    rest: Callable[[], Awaitable[bytes | None]]
+
+
+Handler = Callable[[bytes, Peer], Awaitable["bytes | HeldReply"]]
 
 
 def peer_credentials(sock: socket.socket) -> Peer:
@@ -466,21 +478,29 @@ class OneShotServer:
             return
         except (ConnectionError, OSError):
             return
+        reply: bytes | HeldReply | None
         if self._hangups is None:
-            await self._write(writer, await self._handler(body, peer))
-            return
-        reply = await self._handle_watched(body, peer, conn.fileno())
-        if reply is not None:
+            reply = await self._handler(body, peer)
+        else:
+            reply = await self._watched(lambda: self._handler(body, peer), conn.fileno())
+        if isinstance(reply, HeldReply):
+            await self._write(writer, reply.first)
+            if self._hangups is None:  # the first held reply of a server without the watch
+                self._hangups = _HangupWatch()
+            reply = await self._watched(reply.rest, conn.fileno())
+        if isinstance(reply, bytes):
             await self._write(writer, reply)
 
-    async def _handle_watched(self, body: bytes, peer: Peer, fd: int) -> bytes | None:
-        """Run the handler while watching for the client's hang-up (None: it hung up)."""
+    async def _watched(
+        self, work: Callable[[], Awaitable[bytes | HeldReply | None]], fd: int
+    ) -> bytes | HeldReply | None:
+        """Run ``work`` while watching for the client's hang-up (None: it hung up)."""
         assert self._hangups is not None
         scope = RequestScope(task=asyncio.current_task())
         token = CURRENT.set(scope)
         self._hangups.watch(fd, scope)
         try:
-            return await self._handler(body, peer)
+            return await work()
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if scope.gone and task is not None and task.cancelling() <= 1:

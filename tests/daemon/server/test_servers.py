@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from mytty.daemon.server.scope import abandonable
+from mytty.daemon.server.scope import CURRENT, abandonable
 from mytty.daemon.server.sockets import OneShotServer, Peer
 
 Handler = Callable[[bytes, Peer], Awaitable[bytes]]
@@ -42,11 +42,13 @@ def serve(handler: Handler, scenario: Callable[[str], Awaitable[None]]) -> None:
     asyncio.run(main())
 
 
-async def connect(path: str, *, half_close: bool = True) -> socket.socket:
+async def connect(
+    path: str, *, half_close: bool = True, body: bytes = b'{"type":"x"}\n'
+) -> socket.socket:
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.setblocking(False)
     await asyncio.get_running_loop().sock_connect(s, path)
-    await asyncio.get_running_loop().sock_sendall(s, b'{"type":"x"}\n')
+    await asyncio.get_running_loop().sock_sendall(s, body)
     if half_close:
         s.shutdown(socket.SHUT_WR)
     return s
@@ -82,14 +84,37 @@ def test_a_hang_up_ends_a_waiting_request_without_an_error(
 
 
 def test_a_half_close_is_no_hang_up() -> None:
+    """The half-closed wait outlives a real hang-up that came after it.
+
+    The server learns of hang-ups from one level-triggered epoll: had it taken the half-close
+    for one, it would have cancelled that wait no later than the later client's real one.
+    """
+    entered = {"half": asyncio.Event(), "closed": asyncio.Event()}
+    cancelled = asyncio.Event()
+    release = asyncio.Event()
+
     async def handler(body: bytes, peer: Peer) -> bytes:
-        with abandonable():
-            await asyncio.sleep(0.2)
+        which = json.loads(body)["type"]
+        try:
+            with abandonable():
+                entered[which].set()
+                await release.wait()
+        except asyncio.CancelledError:
+            if which == "closed":
+                cancelled.set()
+            raise
         return b'{"answered":true}\n'
 
     async def scenario(path: str) -> None:
-        s = await connect(path, half_close=True)
-        data = await asyncio.get_running_loop().sock_recv(s, 100)
+        loop = asyncio.get_running_loop()
+        s = await connect(path, half_close=True, body=b'{"type":"half"}\n')
+        await entered["half"].wait()
+        gone = await connect(path, body=b'{"type":"closed"}\n')
+        await entered["closed"].wait()
+        gone.close()
+        await cancelled.wait()
+        release.set()
+        data = await loop.sock_recv(s, 100)
         s.close()
         assert json.loads(data) == {"answered": True}
 
@@ -97,11 +122,18 @@ def test_a_half_close_is_no_hang_up() -> None:
 
 
 def test_work_that_is_not_a_wait_runs_to_its_end() -> None:
+    entered = asyncio.Event()
     finished = asyncio.Event()
     gone_then_wait: list[str] = []
 
     async def handler(body: bytes, peer: Peer) -> bytes:
-        await asyncio.sleep(0.3)  # a send or a spawn: not abandonable
+        # A send or a spawn (not abandonable) still at work when the server sees the hang-up.
+        entered.set()
+        scope = CURRENT.get()
+        assert scope is not None
+        deadline = asyncio.get_running_loop().time() + 10
+        while not scope.gone and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.005)
         finished.set()
         try:
             with abandonable():  # the client left meanwhile: this wait never starts
@@ -114,7 +146,7 @@ def test_work_that_is_not_a_wait_runs_to_its_end() -> None:
 
     async def scenario(path: str) -> None:
         s = await connect(path)
-        await asyncio.sleep(0.05)
+        await entered.wait()
         s.close()
         await finished.wait()
         while not gone_then_wait:
