@@ -85,6 +85,23 @@ def test_a_codex_worker_without_hooks_at_sign_in_is_not_running(mytty: Mytty) ->
     m = mytty  # no integration: native estimation follows codex in the pane's foreground
     install(m, "codex", SIGN_IN_CODEX)
     job = spawn(m, "--provider", "codex", "--task", "hello", "--anchor", new_anchor(m))
+    surface = job["paneID"]["rawValue"]
+
+    def shown_state() -> str | None:  # what the border segment and `mytty ls` show
+        for line in m.tmux("list-panes", "-a", "-F", "#{@mytty_surface} #{@mytty_state}").split(
+            "\n"
+        ):
+            if line.startswith(surface + " "):
+                return line.split(" ", 1)[1]
+        return None
+
+    def run_state() -> str | None:  # the pane's most relevant run (native estimation's)
+        panes = m.request({"type": "list"})["panes"]
+        return next((p.get("agentState") for p in panes if p["paneID"] == surface), None)
+
+    # Native estimation has the codex run running; the pane still shows it needs a human.
+    wait_until(lambda: run_state() == "running", 25, message="codex's native run")
+    wait_until(lambda: shown_state() == "waiting-input", 25, message="the pane's state")
     # (`agent wait --until attention` needs hooks; `agent result` reconciles the job too.)
     seen = wait_until(
         lambda: (
