@@ -13,6 +13,7 @@ Code 2.1.332 with no network, Codex 0.171 with no sign-in) and then exit or wait
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 
@@ -112,6 +113,9 @@ def test_a_codex_worker_without_hooks_at_sign_in_is_not_running(mytty: Mytty) ->
         message="the job to wait for a sign-in",
     )
     assert seen["message"] == "not signed in: > 1. Sign in with ChatGPT"
+    # `mytty attention` lists it: the worker needs a human.
+    items = wait_until(lambda: sign_in_items(m, job), 10, message="the sign-in's attention item")
+    assert [(i["kind"], i["message"]) for i in items] == [("input-request", seen["message"])]
     # The human quits it instead: the job ends, it does not wait for ever.
     pane = seen["paneID"]["rawValue"]
     m.ctl("send-key", pane, "C-c").ok()
@@ -124,3 +128,14 @@ def test_a_codex_worker_without_hooks_at_sign_in_is_not_running(mytty: Mytty) ->
         message="the job to end once codex left the pane",
     )
     assert done["state"] in ("launch-failed", "disconnected"), done
+    wait_until(lambda: not sign_in_items(m, job), 10, message="the sign-in's item to go")
+
+
+def sign_in_items(m: Mytty, job: dict[str, Any]) -> list[dict[str, Any]]:
+    """The open attention items about the job (its id stands in for the run)."""
+    items: list[dict[str, Any]] = m.request({"type": "attention"})["items"]
+    return [
+        i
+        for i in items
+        if i["runID"] == job_id(job) and i["kind"] == "input-request" and i["resolvedAt"] is None
+    ]

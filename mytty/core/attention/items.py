@@ -14,6 +14,9 @@ Policy (the issue's, which deliberately differs from the original's code):
   ``launch-failed`` → ``launch-failure`` (:meth:`AttentionBook.add_launch_failure`). No run
   exists then, so the item's id and ``run_id`` are the job's id. The job is stored and
   survives a restart (still ``launch-failed``); this item lives in memory and does not.
+- A job whose worker waits at its sign-in screen (``waiting-input``, "not signed in") adds an
+  ``input-request`` about the job (:meth:`AttentionBook.add_sign_in`); the job registry
+  acknowledges it when the job leaves that state.
 - ``agent spawn --budget-tokens N`` adds ``budget`` items from usage instead of an event
   (:meth:`AttentionBook.add_budget_item`): one when the job reaches 80 % of N, one at 100 %
   (when mytty interrupts the worker). Like ``launch-failure`` their ``run_id`` is the job's id;
@@ -209,6 +212,21 @@ class AttentionBook:
         """
         return self._add_job_item(
             job_id, job_id, surface_id, provider, AttentionKind.LAUNCH_FAILURE, message, at
+        )
+
+    def add_sign_in(
+        self,
+        item_id: str,
+        job_id: JobId,
+        surface_id: SurfaceId,
+        provider: AgentProvider,
+        message: str,
+        at: float,
+    ) -> AttentionItem | None:
+        """A job whose worker waits at its sign-in screen: an ``input-request`` about the job
+        (None if ``item_id`` is known); the job registry acknowledges it once the job moves on."""
+        return self._add_job_item(
+            item_id, job_id, surface_id, provider, AttentionKind.INPUT_REQUEST, message, at
         )
 
     def add_budget_item(

@@ -213,6 +213,8 @@ class JobRegistry:
     def _changed(self, before: AgentJob, after: AgentJob) -> None:
         """Keep ``after`` and queue it to the store when it differs from ``before``."""
         self._jobs[after.job_id] = after
+        if _signing_in(before) != _signing_in(after):
+            self._sign_in_item(after, self._clock.now())
         if after == before or self._store is None:
             return
         try:
@@ -329,6 +331,22 @@ class JobRegistry:
         if updated.state is AgentJobState.LAUNCH_FAILED and job.state is not updated.state:
             self._launch_failed(updated, now)
         return updated
+
+    def _sign_in_item(self, job: AgentJob, now: float) -> None:
+        """A worker at its sign-in screen needs a human: `mytty attention` lists it (and the
+        human is notified) while it waits there; the item goes once the job moved on."""
+        item_id = f"{job.job_id}-sign-in"
+        book = self._hub.attention
+        if not _signing_in(job):
+            if book.acknowledge(item_id, now):
+                self._hub.bump()
+            return
+        item = book.add_sign_in(
+            item_id, job.job_id, job.surface_id, job.provider.agent_provider, job.message or "", now
+        )
+        if item is not None:
+            self._hub.bump()
+            self.on_attention_item(item)
 
     def _launch_failed(self, job: AgentJob, now: float) -> None:
         """Never silently: the log says why, and `mytty attention` lists it."""
@@ -615,3 +633,10 @@ class JobRegistry:
             cost=self.cost_of(job),
             resources=self.resources_of(job),
         )
+
+
+def _signing_in(job: AgentJob) -> bool:
+    """The job waits for a human to sign its worker in (tracker's sign-in verdict)."""
+    return job.state is AgentJobState.WAITING_INPUT and (job.message or "").startswith(
+        core_jobs.NOT_SIGNED_IN
+    )
