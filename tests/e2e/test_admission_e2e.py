@@ -103,8 +103,18 @@ def test_memory_admits_k_workers_queues_the_rest_in_order_and_survives_a_restart
     )
     listed = json.loads(run_mytty(m, "ls", "--json").stdout)["panes"]
     assert {p["state"] for p in listed if p["paneID"] == first_queued} == {"queued"}
-    holders = [p for p in listed if p["paneID"] in {pane_of(j) for j in spawned[:FIT]}]
-    assert len(holders) == FIT and all(p["rssBytes"] >= HOLD_MB * 1024 * 1024 for p in holders)
+    holding = {pane_of(j) for j in spawned[:FIT]}
+
+    def holders_shown() -> bool:
+        # ls reads @mytty_rss, which the controller publishes after its next sample: under load
+        # that comes a little after the holders are running.
+        panes = json.loads(run_mytty(m, "ls", "--json").stdout)["panes"]
+        shown = [p for p in panes if p["paneID"] in holding]
+        return len(shown) == FIT and all(
+            (p["rssBytes"] or 0) >= HOLD_MB * 1024 * 1024 for p in shown
+        )
+
+    wait_until(holders_shown, 20, message="mytty ls to show each holder's memory")
     # The running ones show their memory (sampled for this read).
     assert all(jobs(m)[job_id(j)]["rssBytes"] >= HOLD_MB * 1024 * 1024 for j in spawned[:FIT])
 

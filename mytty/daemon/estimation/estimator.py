@@ -103,6 +103,9 @@ class NativeEstimator:
         self._seen: dict[SurfaceId, Detection] = {}
         self._cwd: dict[SurfaceId, str | None] = {}
         self._watches: dict[SurfaceId, _Watch] = {}
+        #: Panes whose agent ended under a shell: until when its "finished with exit N" may
+        #: still arrive (no pass ends the run ``disconnected`` before then).
+        self._settling: dict[SurfaceId, tuple[int, float]] = {}
         self._statuses: dict[AgentProvider, tuple[str, float]] = {}
         self._queue: asyncio.Queue[list[AgentEvent]] = asyncio.Queue()
         self._wake = asyncio.Event()
@@ -151,6 +154,7 @@ class NativeEstimator:
             self._emit(self.machine.provider_changed(surface_id, None, None, self._now()))
         self.machine.forget_pane(surface_id)
         self._cwd.pop(surface_id, None)
+        self._settling.pop(surface_id, None)
 
     def agent_alive(self, run: AgentRun) -> bool:
         """For the startup sweep: does ``run``'s pane still run its agent (as last detected)?
@@ -251,6 +255,8 @@ class NativeEstimator:
                 continue
             det = self.detector.detect(pane.pid)
             prev = self._seen.get(surface, NOTHING)
+            if self._settles(surface, pane.pid, prev, det):
+                continue  # the shell may still report the exit status: look after the settle
             self._seen[surface] = det
             if det.pid != prev.pid:
                 self._watch(surface, det)
@@ -363,17 +369,43 @@ class NativeEstimator:
         # the run is ended ``disconnected``. An agent that was the pane's own process left no
         # shell behind to report: look again at once.
         pane = self._panes.by_surface.get(surface)
-        own_process = pane is None or pane.pid == pid
-        settle = 0.0 if own_process else self._timings.native_exit_settle
-
-        def look_again() -> None:
+        if pane is None or pane.pid == pid or not self._start_settle(surface, pid):
             self.machine.forget_process(surface, pid)
             self.mark_dirty(surface)
 
-        if settle > 0:
+    def _start_settle(self, surface: SurfaceId, pid: int) -> bool:
+        """Open the settle of ``pid``'s exit (once per exit); False when there is none."""
+        settle = self._timings.native_exit_settle
+        if settle <= 0:
+            return False
+        current = self._settling.get(surface)
+        if current is None or current[0] != pid:
+            self._settling[surface] = (pid, self._now() + settle)
+
+            def look_again() -> None:
+                self.machine.forget_process(surface, pid)
+                self.mark_dirty(surface)
+
             self._clock.call_later(settle, look_again)
-        else:
-            look_again()
+        return True
+
+    def _settles(self, surface: SurfaceId, pane_pid: int, prev: Detection, det: Detection) -> bool:
+        """Is an agent that just left the foreground of a shell still within its settle?
+
+        A pass that sees the agent gone (a poll tick can come before the pidfd's wake-up)
+        must not end the run ``disconnected`` while the shell's exit report may be on its way
+        (a busy machine can hold the shell back for hundreds of ms).
+        """
+        if prev.provider is None or det.provider is not None or prev.pid in (None, pane_pid):
+            self._settling.pop(surface, None)
+            return False
+        assert prev.pid is not None
+        if not self._start_settle(surface, prev.pid):
+            return False
+        if self._now() < self._settling[surface][1]:
+            return True
+        del self._settling[surface]
+        return False
 
     def close(self) -> None:
         for surface in list(self._watches):

@@ -179,6 +179,48 @@ def test_an_exit_without_a_status_ends_disconnected_after_the_settle(tmp_path: P
     scenario(tmp_path, body)
 
 
+def test_a_poll_tick_that_sees_the_agent_gone_waits_for_the_shells_late_report(
+    tmp_path: Path,
+) -> None:
+    # CI, two busy cores: the poll tick saw the agent gone (before its pidfd woke the
+    # estimator) and ended the run ``disconnected``; the shell's "exit 1" came 0.3 s later.
+    async def body(w: World) -> None:
+        w.show(CLAUDE, 4242)  # no such process: only the poll can see it go
+        await w.advance(0.5)
+        await w.advance(3.0)
+        assert w.run() is AgentRunState.RUNNING
+        w.show(None, None)
+        await w.advance(0.5)  # a full pass sees the shell in front again
+        await w.advance(0.2)
+        assert w.run() is AgentRunState.RUNNING  # within the settle: not yet disconnected
+        w.est.on_shell_event(SURFACE, ShellEvent(True, 1, None, "c" * 64, "/"))
+        await w.settle()
+        assert w.run() is AgentRunState.FAILED
+        await w.advance(1.0)
+        assert w.run() is AgentRunState.FAILED
+        assert w.hook_names()[-1] == "mytty.native.commandFinished"
+
+    scenario(tmp_path, body)
+
+
+def test_a_poll_tick_that_sees_the_agent_gone_ends_it_once_the_settle_passed(
+    tmp_path: Path,
+) -> None:
+    async def body(w: World) -> None:
+        w.show(CLAUDE, 4242)
+        await w.advance(0.5)
+        await w.advance(3.0)
+        w.show(None, None)
+        await w.advance(0.5)
+        assert w.run() is AgentRunState.RUNNING
+        await w.advance(0.25)  # the settle passed with no report from the shell
+        await w.advance(0.5)
+        assert w.run() is AgentRunState.DISCONNECTED
+        assert w.hook_names()[-1] == "mytty.native.processExited"
+
+    scenario(tmp_path, body)
+
+
 def test_an_installed_integration_is_not_estimated(tmp_path: Path) -> None:
     async def body(w: World) -> None:
         w.show(CLAUDE, 4242)
