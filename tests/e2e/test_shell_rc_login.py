@@ -35,6 +35,8 @@ def test_a_pane_opened_with_tmuxs_keys_gets_its_identity_without_a_profile(
 ) -> None:
     m = bare_mytty
     (m.home / ".profile").unlink()  # a fresh machine: nothing a login bash would read
+    with (m.home / ".bashrc").open("a") as rc:  # where this user's PATH is set
+        rc.write('export PATH="$HOME/rc-bin:$PATH"\n')
     m.start()
     installed = mytty_cli(m, "shell-integration", "install", "bash")
     assert installed.returncode == 0, installed.stderr
@@ -70,6 +72,12 @@ def test_a_pane_opened_with_tmuxs_keys_gets_its_identity_without_a_profile(
     )
     surface = m.tmux("display-message", "-p", "-t", tmux_id, "#{@mytty_surface}").strip()
     assert shown == f"ID=[{surface}]" and surface
+
+    # The ~/.profile made for tmux's login shells does not hide ~/.bashrc from the shells of
+    # panes mytty opens (they read it while there was no login file): its PATH is still there.
+    pane = m.ctl("split", m.first_pane(), "right").json["paneID"]
+    m.ctl("send", pane, 'echo "PATH=[$PATH]"', "--enter").ok()
+    m.wait_for_text(pane, f"PATH=[{m.home}/rc-bin:")
 
     # Uninstall takes it out of both, and the ~/.profile it created goes again.
     removed = mytty_cli(m, "shell-integration", "uninstall", "bash")
