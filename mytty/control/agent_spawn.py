@@ -375,8 +375,9 @@ The controller checks, in this order: anchor, task, label, model, the provider's
 access. **Which PATH the worker runs with**: its own comes first, the one its login shell
 really sets up — the controller starts the same launcher and the same login and rc files as
 the worker's pane would (`/etc/profile`, then `~/.bash_profile`, `~/.bash_login` or
-`~/.profile`, else `~/.bashrc`, for bash; zsh's and fish's own files) and reads the PATH they
-leave (kept until one of those files changes). When the binary (`claude`, `codex`,
+`~/.profile`, else `~/.bashrc`, for bash, and `~/.bashrc` after a `~/.profile` that holds only
+mytty's line; zsh's and fish's own files) and reads the PATH they leave (kept until one of
+those files changes). When the binary (`claude`, `codex`,
 `cursor-agent`) is on it, nothing else counts. When it is not, but the PATH of the caller (the
 lead agent or shell that ran `mytty-ctl`), or of the anchor pane's shell or foreground process,
 has it, the worker is started with that directory first on its PATH
