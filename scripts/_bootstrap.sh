@@ -14,6 +14,8 @@ command -v git >/dev/null 2>&1 || need_apt+=(git)
 # Not needed by mytty itself, but the README's first commands use them (containers lack both).
 command -v jq >/dev/null 2>&1 || need_apt+=(jq)
 command -v top >/dev/null 2>&1 || need_apt+=(procps)
+# The host tests (tests/hosts) start a real sshd on loopback; the package brings the ssh client.
+[ -x /usr/sbin/sshd ] || need_apt+=(openssh-server)
 # The test suite also checks quoting and start-up under zsh and fish.
 for extra in ${MYTTY_TEST_SHELLS:-}; do
   command -v "$extra" >/dev/null 2>&1 || need_apt+=("$extra")

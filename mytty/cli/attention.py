@@ -17,6 +17,7 @@ from typing import Any
 import typer
 
 from mytty.cli import client, popup
+from mytty.cli.hosts import fanout, views
 from mytty.core.attention.items import need_word
 from mytty.core.errors import ErrorCode
 
@@ -42,30 +43,46 @@ def command(
     live: bool = typer.Option(
         False, "--watch", help="A live view that follows the events (Ctrl-C stops it)."
     ),
+    hosts: str | None = typer.Option(
+        None,
+        "--hosts",
+        help="Also the open items of other hosts: all, or NAME[,NAME…] (see `mytty hosts`).",
+    ),
 ) -> None:
     """What needs a human: approvals, questions, failures, disconnects, long completions."""
     if live and as_json:
         client.fail(ErrorCode.USAGE, "--watch is for humans; scripts long-poll `mytty-ctl events`")
     with client.exit_on_error():
+        names = fanout.selected(hosts)
         values: dict[str, object] = {}
         listed = client.request("attention").get("items", []) if ack or ack_all else []
         if ack:
-            values["acknowledge"] = _resolve_runs(ack, listed)
+            local = views.acknowledge(ack)  # a run b:RUN is acknowledged on host b
+            if local:
+                values["acknowledge"] = _resolve_runs(local, listed)
         if ack_all:
             values["acknowledgeAll"] = True
         reply = client.request("attention", values)
-    if ack or ack_all:
+        remote = views.followed(names, refresh=bool(ack)) if names else []
+    if "acknowledge" in values or ack_all:  # (another host's runs are said by views)
         client.say(_acknowledged(listed, reply.get("items", [])))
     if live:
         with client.exit_on_error():
-            watch(show_all)
+            watch(show_all, names)
         return
     every = reply.get("items", [])
     items = every if show_all else [i for i in every if not i.get("resolvedAt")]
+    if names:
+        items = [{**i, "host": None} for i in items] + views.items_of(remote)
     if as_json:
-        typer.echo(json.dumps({**reply, "items": items}, ensure_ascii=False))
+        extra = {"hosts": [_host_json(h) for h in remote]} if names else {}
+        typer.echo(json.dumps({**reply, "items": items, **extra}, ensure_ascii=False))
         return
-    _print_attention(items, hidden=len(every) - len(items), show_state=show_all)
+    _print_attention(items, hidden=len(every) - len(items), show_state=show_all, hosts=remote)
+
+
+def _host_json(host: dict[str, Any]) -> dict[str, Any]:
+    return {k: host.get(k) for k in ("name", "state", "since", "lastSeen", "error")}
 
 
 def _acknowledged(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> str:
@@ -97,20 +114,30 @@ def _resolve_runs(wanted: list[str], items: list[dict[str, Any]]) -> list[str]:
     return resolved
 
 
-def _print_attention(items: list[dict[str, Any]], *, hidden: int, show_state: bool) -> None:
+def _print_attention(
+    items: list[dict[str, Any]],
+    *,
+    hidden: int,
+    show_state: bool,
+    hosts: list[dict[str, Any]] | None = None,
+) -> None:
     from rich import box
     from rich.padding import Padding
     from rich.table import Table
     from rich.text import Text
 
     console = client.console()
+    notes = [line for line in map(views.note, hosts or []) if line]
     if not items:
         more = f" ({hidden} resolved hidden; --all lists them)" if hidden else ""
         console.print(Text("Nothing needs you right now." + more))
+        for line in notes:
+            console.print(Text(line, style="dim"))
         return
     now = time.time()
     rows = [
         {
+            **({"host": _host_cell(item)} if hosts else {}),
             "pane": item.get("location") or "(closed)",
             "label": item.get("label") or "-",
             "run": str(item["runID"])[:8],
@@ -133,6 +160,8 @@ def _print_attention(items: list[dict[str, Any]], *, hidden: int, show_state: bo
         for row in rows:
             table.add_row(*(Text(value) for value in row.values()))
         console.print(table)
+        for line in notes:
+            console.print(Text(line, style="dim"))
         return
     # A narrow pane: one block per item, nothing cut off, the message on lines of its own.
     console.print(Text("mytty attention", style="bold"))
@@ -142,6 +171,15 @@ def _print_attention(items: list[dict[str, Any]], *, hidden: int, show_state: bo
         console.print(Text(f"  {row['provider']}, run {row['run']}"))
         if row["message"]:
             console.print(Padding(Text(row["message"], style="dim"), (0, 0, 0, 2), expand=False))
+    for line in notes:
+        console.print(Text(line, style="dim"))
+
+
+def _host_cell(item: dict[str, Any]) -> str:
+    host = item.get("host")
+    if host is None:
+        return "here"
+    return f"{host} (stale)" if item.get("stale") else str(host)
 
 
 # -- the live view (--watch) -------------------------------------------------------------------
@@ -173,13 +211,18 @@ class AttentionView:
         return Group(table, footer)
 
 
-def watch(show_all: bool) -> None:
-    """Show the live view until Ctrl-C (MyttyError when the controller stops answering)."""
+def watch(show_all: bool, hosts: list[str] | None = None) -> None:
+    """Show the live view until Ctrl-C (MyttyError when the controller stops answering).
+    ``hosts``: other hosts' open items too (as this machine's controller last saw them)."""
     from rich.live import Live
+
+    def items() -> list[dict[str, Any]]:
+        local: list[dict[str, Any]] = client.request("attention").get("items", [])
+        return local + views.items_of(views.followed(hosts)) if hosts else local
 
     view = AttentionView(show_all)
     cursor = client.request("events")["latestSequence"]
-    view.items = client.request("attention").get("items", [])
+    view.items = items()
     view.status = "up to date"
     try:
         with Live(view, console=client.console(), refresh_per_second=1):
@@ -190,7 +233,7 @@ def watch(show_all: bool) -> None:
                     timeout=POLL_TIMEOUT_S + 15,
                 )
                 cursor = page["latestSequence"]
-                view.items = client.request("attention").get("items", [])
+                view.items = items()
                 view.status = f"updated {time.strftime('%H:%M:%S')}"
     except KeyboardInterrupt:
         return

@@ -33,6 +33,10 @@ from mytty.core import codes  # noqa: E402
 WAIT_GRACE = 5.0
 #: ``int()`` refuses more digits than this (and a sequence number never has them).
 MAX_COUNT_DIGITS = 19
+#: Every command takes ``--host NAME`` (before the command word too); ``MYTTY_HOST`` is its
+#: default. The command then runs on that host's controller (mytty.cli.hosts.route).
+HOST_FLAG = "--host"
+HOST_VAR = "MYTTY_HOST"
 
 
 def _fail(code: str, message: str) -> NoReturn:
@@ -115,6 +119,12 @@ def parse_args(command: spec.Command, tokens: list[str]) -> spec.Values:
         name, eq, inline = tok.partition("=")
         if name == "--help":
             raise HelpRequested(command.name)
+        if name == HOST_FLAG:
+            if not eq and i + 1 >= len(tokens):
+                fail(codes.USAGE, f"{name} requires a value")
+            options[HOST_FLAG] = inline if eq else tokens[i + 1]
+            i += 1 if eq else 2
+            continue
         opt = command.option(name)
         if opt is None:
             fail(codes.USAGE, f"unknown option {name}")
@@ -138,10 +148,18 @@ def parse_args(command: spec.Command, tokens: list[str]) -> spec.Values:
     return spec.Values(positionals, options, flags, fail)
 
 
-def _convert(field: spec.Field, label: str, text: str, values: spec.Values) -> Any:
+def _convert(
+    field: spec.Field, label: str, text: str, values: spec.Values, host: str | None = None
+) -> Any:
     kind = field.kind
     if kind == spec.PATH:
-        return os.path.abspath(os.path.expanduser(text))
+        if host is None:
+            return os.path.abspath(os.path.expanduser(text))
+        if not os.path.isabs(text):
+            values.fail(codes.USAGE, f"{label} must be an absolute directory of host {host}")
+        return text
+    if host is not None and host != _mixed() and _is_id(field):
+        text = _bare(text)
     if kind == spec.JOB:
         return {"rawValue": text}
     if kind == spec.LIST:
@@ -188,7 +206,50 @@ def build_request(
     command: spec.Command, tokens: list[str]
 ) -> tuple[dict[str, Any], float, spec.Values]:
     """Turn a command's arguments into (request, receive timeout, parsed values)."""
+    request, timeout, values, _ = build_routed(command, tokens, None)
+    return request, timeout, values
+
+
+def _names_a_host(command: spec.Command, values: spec.Values) -> bool:
+    """A qualified id (``NAME:<id>``) among the id arguments? Cheap when no word holds a ``:``."""
+    if not any(":" in word for word in (*values.positionals, *values.options.values())):
+        return False
+    from mytty.cli.hosts.route import hosts_named
+
+    return any(host is not None for host in hosts_named(command, values))
+
+
+def _mixed() -> str:
+    from mytty.cli.hosts.route import MIXED
+
+    return MIXED
+
+
+def _bare(text: str) -> str:
+    from mytty.cli.hosts.route import bare
+
+    return bare(text)
+
+
+def _is_id(field: spec.Field) -> bool:
+    from mytty.cli.hosts.route import names_an_id
+
+    return names_an_id(field)
+
+
+def build_routed(
+    command: spec.Command, tokens: list[str], host: str | None
+) -> tuple[dict[str, Any], float, spec.Values, str | None]:
+    """(request, receive timeout, parsed values, route): the route is the host the command
+    goes to (``host``, a ``--host`` among ``tokens``, or the host its ids name), None for
+    this host's controller. A routed request carries no fact of this machine: no pane id
+    from the environment, no directory of this machine."""
     values = parse_args(command, tokens)
+    host = values.options.get(HOST_FLAG) or host
+    if host is not None or _names_a_host(command, values):
+        from mytty.cli.hosts.route import pick
+
+        host = pick(command, values, host)
     request: dict[str, Any] = {"type": command.wire}
     given: list[str | None] = [*values.positionals]
     for arg, text in zip(command.args, given + [None] * len(command.args), strict=False):
@@ -198,14 +259,14 @@ def build_request(
             continue
         _check_choice(arg.choices, arg.code, arg.metavar.lower(), text, values)
         if arg.wire is not None:
-            request[arg.wire] = _convert(arg, arg.metavar, text, values)
+            request[arg.wire] = _convert(arg, arg.metavar, text, values, host)
     for opt in command.options:
         text = values.options.get(opt.flag)
         if not opt.takes_value:
             if opt.wire is not None:
                 request[opt.wire] = opt.flag in values.flags
             continue
-        if not text and opt.env_default:
+        if not text and opt.env_default and host is None:
             text = os.environ.get(opt.env_default) or None
         if text is None:
             if opt.required:
@@ -221,12 +282,14 @@ def build_request(
             values.fail(opt.code, f"{opt.flag} must not be empty")
         _check_choice(opt.choices, opt.code, opt.flag, text, values)
         if opt.wire is not None:
-            request[opt.wire] = _convert(opt, opt.flag, text, values)
+            request[opt.wire] = _convert(opt, opt.flag, text, values, host)
     for group in dict.fromkeys(o.group for o in command.options if o.group):
         flags = [o.flag for o in command.options if o.group == group]
         if sum(1 for f in flags if f in values.options or f in values.flags) != 1:
             values.fail(codes.USAGE, f"give exactly one of {_one_of(tuple(flags))}")
     timeout = command.client(request, values) if command.client else None
+    if host is not None:
+        _for_host(command, request, host)
     if command.wire_order:
         order = {key: n for n, key in enumerate(("type", *command.wire_order))}
         request = dict(sorted(request.items(), key=lambda kv: order.get(kv[0], len(order))))
@@ -234,7 +297,17 @@ def build_request(
         timeout = command.receive_timeout
         if command.wait_key is not None and command.wait_key in request:
             timeout = math.ceil(request[command.wait_key]) + WAIT_GRACE
-    return request, timeout, values
+    return request, timeout, values, host
+
+
+def _for_host(command: spec.Command, request: dict[str, Any], host: str) -> None:
+    """What a client hook added that only means something here: this machine's directories
+    (``agent spawn``'s own working directory) are left out; job lists lose their host."""
+    for field in command.wire_fields:
+        if field.wire in request and field.kind == spec.PATH:
+            request[field.wire] = None
+        elif field.wire in request and field.kind == spec.JOB_LIST and host != _mixed():
+            request[field.wire] = [{"rawValue": _bare(j["rawValue"])} for j in request[field.wire]]
 
 
 # --------------------------------------------------------------------------------------------
@@ -273,12 +346,31 @@ def _offline(argv: list[str]) -> str | None:
         from mytty.cli.ctl_completion import complete
 
         return complete(argv[1:])
+    if word.startswith("__") and word in ("__hello", "__relay", "__connect", "__send"):
+        from mytty.cli.hosts import remote as ctl_remote
+
+        return ctl_remote.run(word, argv[1:])
     return None
+
+
+def _leading_host(argv: list[str]) -> tuple[list[str], str | None]:
+    """``--host NAME`` (or ``--host=NAME``) before the command word, taken off ``argv``;
+    else ``MYTTY_HOST``."""
+    if argv and argv[0].startswith(HOST_FLAG):
+        word, eq, inline = argv[0].partition("=")
+        if word == HOST_FLAG:
+            if eq:
+                return argv[1:], inline
+            if len(argv) < 2:
+                _fail(codes.USAGE, f"{HOST_FLAG} requires a host name")
+            return argv[2:], argv[1]
+    return argv, os.environ.get(HOST_VAR) or None
 
 
 def run(argv: list[str]) -> int:
     try:
         _check_utf8(argv)
+        argv, host = _leading_host(argv)
         text = _offline(argv)
         if text is not None:
             sys.stdout.write(text)
@@ -286,13 +378,18 @@ def run(argv: list[str]) -> int:
         try:
             module, rest = find_command(argv)
             command: spec.Command = module.COMMAND
-            request, timeout, values = build_request(command, rest)
+            request, timeout, values, route = build_routed(command, rest, host)
         except HelpRequested as asked:
             from mytty.control.manual import help_text
 
             sys.stdout.write(help_text(str(asked.args[0])))
             return 0
-        reply = send(request, timeout)
+        if route is None:
+            reply = send(request, timeout)
+        else:
+            from mytty.cli.hosts import route as ctl_route
+
+            reply = ctl_route.send(command, request, timeout, route)
     except CtlError as exc:
         sys.stderr.write(f"mytty-ctl: {exc.code}: {exc.message}\n")
         return 1

@@ -17,6 +17,7 @@ from typing import Any
 import typer
 
 from mytty.cli import client
+from mytty.cli.hosts import fanout, views
 from mytty.cli.tmux_cmd import server_socket
 from mytty.core.errors import ErrorCode
 from mytty.core.events import format_timestamp
@@ -135,8 +136,11 @@ def table_rows(panes: list[dict[str, Any]], now: float) -> list[dict[str, str]]:
     rows = []
     for pane in panes:
         job = pane["job"] or ""
+        if pane.get("host"):
+            job = job.split(":", 1)[-1]
         rows.append(
             {
+                "host": pane.get("host") or "here",
                 "pane": pane["location"],
                 # Only an agent's provider: a shell or `top` is no provider (the issue 26 trial).
                 "provider": pane["provider"] or "",
@@ -155,22 +159,41 @@ def table_rows(panes: list[dict[str, Any]], now: float) -> list[dict[str, str]]:
     return rows
 
 
-def show(tmux_socket: str | None, as_json: bool) -> None:
+def show(tmux_socket: str | None, as_json: bool, hosts: str | None = None) -> None:
     from mytty.tmux.bootstrap import tmux_binary
     from mytty.tmux.user_formats import TmuxCli, TmuxCliError, published_panes
 
     try:
         with client.exit_on_error():
+            names = fanout.selected(hosts)
             cli = TmuxCli(server_socket(tmux_socket), tmux_binary())
             panes = entries(published_panes(cli))
     except TmuxCliError as exc:
         client.fail(ErrorCode.TMUX_UNAVAILABLE, str(exc))
     running, figures = _job_figures()
     merge_figures(panes, figures)
+    failures: list[tuple[str, str]] = []
+    if names:
+        panes = [{**pane, "host": None} for pane in panes]
+        for name, answer in views.remote_panes(names):
+            if isinstance(answer, list):
+                panes += answer
+            else:
+                failures.append((name, f"{answer.code.value}: {answer.message}"))
     if as_json:
-        typer.echo(json.dumps({"controllerRunning": running, "panes": panes}, ensure_ascii=False))
+        extra: dict[str, Any] = {}
+        if names:
+            extra["hostErrors"] = [{"host": n, "error": e} for n, e in failures]
+        typer.echo(
+            json.dumps({"controllerRunning": running, "panes": panes, **extra}, ensure_ascii=False)
+        )
         return
-    _print(panes, running)
+    _print(panes, running, hosts=bool(names))
+    from rich.text import Text
+
+    console = client.console()
+    for name, error in failures:
+        console.print(Text(f"{name}: not shown: {error}", style="bold red"))
 
 
 def _job_figures() -> tuple[bool, dict[str, dict[str, Any]]]:
@@ -200,11 +223,14 @@ def merge_figures(panes: list[dict[str, Any]], figures: dict[str, dict[str, Any]
 _ALWAYS = ("pane", "provider", "state")
 
 
-def layout(rows: list[dict[str, str]], width: int) -> list[str] | None:
+def layout(rows: list[dict[str, str]], width: int, *, hosts: bool = False) -> list[str] | None:
     """The table's columns for a terminal ``width`` columns wide: the ones with a value in some
-    row (``pane``, ``provider`` and ``state`` always), or None when even those don't fit
-    unclipped (one block per pane then). ``note`` wraps, so it counts with at most 20."""
+    row (``pane``, ``provider`` and ``state`` always; ``host`` with ``hosts``), or None when
+    even those don't fit unclipped (one block per pane then). ``note`` wraps, so it counts with
+    at most 20."""
     columns = [c for c in _COLUMNS if c in _ALWAYS or any(r[c] for r in rows)]
+    if hosts:
+        columns.insert(0, "host")
     needed = 0
     for column in columns:
         widest = max([len(column), *(len(r[column]) for r in rows)])
@@ -212,7 +238,7 @@ def layout(rows: list[dict[str, str]], width: int) -> list[str] | None:
     return columns if needed <= width else None
 
 
-def _print(panes: list[dict[str, Any]], running: bool) -> None:
+def _print(panes: list[dict[str, Any]], running: bool, *, hosts: bool = False) -> None:
     from rich import box
     from rich.padding import Padding
     from rich.table import Table
@@ -220,7 +246,7 @@ def _print(panes: list[dict[str, Any]], running: bool) -> None:
 
     console = client.console()
     rows = table_rows(panes, time.time())
-    columns = layout(rows, console.width)
+    columns = layout(rows, console.width, hosts=hosts)
     if columns is not None:
         table = Table(title="mytty panes", box=box.SIMPLE_HEAD, pad_edge=False)
         for column in columns:
@@ -240,7 +266,8 @@ def _print(panes: list[dict[str, Any]], running: bool) -> None:
         console.print(Text("mytty panes", style="bold"))
         for row in rows:
             style = STATE_STYLES.get(row["state"], "")
-            head = Text("".join(f"{row[c]}  " for c in ("pane", "provider") if row[c]))
+            where = [row["host"]] if hosts else []
+            head = Text("".join(f"{c}  " for c in [*where, row["pane"], row["provider"]] if c))
             head.append(row["state"], style=style)
             console.print(head)
             if row["attention"]:
@@ -276,7 +303,12 @@ def command(
     tmux_socket: str | None = typer.Option(
         None, "--tmux-socket", help="tmux server socket (default: the running controller's)."
     ),
+    hosts: str | None = typer.Option(
+        None,
+        "--hosts",
+        help="Also the panes of other hosts: all, or NAME[,NAME…] (see `mytty hosts`).",
+    ),
 ) -> None:
     """Every pane with its agent's provider, state, job, label, note, need, tokens, cost,
     memory, CPU and age."""
-    show(tmux_socket, as_json)
+    show(tmux_socket, as_json, hosts)

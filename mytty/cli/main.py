@@ -23,6 +23,7 @@ from typer.core import TyperOption
 from typer.exceptions import Abort
 
 from mytty.cli import approvals, attention, doctor, explain, lifecycle, ls, resume
+from mytty.cli.hosts.command import app as hosts_app
 from mytty.cli.integrations import app as integrations_app
 from mytty.cli.notify import app as notify_app
 from mytty.cli.shell_integration import app as shell_integration_app
@@ -42,6 +43,7 @@ app.add_typer(shell_integration_app, name="shell-integration")
 app.add_typer(worktree_app, name="worktree")
 app.add_typer(tmux_app, name="tmux")
 app.add_typer(notify_app, name="notify")
+app.add_typer(hosts_app, name="hosts")
 app.add_typer(approvals.app, name="approvals")
 # The order of `mytty --help`.
 app.command("doctor")(doctor.doctor_command)

@@ -8,7 +8,8 @@ acknowledged. q or Escape closes without doing anything.
 An approval item whose request waits in the approvals broker shows the request (its tool and
 command) and takes ``a`` (approve), ``d`` (deny) and ``m`` (deny with a message, typed on the
 popup's last line): the answer goes to ``answerApproval`` as ``human:popup``, and the list is
-read again (the item resolves with the decision).
+read again (the item resolves with the decision). Another host's approval item is listed with
+its request as that host's broker has it now, and answered there (over its SSH link).
 
 It starts in a popup, so it stays small: stdlib only plus the control socket client; plain
 ANSI output (no rich: its import alone would delay the popup noticeably).
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import shlex
 import shutil
 import sys
 import termios
@@ -53,8 +55,10 @@ def request(command: str, values: dict[str, object] | None = None) -> dict[str, 
 
 
 def open_items() -> list[dict[str, Any]]:
-    """The open items; an approval item whose request the broker holds gets it as
-    ``"approval"`` (the newest open request of its run)."""
+    """This host's open items, then those of the hosts its controller follows (each with
+    ``host`` and qualified ids, ``stale`` when its host stopped answering). A local approval
+    item whose request the broker holds gets it as ``"approval"`` (the newest open request
+    of its run); another host's is answered there (``mytty approve HOST:<id>``)."""
     items = [i for i in request("attention").get("items", []) if not i.get("resolvedAt")]
     if any(i["kind"] == "approval-request" for i in items):
         by_run: dict[str, dict[str, Any]] = {}
@@ -63,7 +67,43 @@ def open_items() -> list[dict[str, Any]]:
         for item in items:
             if item["kind"] == "approval-request" and item["runID"] in by_run:
                 item["approval"] = by_run[item["runID"]]
-    return items
+    remote = [
+        {**item, "stale": host.get("state") == "stale"}
+        for host in request("hosts").get("hosts", [])
+        for item in host.get("items", [])
+    ]
+    _attach_remote_requests(remote)
+    return items + remote
+
+
+def _attach_remote_requests(remote: list[dict[str, Any]]) -> None:
+    """Give a current host's approval items their request, asked of that host now (over its
+    SSH link; a host that does not answer leaves its items without one, so without keys)."""
+    hosts = {str(i["host"]) for i in remote if i["kind"] == "approval-request" and not i["stale"]}
+    for host in sorted(hosts):
+        try:
+            entries = _on_host(host, "listApprovals", {})["approvals"]
+        except PopupError:
+            continue
+        by_run = {entry["runID"]: entry for entry in entries}
+        for item in remote:
+            if item.get("host") == host and item["runID"] in by_run:
+                item["approval"] = by_run[item["runID"]]
+
+
+def _on_host(host: str, command: str, values: dict[str, object]) -> dict[str, Any]:
+    """``command`` on host ``host``'s controller over its link; the reply, ids qualified."""
+    from mytty.cli import requests, transport
+    from mytty.cli.hosts.link import send
+    from mytty.core.hosts.ids import qualify_reply
+
+    env = {**os.environ, "MYTTY_CONTROL_SOCKET": _control_socket()}
+    try:
+        reply = qualify_reply(send(host, requests.build(command, values), 30.0, env), host)
+    except transport.CtlError as exc:
+        raise PopupError(f"{exc.code}: {exc.message}") from None
+    assert isinstance(reply, dict)
+    return reply
 
 
 def one_line(text: str) -> str:
@@ -80,7 +120,12 @@ def answer(item: dict[str, Any], decision: str, message: str | None = None) -> s
     if message:
         values["message"] = message
     from mytty.cli import requests, transport
+    from mytty.core.hosts.ids import split
 
+    host, bare = split(str(approval["id"]))
+    if host is not None:  # another host's request: answered by that host's broker
+        done = _on_host(host, "answerApproval", {**values, "id": bare})["approval"]
+        return f"{done['decision']} {host}:{bare[:8]} ({one_line(str(done['tool']))})"
     try:
         reply = transport.send(
             requests.build("answerApproval", values), 30.0, path=_control_socket()
@@ -111,11 +156,13 @@ def rows(items: list[dict[str, Any]], now: float) -> list[list[str]]:
         where = item.get("label") or item.get("location") or "(closed pane)"
         if item.get("label") and item.get("location"):
             where = f"{item['label']} ({item['location']})"
+        if item.get("host"):  # another host's item: host-prefixed
+            where = f"{item['host']}:{where}"
         message = " ".join(str(item.get("message") or "").split())
         approval = item.get("approval")
         if approval is not None:
             message = one_line(f"{approval['tool']}: {approval['action']}")
-        need = need_word(item["kind"])
+        need = need_word(item["kind"]) + (" (stale)" if item.get("stale") else "")
         # Agents write labels and messages: never let one talk to the terminal.
         cells = [where, item["provider"], need, age(item["createdAt"], now), message]
         out.append([printable(cell) for cell in cells])
@@ -190,7 +237,8 @@ def _read_key(fd: int) -> str:
 
 
 def choose(item: dict[str, Any]) -> None:
-    """Jump the popup's client to the item's pane, then acknowledge the item's run."""
+    """Jump the popup's client to the item's pane, then acknowledge the item's run (another
+    host's item: a new window here attached to that host's tmux at the pane, over ssh)."""
     from mytty.tmux.user_formats import TmuxCli, TmuxCliError, jump, published_panes, this_client
 
     # The popup runs inside the server it jumps on; mytty.tmux.bootstrap (libtmux) would add
@@ -199,6 +247,9 @@ def choose(item: dict[str, Any]) -> None:
     if not socket_path:
         raise PopupError("tmux-unavailable: not inside tmux ($TMUX is not set)")
     cli = TmuxCli(socket_path, shutil.which("tmux") or "tmux")
+    if item.get("host"):
+        _choose_remote(cli, str(item["host"]), item)
+        return
     try:
         pane = next(
             (p["pane_id"] for p in published_panes(cli) if p["@mytty_surface"] == item["paneID"]),
@@ -209,6 +260,32 @@ def choose(item: dict[str, Any]) -> None:
     except TmuxCliError as exc:
         raise PopupError(f"tmux-unavailable: {exc}") from None
     request("attention", {"acknowledge": [item["runID"]]})
+
+
+def _choose_remote(cli: Any, host: str, item: dict[str, Any]) -> None:
+    from mytty.cli import requests, transport
+    from mytty.cli.hosts.link import Link, send
+    from mytty.core.hosts.ids import split
+    from mytty.core.hosts.ssh import exec_argv
+    from mytty.tmux.remote import attach_words, open_window
+    from mytty.tmux.user_formats import TmuxCliError, this_client
+
+    env = {**os.environ, "MYTTY_CONTROL_SOCKET": _control_socket()}
+    link = Link(host, env)
+    try:
+        link.ensure()
+        hello = link.hello
+        words = attach_words(item.get("location"), hello.tmux_socket if hello else None)
+        command = " ".join(shlex.quote(word) for word in words)
+        argv = exec_argv(link.settings(), link.spec(), link.dir, command, tty=True)
+        open_window(cli, this_client(cli), host, argv)
+        ack = requests.build("attention", {"acknowledge": [split(str(item["runID"]))[1]]})
+        send(host, ack, 10.0, env)
+    except transport.CtlError as exc:
+        raise PopupError(f"{exc.code}: {exc.message}") from None
+    except TmuxCliError as exc:
+        raise PopupError(f"tmux-unavailable: {exc}") from None
+    request("hosts", {"refresh": True})  # the acknowledged item leaves the list here too
 
 
 def main() -> int:

@@ -33,6 +33,11 @@ class CtlError(Exception):
         self.message = message
 
 
+class Dropped(CtlError):
+    """The connection closed before a reply came (the controller, or an SSH link on the way,
+    went away): the request may or may not have been handled."""
+
+
 def _fail(code: str, message: str) -> NoReturn:
     raise CtlError(code, message)
 
@@ -103,21 +108,47 @@ def _receive(sock: socket.socket, timeout: float) -> bytes:
     return b"".join(chunks).split(b"\n", 1)[0]
 
 
+def connect(path: str) -> socket.socket:
+    """A connection to the socket at ``path`` (CtlError as :func:`exchange` says them)."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(CONNECT_TIMEOUT)
+        _connect(sock, path)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
 def exchange(path: str, body: bytes, timeout: float) -> dict[str, Any]:
     """Send ``body`` to the socket at ``path``; the reply object (a failure reply included)."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(CONNECT_TIMEOUT)
         _connect(sock, path)
+        return talk(sock, body, timeout)
+    finally:
+        sock.close()
+
+
+def talk(sock: socket.socket, body: bytes, timeout: float) -> dict[str, Any]:
+    """Send ``body`` over a connected socket; the reply object (a failure reply included).
+    :class:`Dropped` when the connection closes before a reply."""
+    try:
         sock.sendall(body + b"\n")
         sock.shutdown(socket.SHUT_WR)
         data = _receive(sock, timeout)
     except (BrokenPipeError, ConnectionResetError):
-        _fail(codes.NOT_RUNNING, "the controller closed the connection")
-    finally:
-        sock.close()
+        raise Dropped(codes.NOT_RUNNING, "the controller closed the connection") from None
     if not data:
-        _fail(codes.INVALID_RESPONSE, "the controller closed the connection without a reply")
+        raise Dropped(
+            codes.INVALID_RESPONSE, "the controller closed the connection without a reply"
+        )
+    return decode(data)
+
+
+def decode(data: bytes) -> dict[str, Any]:
+    """A reply line as an object (``invalid-response`` when it is not one)."""
     try:
         reply = json.loads(data)
     except ValueError:
@@ -127,9 +158,8 @@ def exchange(path: str, body: bytes, timeout: float) -> dict[str, Any]:
     return reply
 
 
-def send(request: dict[str, Any], timeout: float, path: str | None = None) -> dict[str, Any]:
-    """Send one request (to ``path``, default :func:`socket_path`); the controller's reply, or
-    CtlError (a failure reply included)."""
+def encode_checked(request: dict[str, Any]) -> bytes:
+    """A request's bytes; ``request-too-large`` before connecting when it is over the limit."""
     body = encode(request)
     if len(body) > MAX_REQUEST_BYTES:
         _fail(
@@ -137,10 +167,21 @@ def send(request: dict[str, Any], timeout: float, path: str | None = None) -> di
             f"the request is {len(body)} bytes; the limit is {MAX_REQUEST_BYTES // 1024} KiB "
             "(split the text or pipe it through a file)",
         )
-    reply = exchange(socket_path() if path is None else path, body, timeout)
+    return body
+
+
+def checked(reply: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``reply``, or its failure as CtlError (``prefix`` goes before the message)."""
     if reply.get("type") == "failure":
         _fail(
             str(reply.get("code") or codes.INTERNAL_ERROR),
-            str(reply.get("message") or "the controller refused the request"),
+            prefix + str(reply.get("message") or "the controller refused the request"),
         )
     return reply
+
+
+def send(request: dict[str, Any], timeout: float, path: str | None = None) -> dict[str, Any]:
+    """Send one request (to ``path``, default :func:`socket_path`); the controller's reply, or
+    CtlError (a failure reply included)."""
+    body = encode_checked(request)
+    return checked(exchange(socket_path() if path is None else path, body, timeout))

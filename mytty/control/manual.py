@@ -122,6 +122,10 @@ def usage_text(commands: list[Command] | None = None) -> str:
         *_line("guide", "the full manual for agents (no controller needed)"),
         *_line("completion bash|zsh|fish", "a shell completion script"),
         *_line("--version", "the version of mytty"),
+        *_line(
+            "--host NAME <command> ...",
+            "run it on another host's controller (also MYTTY_HOST=NAME, or a NAME:<id> id)",
+        ),
         "",
         "Success prints exactly one line of JSON and exits 0. Failure prints",
         '"mytty-ctl: <code>: <explanation>" on stderr and exits 1.',

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # types only: importing the ports loads none of these
     from mytty.core.attention.items import AttentionBook
     from mytty.core.events import AgentProvider, WorkerProvider
     from mytty.core.explain.inputs import EventWindow, Observations
+    from mytty.core.hosts.state import HostState
     from mytty.core.ids import JobId, RunId, SurfaceId, TmuxPaneId
     from mytty.core.jobs.launch_record import JobLaunch
     from mytty.core.jobs.tracker import AgentJob, QueuedAs, SpawnTags
@@ -365,6 +366,19 @@ class Notifications(Protocol):
         ...
 
 
+class HostsView(Protocol):
+    """The other hosts this controller follows (mytty.daemon.hosts)."""
+
+    def followed_hosts(self) -> Sequence[HostState]:
+        """Each configured host as last seen, in config order."""
+        ...
+
+    async def refresh_hosts(self, timeout: float) -> None:
+        """Ask every current host again now (after acknowledging one of its items), returning
+        once each answered or ``timeout`` seconds passed."""
+        ...
+
+
 class JobResumer(Protocol):
     """``mytty resume`` (mytty.daemon.jobs.resume)."""
 
@@ -458,6 +472,7 @@ class Context(
     Worktrees,
     Notifications,
     JobResumer,
+    HostsView,
     Admitting,
     EvidenceAccess,
     Protocol,

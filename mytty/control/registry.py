@@ -43,6 +43,7 @@ ENTRIES: tuple[tuple[str | None, str], ...] = (
     ("approval answer", "approval_answer"),
     ("approval log", "approval_log"),
     (None, "approval_rule"),
+    ("hosts", "hosts"),
     (None, "attention"),
     (None, "ensure_session"),
     (None, "notify_test"),

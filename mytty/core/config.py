@@ -23,6 +23,7 @@ from mytty.core.admission.rules import Limits
 from mytty.core.approvals.rules import RuleSet, parse_rules
 from mytty.core.approvals.timing import MAX_APPROVAL_HOLD_S
 from mytty.core.cost.prices import PRICES_DATE, ModelPrice
+from mytty.core.hosts.config import HostsSettings, hosts_from
 from mytty.core.vocab import ACCESS_MODES, WORKER_PROVIDERS
 
 #: The notification channels, in the order a notification goes through them.
@@ -131,6 +132,8 @@ class Settings:
     admission: AdmissionSettings = field(default_factory=AdmissionSettings)
     #: ``[prices]``: (model, price) entries that add to or replace the shipped price table.
     prices: tuple[tuple[str, ModelPrice], ...] = ()
+    #: ``[hosts]``: the other machines (mytty.core.hosts.config).
+    hosts: HostsSettings = field(default_factory=HostsSettings)
 
 
 DEFAULTS = Settings()
@@ -282,6 +285,9 @@ SCHEMA: Mapping[str, Mapping[str, Checker]] = {
         "start_burst": _count(1, 1000),
         "start_interval_seconds": _seconds(0.0, 3600.0),
     },
+    # The table's own settings; settings_from hands the whole table, whose other keys are the
+    # hosts, to mytty.core.hosts.config.hosts_from, which checks these two the same way.
+    "hosts": {"connect_timeout_seconds": _seconds(1.0, 300.0), "ssh_command": _command},
 }
 
 #: The keys of one ``[prices."<model>"]`` entry: dollars per million tokens of each kind.
@@ -324,6 +330,11 @@ def settings_from(data: Mapping[str, object]) -> tuple[Settings, list[str]]:
     warnings: list[str] = []
     sections: dict[str, Any] = {}
     for name, value in data.items():
+        if name == "hosts" and isinstance(value, Mapping):
+            # Its keys are hosts (tables) besides two settings: its own reader checks it.
+            sections[name], more = hosts_from(value)
+            warnings.extend(more)
+            continue
         if name == "prices":
             if isinstance(value, Mapping):
                 sections["prices"] = _prices(value, warnings)
@@ -458,6 +469,14 @@ hold_seconds = 15
 # [[approvals.rule]]
 # action = "deny"
 # command = "*rm -rf /*"
+[hosts]
+# Other machines whose agents this one shows and starts, each a [hosts.NAME] table that
+# `mytty hosts add NAME USER@HOST` writes (ssh = "USER@HOST", ssh_options = ["Port=2222"]).
+# Your own ssh and ~/.ssh/config connect: mytty never stores a password or a key.
+# Seconds within which an unreachable host fails (1 to 300).
+connect_timeout_seconds = 10
+# The OpenSSH client and any options of your own, e.g. "ssh -F ~/.ssh/mytty_config".
+ssh_command = "ssh"
 """
 
 

@@ -75,6 +75,14 @@ class ErrorCode(StrEnum):
     APPROVAL_MESSAGE_UNDELIVERABLE = "approval-message-undeliverable"
     APPROVAL_DELIVERY_FAILED = "approval-delivery-failed"
     APPROVAL_RULE_UNAVAILABLE = "approval-rule-unavailable"
+    # -- other hosts (appended) -----------------------------------------------------------
+    HOST_NOT_FOUND = "host-not-found"
+    HOST_UNREACHABLE = "host-unreachable"
+    HOST_AUTH_FAILED = "host-auth-failed"
+    HOST_INCOMPATIBLE = "host-incompatible"
+    #: Another host answers over SSH, but no mytty controller runs there (``not-running``
+    #: stays this host's own controller's).
+    CONTROLLER_NOT_RUNNING = "controller-not-running"
 
 
 EVENT_SOCKET_CODES: frozenset[ErrorCode] = frozenset(

@@ -46,6 +46,7 @@ from mytty.daemon.events.ingest import EventIngest
 from mytty.daemon.explain.evidence import EvidenceService
 from mytty.daemon.handler_context import HandlerContext
 from mytty.daemon.home import Home
+from mytty.daemon.hosts.service import HostsService
 from mytty.daemon.integration_service import IntegrationService
 from mytty.daemon.jobs.lead_inbox import LeadInbox
 from mytty.daemon.jobs.registry import FINISHED_JOBS_IN_MEMORY, JobRegistry
@@ -121,6 +122,7 @@ class Controller:
         self._build_admission()
         self._build_transcripts_and_estimates(timings)
         self._build_outputs()
+        self.hosts = self._build_hosts(timings)
         self.context = HandlerContext(
             tmux_socket=tmux_socket,
             link=self.link,
@@ -135,6 +137,7 @@ class Controller:
             worktrees=WorktreeService(home),
             notifier=self.notifier,
             approvals=self.approvals,
+            hosts=self.hosts,
             evidence=EvidenceService(
                 store=self.store,
                 panes=self.panes,
@@ -150,6 +153,18 @@ class Controller:
             admission=self.admission_gate,
         )
         self.router = ControlRouter(self.context)
+
+    def _build_hosts(self, timings: Timings) -> HostsService:
+        """The followers of the other hosts; their new attention items go to the notifier."""
+        return HostsService(
+            self.settings.hosts,
+            ctl_bin=self.ctl_bin,
+            home=str(self.home.root),
+            control_socket=str(self.home.control_socket),
+            now=self.clock.now,
+            on_new_items=self.notifier.observe_remote,
+            backoff_max=timings.host_backoff_max,
+        )
 
     def _build_panes_and_jobs(self, timings: Timings) -> None:
         """The pane set and service, codex routing, the jobs, their notifier and usage book."""
@@ -489,6 +504,7 @@ class Controller:
                 tg.create_task(self.estimator.run(), name="estimator")
                 tg.create_task(self.admission.run(), name="admission")
                 tg.create_task(self.resources.run(), name="resources")
+                tg.create_task(self.hosts.run(), name="hosts")
                 tg.create_task(self._wait_for_stop(), name="stop")
         except* _Stop:
             pass
@@ -532,7 +548,8 @@ class Controller:
         self.shell_events.add_listener(self.cap_watch.on_shell_event)
 
     def apply_settings(self, settings: Settings) -> None:
-        """config.toml changed: notifications follow it from now on, spawns from the next one.
+        """config.toml changed: notifications follow it from now on, spawns from the next one,
+        and hosts added to or removed from ``[hosts]`` are followed or left at once.
 
         ``[tmux]`` and ``[resume]`` are read by the commands that use them (``mytty tmux
         install``, ``mytty up``/``start``/``resume``), so they need nothing here.
@@ -540,6 +557,7 @@ class Controller:
         self.settings = settings
         self.notifier.update(settings.notify)
         self.admission.settings_changed()  # the queue is judged under the new limits
+        self.hosts.update(settings.hosts)
 
     def request_stop(self) -> None:
         self._stop.set()

@@ -116,6 +116,8 @@ class Timings:
     #: After an agent process ends in a pane with shell integration, how long its shell's
     #: "finished with exit N" may take before the run ends ``disconnected`` instead.
     native_exit_settle: float = NATIVE_EXIT_SETTLE_SECONDS
+    #: The longest pause between two attempts to reach a host that went away.
+    host_backoff_max: float = 60.0
 
 
 DEFAULT_TIMINGS = Timings()

@@ -18,6 +18,7 @@ from mytty.control.ports import PaneView
 from mytty.core.config import SpawnSettings, spawn_access
 from mytty.core.errors import ErrorCode
 from mytty.core.events import WorkerProvider
+from mytty.core.hosts.state import HostState
 from mytty.core.ids import SurfaceId
 from mytty.core.jobs.tracker import AgentJob
 from mytty.core.kill_guard import worker_environment
@@ -25,6 +26,7 @@ from mytty.daemon.admission.gate import AdmissionGate
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.approvals.broker import ApprovalBroker
 from mytty.daemon.explain.evidence import EvidenceService
+from mytty.daemon.hosts.service import HostsService
 from mytty.daemon.integration_service import IntegrationService
 from mytty.daemon.jobs.registry import JobRegistry
 from mytty.daemon.jobs.resume import ResumeService
@@ -55,6 +57,7 @@ class HandlerContext:
         worktrees: WorktreeService,
         notifier: Notifier,
         approvals: ApprovalBroker,
+        hosts: HostsService,
         evidence: EvidenceService,
         spawn_settings: Callable[[], SpawnSettings],
         now: Callable[[], float],
@@ -75,6 +78,7 @@ class HandlerContext:
         self._preflight = preflight
         self._worktrees = worktrees
         self._notifier = notifier
+        self._hosts = hosts
         #: config.toml's ``[spawn]`` as it is now (the file may change while the controller runs).
         self._spawn_settings = spawn_settings
         # Resuming restarts workers through this same context (new panes, the worker
@@ -183,3 +187,10 @@ class HandlerContext:
 
     async def resume_jobs(self, job_ids: list[str] | None, *, dry_run: bool) -> ResumeReply:
         return await self._resumer.resume(job_ids, dry_run=dry_run)
+
+    # -- HostsView --------------------------------------------------------------------------------
+    def followed_hosts(self) -> list[HostState]:
+        return self._hosts.followed()
+
+    async def refresh_hosts(self, timeout: float) -> None:
+        await self._hosts.refresh(timeout)

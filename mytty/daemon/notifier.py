@@ -40,6 +40,7 @@ from mytty.core.attention.notify_policy import (
     describe,
     notification_for,
     notification_for_item,
+    notification_for_remote,
 )
 from mytty.core.config import (
     APPROVAL,
@@ -66,6 +67,8 @@ SEND_ORDER = (BELL, OSC, NOTIFY_SEND, COMMAND, MESSAGE)
 OSC_SETTLE_S = 0.1
 #: The most of a command's stderr kept for the report (its tail).
 STDERR_TAIL = 2048
+#: The most other-host permission requests kept for ``approvalID`` (the oldest go first).
+MAX_REMOTE_APPROVALS = 1000
 
 Status = Literal["sent", "skipped", "failed"]
 
@@ -115,6 +118,8 @@ class Notifier:
     ) -> None:
         #: The open permission request of a run (the approvals broker), for ``approvalID``.
         self._approval_for = approval_for
+        #: Other hosts' open permission requests by their (qualified) run, oldest first.
+        self._remote_approvals: dict[RunId, str] = {}
         self.settings = settings
         self._hub = hub
         self._panes = panes
@@ -151,6 +156,19 @@ class Notifier:
         )
         if n is not None:
             self.offer(n)
+
+    def observe_remote(self, host: str, items: Sequence[Mapping[str, object]]) -> None:
+        """Attention items new on another host (mytty.daemon.hosts): each notifies once, as
+        the host's own router would, prefixed with the host's name."""
+        for item in items:
+            n = notification_for_remote(host, item)
+            if n is not None:
+                request_id = item.get("approvalID")
+                if isinstance(request_id, str):
+                    self._remote_approvals[n.run_id] = request_id
+                    while len(self._remote_approvals) > MAX_REMOTE_APPROVALS:
+                        del self._remote_approvals[next(iter(self._remote_approvals))]
+                self.offer(n)
 
     def observe_item(self, item: AttentionItem) -> None:
         """An attention item no event created (a job's launch failure)."""
@@ -266,13 +284,18 @@ class Notifier:
 
     def payload(self, n: Notification, *, test: bool = False) -> dict[str, object]:
         """The JSON object a user command reads on stdin."""
-        pane = self._panes.by_surface.get(n.surface_id)
-        row = pane.row if pane is not None else None
-        location = (
-            None if row is None else f"{row.session_name}:{row.window_index}.{row.pane_index}"
-        )
-        label = self._label_for_pane(n.surface_id)
-        title, body = describe(n, label or location)
+        if n.host is not None:  # another host's item: its own pane and label
+            location, label = n.location, n.label
+            where = f"{n.host}:{label}" if label else location
+        else:
+            pane = self._panes.by_surface.get(n.surface_id)
+            row = pane.row if pane is not None else None
+            location = (
+                None if row is None else f"{row.session_name}:{row.window_index}.{row.pane_index}"
+            )
+            label = self._label_for_pane(n.surface_id)
+            where = label or location
+        title, body = describe(n, where)
         return {
             "type": "notification",
             "kind": n.kind,
@@ -285,11 +308,19 @@ class Notifier:
             "occurredAt": format_timestamp(n.occurred_at),
             "location": location,
             "label": label,
-            "approvalID": self._approval_for(n.run_id)
-            if self._approval_for is not None and n.kind == APPROVAL
-            else None,
+            "approvalID": self._approval_id(n),
+            "host": n.host,
             "test": test,
         }
+
+    def _approval_id(self, n: Notification) -> str | None:
+        """The permission request an approval notification is about (another host's
+        qualified, as its follower read it), or None."""
+        if n.kind != APPROVAL:
+            return None
+        if n.host is not None:
+            return self._remote_approvals.get(n.run_id)
+        return self._approval_for(n.run_id) if self._approval_for is not None else None
 
     async def _send_one(
         self,
@@ -305,6 +336,8 @@ class Notifier:
             pane = self._panes.by_surface.get(n.surface_id)
             if port is None or pane is None:
                 why = "not run in a mytty pane" if not n.surface_id else "the pane is gone"
+                if n.host is not None:
+                    why = f"the pane is on host {n.host}"
                 return ChannelResult(channel, "skipped", why)
             await port.write_pane_output(pane.tmux_id, b"\x07")
             return ChannelResult(channel, "sent", f"bell in {pane.tmux_id}")

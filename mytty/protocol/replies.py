@@ -343,6 +343,34 @@ class EnvReply(TypedDict):
     environment: dict[str, str]
 
 
+class HostError(TypedDict):
+    code: str
+    message: str
+
+
+class HostEntry(TypedDict):
+    """One host of the ``hosts`` reply (mytty's addition; docs/reference/hosts.md)."""
+
+    name: str
+    ssh: str
+    #: connecting, current or stale
+    state: str
+    since: str
+    lastSeen: str | None
+    version: str | None
+    rttMs: float | None
+    agents: int | None
+    attention: int | None
+    error: HostError | None
+    #: Its open attention items: ``attention`` entries with qualified ids and ``host``.
+    items: list[dict[str, object]]
+
+
+class HostsReply(TypedDict):
+    type: Literal["hosts"]
+    hosts: list[HostEntry]
+
+
 class SessionReply(TypedDict):
     """``ensureSession`` (used by ``mytty up``)."""
 
@@ -559,6 +587,7 @@ Reply = (
     | ApprovalReply
     | ApprovalLogReply
     | ApprovalRuleReply
+    | HostsReply
     | ExplanationReply
 )
 

@@ -45,6 +45,8 @@ from mytty.protocol.replies import (
     ExplanationReply,
     FailureReply,
     HeldApproval,
+    HostEntry,
+    HostsReply,
     IntegrationEntry,
     IntegrationStatusesReply,
     JobSnapshot,
@@ -71,6 +73,7 @@ if TYPE_CHECKING:  # only their attributes are read: the human CLI needn't load 
     from mytty.core.explain.build import Explanation, Step
     from mytty.core.explain.evidence import Evidence
     from mytty.core.explain.inputs import Observations
+    from mytty.core.hosts.state import HostState
     from mytty.core.ids import SurfaceId
     from mytty.core.jobs.tracker import AgentJob
     from mytty.core.runs.ledger import LedgerPage, LedgerRecord
@@ -471,6 +474,30 @@ def attention_reply(
         "type": "attention",
         "items": [attention_entry(i, *whereabouts(i.surface_id)) for i in items],
     }
+
+
+# -- other hosts ------------------------------------------------------------------------------
+
+
+def host_entry(state: HostState) -> HostEntry:
+    seen = state.last_seen
+    return {
+        "name": state.name,
+        "ssh": state.ssh,
+        "state": state.state,
+        "since": format_timestamp(state.since, fractional=True),
+        "lastSeen": format_timestamp(seen, fractional=True) if seen is not None else None,
+        "version": state.version,
+        "rttMs": state.rtt_ms,
+        "agents": state.agents,
+        "attention": state.attention,
+        "error": {"code": state.error[0], "message": state.error[1]} if state.error else None,
+        "items": [dict(item) for item in state.items],
+    }
+
+
+def hosts_reply(states: Iterable[HostState]) -> HostsReply:
+    return {"type": "hosts", "hosts": [host_entry(s) for s in states]}
 
 
 # -- explain ----------------------------------------------------------------------------------

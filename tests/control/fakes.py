@@ -33,6 +33,7 @@ from mytty.core.config import ApprovalSettings
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import PROVIDER_ORDER, AgentEvent, AgentProvider, WorkerProvider
 from mytty.core.explain.inputs import EventWindow, Observations, StoredEvent
+from mytty.core.hosts.state import HostState
 from mytty.core.ids import (
     JobId,
     RunId,
@@ -436,6 +437,8 @@ class FakeController:
     worktree_removals: dict[str, WorktreeRemovalReply] = field(default_factory=dict)
     #: The panes ``notify_test`` was asked for (None: a caller outside any mytty pane).
     notify_tests: list[SurfaceId | None] = field(default_factory=list)
+    hosts: list[HostState] = field(default_factory=list)
+    host_refreshes: list[float] = field(default_factory=list)
     resume_requests: list[tuple[list[str] | None, bool]] = field(default_factory=list)
     #: pid → surface of the pane whose shell is its ancestor.
     callers: dict[int, SurfaceId] = field(default_factory=dict)
@@ -640,6 +643,12 @@ class FakeController:
     async def notify_test(self, surface_id: SurfaceId | None) -> NotifyTestReply:
         self.notify_tests.append(surface_id)
         return {"type": "notifyTest", "channels": [], "notification": {}}
+
+    def followed_hosts(self) -> list[HostState]:
+        return list(self.hosts)
+
+    async def refresh_hosts(self, timeout: float) -> None:
+        self.host_refreshes.append(timeout)
 
     async def resume_jobs(self, job_ids: list[str] | None, *, dry_run: bool) -> ResumeReply:
         """What was asked, recorded; named jobs are looked up (job-not-found) like the real one."""

@@ -101,6 +101,7 @@ ATTRS: dict[str, dict[str, str]] = {
     },
     "approvalLog": {"sinceSeconds": "since"},
     "proposeApprovalRule": {"id": "id"},
+    "hosts": {"refresh": "refresh"},
 }
 #: Params attributes that hold a wire value in another form.
 TRANSFORMS: dict[tuple[str, str], Callable[[Any], Any]] = {

@@ -358,7 +358,8 @@ def test_resume_paces_its_starts_and_stops_after_three_failed_starts() -> None:
         assert [e["state"] for e in entries] == ["launching", "queued"], entries
         assert entries[1]["queuedBecause"] == "start-burst"
         for job in spawned[:2]:
-            assert agent_wait(m, job, "running", 60)["job"]["state"] == "running"
+            # A resumed worker's turn may already be over by the time this wait is asked.
+            assert agent_wait(m, job, "running", 60)["job"]["state"] in {"running", "succeeded"}
         first, second = (standin_in(m, pane_of(jobs(m)[job_id(j)]), "claude") for j in spawned[:2])
         started = sorted(
             (m.standin_dir / f"claude.{run.pid}.json").stat().st_mtime for run in (first, second)

@@ -408,7 +408,9 @@ def test_a_wedged_controller_costs_the_hook_its_deadline_at_most(lone: Mytty) ->
 
 def test_fifty_requests_at_once_each_get_their_own_answer(team: Mytty) -> None:
     m = team
-    set_approvals(m, hold=HOLD, rules=[])
+    # Fifty hook processes start and all are listed before any answer: on a loaded machine
+    # that alone can take longer than the other tests' hold.
+    set_approvals(m, hold=120, rules=[])
     agent = open_agent_pane(m)
     env = {**m.env, **pane_env_when_exec(m, agent.pane_id)}
     hooks = [
@@ -416,11 +418,19 @@ def test_fifty_requests_at_once_each_get_their_own_answer(team: Mytty) -> None:
         for n in range(50)
     ]
 
+    seen = [0]
+
     def all_fifty() -> list[dict[str, Any]] | None:
         mine = [r for r in open_approvals(m) if r["paneID"] == agent.pane_id]
+        seen[0] = len(mine)
         return mine if len(mine) == 50 else None
 
-    listed = wait_until(all_fifty, 60, message="50 open requests")
+    try:
+        listed = wait_until(all_fifty, 60, message="50 open requests")
+    except AssertionError as exc:
+        ended = [h.proc.poll() for h in hooks]
+        raise AssertionError(f"{exc}; listed: {seen[0]}; hooks ended: {ended}") from exc
+    assert "unexpected error" not in m.log()
     by_command = {r["action"]: r["id"] for r in listed}
     allow = [by_command[f"touch /w/{n}"] for n in range(0, 50, 2)]
     approved = mytty(m, "approve", "--all", *allow)

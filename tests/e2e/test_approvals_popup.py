@@ -10,6 +10,7 @@ import pytest
 
 from tests.e2e.approvals_support import HookRun, open_approvals, set_approvals, wait_for_request
 from tests.e2e.events_support import open_agent_pane, pane_env_when_exec
+from tests.e2e.jobs_support import enable_integrations
 from tests.support.harness import MYTTY, Mytty, wait_until
 from tests.support.screen import Screen
 
@@ -42,6 +43,9 @@ def screen(mytty: Mytty) -> Iterator[Screen]:
 
 def test_the_popup_approves_the_request_of_an_approval_item(mytty: Mytty, screen: Screen) -> None:
     m = mytty
+    # Installed, the hook's 630 s timeout lets the broker hold the whole 60 s (uninstalled it
+    # would cut the hold to about 1 s, shorter than a loaded machine takes to show the popup).
+    enable_integrations(m, "claude")
     set_approvals(m, hold=60)
     out = subprocess.run([MYTTY, "tmux", "install"], env=m.env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr

@@ -370,7 +370,7 @@ def test_usage_survives_a_controller_restart_and_keeps_counting(tmp_path: Path) 
         assert _usage_of(m, job) == total_is(220)
         m.ctl("agent", "send", job_id(job), "@standin: tokens 5 0", "--enter").ok()
         assert completed(m, job, 60)["state"] == "succeeded"
-        usage = wait_until(lambda: total_is(230), 15, message="the second turn added once")
+        usage = wait_until(lambda: total_is(230), 30, message="the second turn added once")
         assert {k: usage[k] for k in COUNTERS} == _claude_sums(_claude_transcript(m, job))
     finally:
         m.close()

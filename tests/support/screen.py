@@ -59,7 +59,7 @@ class Screen:
         """What the terminal shows now, one line per row."""
         return self._outer("capture-pane", "-p", "-t", "screen")
 
-    def wait_for(self, *needles: str, timeout: float = 15.0) -> str:
+    def wait_for(self, *needles: str, timeout: float = 30.0) -> str:
         def probe() -> str | None:
             text = self.text()
             return text if all(n in text for n in needles) else None

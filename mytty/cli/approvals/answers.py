@@ -13,8 +13,9 @@ from typing import Any
 import typer
 
 from mytty.cli import client
-from mytty.cli.approvals.listing import printable
+from mytty.cli.approvals.listing import printable, short_id
 from mytty.core.errors import ErrorCode
+from mytty.core.hosts.ids import split
 
 #: An answer may type into a dialog and wait for it to close.
 ANSWER_TIMEOUT_S = 30.0
@@ -28,13 +29,25 @@ def answer(
     via: str = "tty",
     always: bool = False,
 ) -> dict[str, Any]:
-    """``answerApproval`` for one id (prefix); the reply, or MyttyError."""
+    """``answerApproval`` for one id (prefix); the reply, or MyttyError. A qualified id
+    (``b:<id>``) is answered by host ``b``'s controller."""
     values: dict[str, object] = {"id": request_id, "decision": decision, "via": via}
     if message is not None:
         values["message"] = message
     if always:
         values["always"] = True
-    return client.request("answerApproval", values, timeout=ANSWER_TIMEOUT_S)
+    return _ask("answerApproval", values)
+
+
+def _ask(command: str, values: dict[str, object]) -> dict[str, Any]:
+    request_id = str(values["id"])
+    if split(request_id)[0] is not None:
+        from mytty.cli.hosts import views
+
+        there = views.on_host(request_id, command, values, timeout=ANSWER_TIMEOUT_S)
+        if there is not None:
+            return there
+    return client.request(command, values, timeout=ANSWER_TIMEOUT_S)
 
 
 def _ids(ids: list[str], every: bool) -> list[str]:
@@ -52,13 +65,15 @@ def _ids(ids: list[str], every: bool) -> list[str]:
 def _said(reply: dict[str, Any]) -> str:
     entry = reply["approval"]
     how = "in its dialog" if entry.get("deliveredBy") == "dialog" else "through its hook"
-    return f"{entry['decision']} {str(entry['id'])[:8]} ({printable(entry['tool'])}: " + (
+    return f"{entry['decision']} {short_id(entry['id'])} ({printable(entry['tool'])}: " + (
         f"{printable(str(entry['action']))[:80]}) {how}"
     )
 
 
 def approve_command(
-    ids: list[str] = typer.Argument(..., metavar="ID...", help="Request ids or unique prefixes."),
+    ids: list[str] = typer.Argument(
+        ..., metavar="ID...", help="Request ids or unique prefixes (HOST:ID for another host's)."
+    ),
     every: bool = typer.Option(False, "--all", help="Answer every id given (never a wildcard)."),
     always: bool = typer.Option(
         False, "--always", help="Also write the narrowest rule that allows it into config.toml."
@@ -87,7 +102,7 @@ def approve_command(
 
 
 def _confirm_rule(request_id: str, yes: bool) -> bool:
-    proposal = client.request("proposeApprovalRule", {"id": request_id})
+    proposal = _ask("proposeApprovalRule", {"id": request_id})
     typer.echo(f"This rule goes into {proposal['configFile']}:\n")
     typer.echo(printable(proposal["toml"]).replace("\\x0a", "\n"))
     if yes:
@@ -96,7 +111,9 @@ def _confirm_rule(request_id: str, yes: bool) -> bool:
 
 
 def deny_command(
-    request_id: str = typer.Argument(..., metavar="ID", help="The request's id or a prefix."),
+    request_id: str = typer.Argument(
+        ..., metavar="ID", help="The request's id or a prefix (HOST:ID for another host's)."
+    ),
     message: str | None = typer.Option(
         None, "--message", "-m", help="What the agent's model is told (it goes on)."
     ),

@@ -17,6 +17,7 @@ import typer
 
 from mytty.cli import client
 from mytty.core.errors import ErrorCode
+from mytty.core.hosts.ids import split
 
 #: How long one events poll of the live view waits for a record (seconds).
 POLL_TIMEOUT_S = 30.0
@@ -72,7 +73,8 @@ def row(entry: dict[str, Any]) -> dict[str, str]:
     if entry.get("truncated"):
         action += " (cut)"
     return {
-        "id": str(entry["id"])[:8],
+        "host": _host_cell(entry),
+        "id": short_id(entry["id"]),
         "pane": entry.get("location") or "(closed)",
         "label": printable(entry.get("label") or "-"),
         "provider": entry["provider"],
@@ -81,6 +83,18 @@ def row(entry: dict[str, Any]) -> dict[str, str]:
         "age": _age(entry.get("ageSeconds")),
         "hold": _seconds_left(entry.get("holdLeftSeconds")),
     }
+
+
+def short_id(value: object) -> str:
+    """The id as a table shows it: its first 8 characters, after its host when qualified
+    (``b:0F1E2D3C``); what is shown is a prefix ``mytty approve`` takes."""
+    host, bare = split(str(value))
+    return f"{host}:{bare[:8]}" if host is not None else bare[:8]
+
+
+def _host_cell(entry: dict[str, Any]) -> str:
+    host = entry.get("host")
+    return str(host) if host else "here"
 
 
 def _table(entries: list[dict[str, Any]], title: str, columns: list[str]) -> Any:
@@ -119,6 +133,11 @@ def command(
     live: bool = typer.Option(
         False, "--watch", help="A live view that follows the events (Ctrl-C stops it)."
     ),
+    hosts: str | None = typer.Option(
+        None,
+        "--hosts",
+        help="Also the requests of other hosts: all, or NAME[,NAME…] (see `mytty hosts`).",
+    ),
 ) -> None:
     """The open permission requests of every agent (oldest first)."""
     if ctx.invoked_subcommand is not None:
@@ -127,11 +146,26 @@ def command(
         client.fail(
             ErrorCode.USAGE, "--watch is for humans; scripts poll `mytty-ctl approval list`"
         )
+    if live and hosts:
+        client.fail(
+            ErrorCode.USAGE,
+            "--watch follows this host's requests; `mytty attention --hosts all --watch` "
+            "follows other hosts' items",
+        )
+    failures: list[tuple[str, str]] = []
     with client.exit_on_error():
         if live:
             watch()
             return
+        names = _hosts(hosts)
         entries = client.request("listApprovals")["approvals"]
+        if names:
+            from mytty.cli.hosts import views
+
+            remote, failures = views.approvals_of(names)
+            entries = [{**e, "host": None} for e in entries] + remote
+    for name, why in failures:  # the requests of the hosts that answered are still shown
+        typer.echo(f"mytty: host {name}: {why}", err=True)
     if as_json:
         typer.echo(json.dumps(entries, ensure_ascii=False))
         return
@@ -139,7 +173,16 @@ def command(
     if not entries:
         console.print("No permission request is waiting.")
         return
-    console.print(_table(entries, "mytty approvals", LIST_COLUMNS))
+    columns = LIST_COLUMNS if not names else ["host", *LIST_COLUMNS]
+    console.print(_table(entries, "mytty approvals", columns))
+
+
+def _hosts(option: str | None) -> list[str]:
+    if not option:
+        return []
+    from mytty.cli.hosts import fanout
+
+    return fanout.selected(option)
 
 
 @app.command("log")

@@ -175,6 +175,17 @@ def hold_over(request: ApprovalRequest) -> ApprovalRequest:
     return replace(request, state=ApprovalState.DIALOG)
 
 
+def held_again(request: ApprovalRequest, now: float) -> ApprovalRequest | None:
+    """The hook asked again (its retry on a fresh connection) after its first connection hung
+    up: the hold goes on for what is left of it. None when it cannot (it timed out, or is
+    answered or decided)."""
+    if request.state is not ApprovalState.DIALOG or request.hold_until is None:
+        return None
+    if request.hold_until <= now:
+        return None
+    return replace(request, state=ApprovalState.HOLDING)
+
+
 def expired(request: ApprovalRequest, at: float) -> ApprovalRequest:
     """It ended with nobody's answer mytty could tell."""
     return replace(request, state=ApprovalState.EXPIRED, decided_at=at)

@@ -23,12 +23,13 @@ Pure; :mod:`mytty.daemon.notifier` feeds it what the controller saw and does the
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
 from mytty.core.attention.items import AttentionItem, AttentionKind
 from mytty.core.config import APPROVAL, DISCONNECT, FAILURE, INPUT, LONG_SUCCESS
-from mytty.core.events import AgentEvent, AgentEventKind, AgentRunState
+from mytty.core.events import AgentEvent, AgentEventKind, AgentRunState, parse_timestamp
 from mytty.core.ids import RunId, SurfaceId
 from mytty.core.runs.run import AgentRun
 
@@ -66,6 +67,11 @@ class Notification:
     provider: str
     message: str | None
     occurred_at: float
+    #: An item of another host (mytty.daemon.hosts): its name, and the item's pane as that
+    #: host's tmux names it and its job's label (the router has no pane of its own for it).
+    host: str | None = None
+    location: str | None = None
+    label: str | None = None
 
 
 def notification_for(
@@ -110,6 +116,33 @@ def notification_for_item(item: AttentionItem) -> Notification | None:
         provider=item.provider.value,
         message=item.message,
         occurred_at=item.created_at,
+    )
+
+
+def notification_for_remote(host: str, item: Mapping[str, object]) -> Notification | None:
+    """The notification of an attention item new on host ``host`` (its ``attention`` entry,
+    ids qualified), or None. Keyed by the host and the item, so an item seen again after the
+    host was away does not notify twice; its ``createdAt`` counts as when it occurred, so one
+    from before this controller started does not notify at all."""
+    try:
+        kind = _ITEM_KINDS.get(AttentionKind(str(item.get("kind"))))
+        created = parse_timestamp(item.get("createdAt"))
+    except ValueError:
+        return None
+    if kind is None:
+        return None
+    message, location, label = item.get("message"), item.get("location"), item.get("label")
+    return Notification(
+        key=f"{host}|{item.get('runID')}|{item.get('kind')}|{item.get('createdAt')}",
+        kind=kind,
+        surface_id=SurfaceId(str(item.get("paneID") or "")),
+        run_id=RunId(str(item.get("runID") or "")),
+        provider=str(item.get("provider") or ""),
+        message=message if isinstance(message, str) else None,
+        occurred_at=created,
+        host=host,
+        location=f"{host}:{location}" if isinstance(location, str) else None,
+        label=label if isinstance(label, str) else None,
     )
 
 

@@ -64,6 +64,7 @@ from mytty.core.approvals.model import (
     clean_message,
     decided,
     expired,
+    held_again,
     hold_over,
     rule_who,
 )
@@ -229,6 +230,13 @@ class ApprovalBroker:
         now = self._now()
         again = self.book.open_with_event(event.id)
         if again is not None:  # the hook's retry: the same request, the rest of its hold
+            # Its first connection may have hung up already (the hook's first attempt gave up
+            # on a slow answer) and ended the hold: the hold goes on unless its answer is
+            # being typed into the dialog.
+            resumed = held_again(again, now) if again.id not in self._delivering else None
+            if resumed is not None:
+                self._save(resumed)
+                again = resumed
             return self._hold_reply(again, inserted=False)
         facts = self._job_facts(event.surface_id)
         request = ApprovalRequest(

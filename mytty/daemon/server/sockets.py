@@ -155,6 +155,9 @@ class _HangupWatch:
         asyncio.get_running_loop().add_reader(self._epoll.fileno(), self._ready)
 
     def watch(self, fd: int, scope: RequestScope) -> None:
+        if fd < 0:  # the transport closed the socket already (a failed write): the client is gone
+            scope.hang_up()
+            return
         try:
             self._epoll.register(fd, 0)
         except OSError:  # pragma: no cover - already closed

@@ -18,6 +18,7 @@ from mytty.core.approvals.model import (
     clean_message,
     decided,
     expired,
+    held_again,
     hold_over,
     resolve_prefix,
 )
@@ -46,6 +47,19 @@ def test_states() -> None:
     )
     assert not done.open and done.latency() == 2.5 and hold_over(done) is done
     assert expired(made, 1003.0).state is ApprovalState.EXPIRED
+
+
+def test_a_retried_hook_holds_again_only_within_the_hold() -> None:
+    made = replace(request(), hold_until=1060.0)
+    over = hold_over(made)  # its first connection hung up
+    again = held_again(over, 1010.0)
+    assert again is not None and again.state is ApprovalState.HOLDING
+    assert again.hold_until == 1060.0  # the rest of the same hold, never a new one
+    assert held_again(over, 1060.0) is None  # the hold ran out
+    assert held_again(made, 1010.0) is None  # still holding: nothing to resume
+    answered = decided(made, Decision.ALLOW, who="human:tty", at=1001.0, delivered_by=BY_HOOK)
+    assert held_again(answered, 1010.0) is None
+    assert held_again(replace(over, hold_until=None), 1010.0) is None  # there was no hold
 
 
 def test_messages_are_one_line() -> None:
