@@ -30,6 +30,19 @@ if [ ${#need_apt[@]} -gt 0 ]; then
     exit 1
   fi
 fi
+# The web view's browser tests (tests/web/test_browser.py) drive Debian's headless Chromium. It is
+# brought along for the tests but never required: without it those tests are skipped (pytest -rs,
+# as .ci/run runs it, lists them with the reason), so a failed install is said and not fatal.
+case ${MYTTY_EXTRAS:-} in *test*)
+  if [ ! -x /usr/bin/chromium ]; then
+    if command -v apt-get >/dev/null 2>&1 && as_root apt-get update -qq &&
+       as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; then
+      echo "mytty: installed chromium with apt-get (for tests/web/test_browser.py)" >&2
+    else
+      echo "mytty: skip: chromium could not be installed; tests/web/test_browser.py will be skipped" >&2
+    fi
+  fi ;;
+esac
 
 python=""
 for candidate in python3.13 python3.12 python3.11 python3; do

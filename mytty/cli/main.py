@@ -29,6 +29,7 @@ from mytty.cli.notify import app as notify_app
 from mytty.cli.shell_integration import app as shell_integration_app
 from mytty.cli.tmux_cmd import app as tmux_app
 from mytty.cli.worktree import app as worktree_app
+from mytty.web import command as web_command
 
 app = typer.Typer(
     help="mytty: a tmux-backed orchestration controller for AI coding agents.",
@@ -58,6 +59,7 @@ app.command("attention")(attention.command)
 app.command("approve")(approvals.approve_command)
 app.command("deny")(approvals.deny_command)
 app.command("explain")(explain.command)
+app.command("web")(web_command.command)
 
 
 def _print_version(value: bool) -> None:

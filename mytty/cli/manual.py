@@ -27,6 +27,7 @@ ORDER = (
     "approvals",
     "approve",
     "deny",
+    "web",
     "ls",
     "status",
     "doctor",

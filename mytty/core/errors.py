@@ -83,6 +83,10 @@ class ErrorCode(StrEnum):
     #: Another host answers over SSH, but no mytty controller runs there (``not-running``
     #: stays this host's own controller's).
     CONTROLLER_NOT_RUNNING = "controller-not-running"
+    # -- mytty web (appended) --------------------------------------------------------------
+    INSECURE_LISTEN = "insecure-listen"
+    INVALID_TLS = "invalid-tls"
+    LISTEN_FAILED = "listen-failed"
 
 
 EVENT_SOCKET_CODES: frozenset[ErrorCode] = frozenset(

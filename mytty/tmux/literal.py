@@ -53,8 +53,8 @@ even ``n``, a literal ``[`` (odd ``n``: a style). ``~`` and ``$`` mean nothing t
 (the command parser expands them only outside single quotes, and :func:`word` quotes them).
 
 Everything else a person reads is not drawn by tmux: ``mytty ls``, ``mytty attention`` and
-the popup print text themselves. A web view, when there is one, adds its own stage (HTML
-escaping) in its own layer; ``tests/reliability/test_hostile_names.py`` is where to check it.
+the popup print text themselves. The web view adds its own stage (HTML escaping) in
+:mod:`mytty.web.html`, checked by ``tests/web/test_escaping.py``.
 """
 
 from __future__ import annotations
