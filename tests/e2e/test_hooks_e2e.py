@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from mytty.core.events import parse_timestamp as parse_iso
+from mytty.core.transcripts.claude import REGISTRY_IDLE_GRACE_S
 from mytty.hook.adapters import load_adapter
 from mytty.hook.identity import hook_event_id, hook_run_id
 from mytty.hook.wire import encode_event_line, format_occurred_at
@@ -314,6 +315,20 @@ def test_claude_second_turn_and_exit(mytty: Mytty) -> None:
     assert len(failed) == 1 and failed[0]["runID"] not in first_run
     waited = m.ctl("wait", pane, "--until", "idle", "--timeout-seconds", "5").json
     assert waited["state"] == "failed"
+    # Claude's registry has said idle past the interrupt grace: an API error is no Esc, so the
+    # failed run must stay failed (the transcript reader once re-opened it as idle here).
+    registry = m.home / ".claude" / "sessions" / f"{pid}.json"
+    wait_until(
+        lambda: (
+            time.time() - json.loads(registry.read_text())["statusUpdatedAt"] / 1000
+            > REGISTRY_IDLE_GRACE_S + 1
+        ),
+        10,
+        message="the registry idle past the interrupt grace",
+    )
+    assert [r["kind"] for r in pane_records(m, pane) if r["runID"] == failed[0]["runID"]][-1] == (
+        "failed"
+    )
 
     m.ctl("send", pane, "/exit", "--enter")
     ended = wait_hook(m, "claude", pid, "SessionEnd")[0]
@@ -327,7 +342,8 @@ def test_claude_second_turn_and_exit(mytty: Mytty) -> None:
     # a tie the failed prompt run outranks the disconnected session run.)
     records = pane_records(m, pane)
     session_run = [r["runID"] for r in records if r["kind"] == "idle"]
-    assert [r["runID"] for r in records if r["kind"] == "disconnected"] == session_run
+    seen = [(r["kind"], r["runID"], r["synthesized"]) for r in records]
+    assert [r["runID"] for r in records if r["kind"] == "disconnected"] == session_run, seen
     assert agent_state(m, pane) in ("disconnected", "failed")
 
 

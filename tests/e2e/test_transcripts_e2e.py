@@ -90,6 +90,24 @@ def _usage_of(m: Mytty, job: dict[str, Any]) -> dict[str, Any] | None:
     return usage
 
 
+def _wait_total(
+    m: Mytty, job: dict[str, Any], total: int, timeout: float, what: str
+) -> dict[str, Any]:
+    """The job's usage once its totalTokens is ``total``; a timeout says the last usage seen
+    (a double count overshoots, a slow or lost one stays below) and the transcript's sums."""
+    seen: list[dict[str, Any] | None] = [None]
+
+    def probe() -> dict[str, Any] | None:
+        seen[0] = usage = _usage_of(m, job)
+        return usage if usage and usage["totalTokens"] == total else None
+
+    try:
+        return wait_until(probe, timeout, message=what)
+    except AssertionError as timed_out:
+        sums = _claude_sums(_claude_transcript(m, job))
+        raise AssertionError(f"{timed_out}; last usage {seen[0]}, transcript {sums}") from None
+
+
 @pytest.mark.parametrize("provider", ["claude", "codex"])
 def test_usage_in_agent_result_equals_the_sums_in_the_transcript(
     shared_team: Mytty,
@@ -350,6 +368,36 @@ def test_an_unhooked_codex_api_error_fails_the_turn_not_succeeds(unhooked: Mytty
     assert "stand-in API error" in (done["message"] or ""), done
 
 
+def test_usage_written_while_the_controller_is_down_counts_after_it_is_back() -> None:
+    """The worker goes on while the controller is down (or before the reader's first look
+    after a start, as on a loaded machine): what the transcript gained since the figures were
+    stored still counts, once, when the next hook event has it read."""
+    m = Mytty()
+    try:
+        m.start()
+        team(m, providers=("claude",))
+        job = spawn(m, "--provider", "claude", "--task", "One.\n@standin: tokens 100 10")
+        assert completed(m, job, 60)["state"] == "succeeded"
+        _wait_total(m, job, 220, 30, "the first turn's usage")
+        pane = m.tmux_id(pane_of(job))
+        m.stop()
+        m.tmux("send-keys", "-t", pane, "-l", "@standin: tokens 5 0")
+        m.tmux("send-keys", "-t", pane, "Enter")
+        transcript = _claude_transcript(m, job)
+        wait_until(
+            lambda: sum(_claude_sums(transcript).values()) == 230,
+            30,
+            message="the second turn in the transcript",
+        )
+        m.start()
+        assert _usage_of(m, job)["totalTokens"] == 220  # type: ignore[index]
+        m.ctl("agent", "send", job_id(job), "@standin: tokens 1 0", "--enter").ok()
+        usage = _wait_total(m, job, 232, 30, "both turns counted after the start")
+        assert {k: usage[k] for k in COUNTERS} == _claude_sums(transcript)
+    finally:
+        m.close()
+
+
 def test_usage_survives_a_controller_restart_and_keeps_counting(tmp_path: Path) -> None:
     """Stored with the job: after a restart the figures are back, and the next turn adds only
     what it wrote (the transcript is read again from its tail, not counted twice)."""
@@ -360,17 +408,13 @@ def test_usage_survives_a_controller_restart_and_keeps_counting(tmp_path: Path) 
         job = spawn(m, "--provider", "claude", "--task", "One.\n@standin: tokens 100 10")
         assert completed(m, job, 60)["state"] == "succeeded"
 
-        def total_is(n: int) -> dict[str, Any] | None:
-            usage = _usage_of(m, job)
-            return usage if usage and usage["totalTokens"] == n else None
-
-        wait_until(lambda: total_is(220), 15, message="the first turn's usage")
+        first = _wait_total(m, job, 220, 30, "the first turn's usage")
         m.stop()
         m.start()
-        assert _usage_of(m, job) == total_is(220)
+        assert _usage_of(m, job) == first
         m.ctl("agent", "send", job_id(job), "@standin: tokens 5 0", "--enter").ok()
         assert completed(m, job, 60)["state"] == "succeeded"
-        usage = wait_until(lambda: total_is(230), 30, message="the second turn added once")
+        usage = _wait_total(m, job, 230, 30, "the second turn added once")
         assert {k: usage[k] for k in COUNTERS} == _claude_sums(_claude_transcript(m, job))
     finally:
         m.close()

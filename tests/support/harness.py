@@ -203,6 +203,9 @@ class Mytty:
             capture_output=True,
             text=True,
             check=False,
+            # The server starts here, and new panes default to its directory: never the
+            # checkout (an approved stand-in command once left a file in the repository).
+            cwd=str(self.home) if self.home.is_dir() else None,
         )
         if check and out.returncode != 0:
             raise AssertionError(f"tmux {' '.join(args)} failed: {out.stderr}")

@@ -7,7 +7,8 @@ change, so a reader can tail a file of any length a piece at a time:
 - the turn (:attr:`ClaudeTranscript.observation`): a real user prompt (not ``isMeta``, no
   ``interruptedMessageId``, text a human typed rather than one Claude injects, a valid
   ``promptId``) starts turn ``promptId``; a ``tool_result`` or an assistant ``tool_use`` keeps it
-  active; an assistant ``end_turn`` or a ``system``/``turn_duration`` row completes it.
+  active; an assistant ``end_turn`` or a ``system``/``turn_duration`` row completes it, and an
+  assistant row with ``isApiErrorMessage`` (an API error) fails it, with that row's text.
   Sidechain rows (a subagent's) are skipped. Claude itself never reports ``interrupted``;
 - the interrupt (:attr:`ClaudeTranscript.interrupt`): Esc writes a ``user`` row with the turn's
   ``promptId`` and ``interruptedMessageId`` (the cut-off assistant message); it counts only
@@ -30,6 +31,7 @@ from mytty.core.answers import clip_answer
 from mytty.core.estimation.turn_observation import TurnPhase
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.core.ids import RunId, SurfaceId, stable_uuid
+from mytty.core.transcripts.codex import MAX_ERROR_CHARS
 from mytty.core.transcripts.rows import MAX_ID_BYTES, TurnReader, valid_identifier
 from mytty.core.transcripts.usage import TokenUsage, UsageReading, count
 
@@ -50,6 +52,9 @@ _INJECTED_PREFIXES = (
     "[Request interrupted",
     "Caveat: ",
 )
+
+#: A failed turn's message when its API error row has no text.
+_API_ERROR = "Claude's API request failed."
 
 #: Recent message ids kept to fold a streamed message's repeated rows into one (the rows of
 #: one message are adjacent; a few more cover interleaved subagent rows).
@@ -156,7 +161,13 @@ class ClaudeTranscript(TurnReader):
             self._user(row, message, prompt_id)
         elif kind == "assistant":
             stop = message.get("stop_reason")
-            if stop == "end_turn":
+            if row.get("isApiErrorMessage") is True:
+                # The API failed the turn (StopFailure's hook says so too); Claude writes no
+                # turn_duration then, so without this the turn would look active for good.
+                self._set(TurnPhase.FAILED)
+                text = _all_text(message.get("content"))
+                self.error = text.strip()[:MAX_ERROR_CHARS] if text and text.strip() else _API_ERROR
+            elif stop == "end_turn":
                 self._set(TurnPhase.COMPLETED)
                 self.answer = clip_answer(_all_text(message.get("content")))
             elif stop == "tool_use":

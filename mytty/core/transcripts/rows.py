@@ -58,6 +58,8 @@ class TurnReader:
         self.phase: TurnPhase | None = None
         #: The current turn's final answer, once the transcript gave it.
         self.answer: str | None = None
+        #: Why the current turn failed, once the transcript said it did (phase FAILED).
+        self.error: str | None = None
         #: When the current turn began, by the row that began it (None: it gave no time).
         self.started_at: float | None = None
         #: Turns that ended before the current one began, since the last :meth:`report`.
@@ -69,7 +71,10 @@ class TurnReader:
         if self.key is None or self.phase is None:
             return None
         answer = self.answer if self.phase is TurnPhase.COMPLETED else None
-        return TurnObservation(self.key, self.phase, answer=answer, started_at=self.started_at)
+        error = self.error if self.phase is TurnPhase.FAILED else None
+        return TurnObservation(
+            self.key, self.phase, message=error, answer=answer, started_at=self.started_at
+        )
 
     def report(self) -> TurnObservation | None:
         """The current turn, carrying in ``before`` the turns that ended and were followed
@@ -92,7 +97,7 @@ class TurnReader:
         ):
             self._passed.append(ended)
             del self._passed[:-MAX_PASSED_TURNS]
-        self.key, self.phase, self.answer = key, TurnPhase.ACTIVE, None
+        self.key, self.phase, self.answer, self.error = key, TurnPhase.ACTIVE, None, None
         self.started_at = row_time(row)
 
     def feed(self, line: bytes) -> None:

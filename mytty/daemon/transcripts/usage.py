@@ -20,7 +20,11 @@ start: a lead's cost is its own plus its workers' (``agent list``).
 
 Each job's figures, cost, budget stages and what its lead was told are stored (``job_usage``
 in the event store), so a restart keeps them: after a restart the transcripts are read again
-from their tails, and only what they gain from then on is added to the stored figures.
+from their tails, and only what they gain is added to the stored figures. What they gained is
+counted from the pane's reading stored with the figures when the first reading after the
+restart covers it (the worker may have written more while the controller was down, or before
+its reader's first look), else from that first reading (a file longer than the tail, or one
+of several files: never more than the worker spent).
 """
 
 from __future__ import annotations
@@ -75,6 +79,9 @@ class JobUsage:
     stored: TokenUsage = ZERO
     #: The pane's reading when the job was restored; None until the first one arrives.
     base: TokenUsage | None = ZERO
+    #: The pane's latest reading (stored: after a restart, the base if the first reading
+    #: covers it); None when not known (a record from before it was stored).
+    reading: TokenUsage | None = None
     #: What the tokens cost so far (None: a model without a price spent some).
     cost: Decimal | None = ZERO_USD
     #: usd_budget_stage already acted on, and the stage its lead was told of.
@@ -83,11 +90,12 @@ class JobUsage:
 
 
 def encode_usage(usage: JobUsage) -> str:
-    t = usage.tokens
+    t, r = usage.tokens, usage.reading
     return json.dumps(
         {
             "v": USAGE_RECORD_VERSION,
             "tokens": [t.input, t.output, t.cache_read, t.cache_write],
+            "reading": [r.input, r.output, r.cache_read, r.cache_write] if r is not None else None,
             "model": usage.model,
             "stage": usage.stage,
             "cost": str(usage.cost) if usage.cost is not None else None,
@@ -104,10 +112,9 @@ def decode_usage(text: str) -> JobUsage | None:
         obj = json.loads(text)
         if not isinstance(obj, dict) or obj.get("v") != USAGE_RECORD_VERSION:
             return None
-        raw = obj["tokens"]
-        if not isinstance(raw, list) or len(raw) != 4:
+        tokens = _counters(obj["tokens"])
+        if tokens is None:
             return None
-        tokens = TokenUsage(*(count(v) for v in raw))
         model, stage = obj.get("model"), obj.get("stage")
         return JobUsage(
             tokens=tokens,
@@ -115,6 +122,7 @@ def decode_usage(text: str) -> JobUsage | None:
             stage=_stage(stage),
             stored=tokens,
             base=None,
+            reading=_counters(obj.get("reading")),
             # Records from before costs: none known for the tokens already spent.
             cost=_cost(obj["cost"], tokens) if "cost" in obj else (None if tokens else ZERO_USD),
             usd_stage=_stage(obj.get("usdStage", 0)),
@@ -122,6 +130,22 @@ def decode_usage(text: str) -> JobUsage | None:
         )
     except (ValueError, KeyError, TypeError, InvalidOperation):
         return None
+
+
+def _counters(raw: object) -> TokenUsage | None:
+    if not isinstance(raw, list) or len(raw) != 4:
+        return None
+    return TokenUsage(*(count(v) for v in raw))
+
+
+def _covers(reading: TokenUsage, earlier: TokenUsage) -> bool:
+    """Whether ``reading`` holds at least ``earlier`` in every counter."""
+    return (
+        reading.input >= earlier.input
+        and reading.output >= earlier.output
+        and reading.cache_read >= earlier.cache_read
+        and reading.cache_write >= earlier.cache_write
+    )
 
 
 def _stage(value: object) -> int:
@@ -226,11 +250,16 @@ class UsageBook:
             self._lead_usage(surface_id, reading)
             return
         usage = self._jobs.get(job.job_id, JobUsage())
-        base = usage.base if usage.base is not None else reading.tokens
+        base = usage.base
+        if base is None:  # the first reading since the figures were restored
+            known = usage.reading
+            base = known if known is not None and _covers(reading.tokens, known) else reading.tokens
         tokens = usage.stored + (reading.tokens - base)
         model = reading.model or usage.model
         cost = add_cost(usage.cost, tokens - usage.tokens, model, self._prices())
-        updated = replace(usage, tokens=tokens, model=model, base=base, cost=cost)
+        updated = replace(
+            usage, tokens=tokens, model=model, base=base, cost=cost, reading=reading.tokens
+        )
         updated = self._check_budget(job, updated)
         updated = self._check_usd_budget(job, updated)
         if updated != usage:

@@ -455,6 +455,43 @@ def test_registry_checks_that_must_not_fire() -> None:
     assert registry_interrupt(_asked("not a time"), after, late) is None
 
 
+def test_claude_api_error_row_fails_the_turn_and_the_idle_registry_is_no_interrupt() -> None:
+    # The row 2.1.332 writes for an HTTP 400 (real-agents.md §2.4); no turn_duration follows.
+    # Read as still active, the registry's idle made it an Esc 2 s later: the failed run re-opened
+    # as idle (a CI failure of test_claude_second_turn_and_exit under load).
+    t = _asked()
+    error_row: dict[str, Any] = {
+        "type": "assistant",
+        "isApiErrorMessage": True,
+        "apiErrorStatus": 400,
+        "apiErrorType": "invalid_request_error",
+        "message": {
+            "id": "msg_err",
+            "model": "<synthetic>",
+            "role": "assistant",
+            "content": [{"type": "text", "text": "API Error: 400 mock failure 400"}],
+            "stop_reason": "stop_sequence",
+            "usage": {"input_tokens": 0, "output_tokens": 0},
+        },
+    }
+    t.apply(error_row)
+    assert t.observation == TurnObservation(
+        "p-think", TurnPhase.FAILED, message="API Error: 400 mock failure 400"
+    )
+    idle = {"status": "idle", "statusUpdatedAt": int((PROMPT_AT + 0.5) * 1000)}
+    assert registry_interrupt(t, idle, PROMPT_AT + 60) is None
+    blank = dict(error_row, message=dict(error_row["message"], content=[]))
+    t2 = _asked()
+    t2.apply(blank)
+    assert t2.observation is not None and t2.observation.message
+    # The next prompt starts a fresh turn: active, no error carried over.
+    base = next(r for r in rows("claude_tool_turn_then_prompt.jsonl") if r.get("promptId"))
+    t.apply(dict(base, promptId="p-next"))
+    assert t.observation is not None and t.observation.key == "p-next"
+    assert t.observation.phase is TurnPhase.ACTIVE and t.observation.message is None
+    assert t.error is None
+
+
 def test_codex_api_error_is_a_failure_of_that_turn_until_the_next_starts() -> None:
     from mytty.core.transcripts.codex import FAILURE_HOOK_NAME, failure_event
 

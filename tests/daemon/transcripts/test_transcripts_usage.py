@@ -160,3 +160,52 @@ def test_figures_and_budget_stage_survive_a_restart(tmp_path: Path) -> None:
 
     asyncio.run(before())
     asyncio.run(after())
+
+
+def test_what_the_transcript_gained_while_the_controller_was_down_counts_once(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s.sqlite3"
+
+    async def before() -> None:
+        store = open_store(path)
+        w = World(store, running(None))
+        w.read(850, 50)
+        await w.book.flush()
+        store.close()
+
+    async def after() -> None:
+        store = open_store(path)
+        w = World(store, running(None))
+        w.book.load(store.load_usage())
+        assert w.total() == 900
+        # The first reading after the start covers the stored one: the worker wrote 60 more
+        # (while the controller was down, or before the reader's first look).
+        w.read(900, 60)
+        assert w.total() == 960
+        w.read(910, 60)
+        assert w.total() == 970
+        await w.book.flush()
+        store.close()
+
+    async def again() -> None:  # a second restart with nothing new: no double count
+        store = open_store(path)
+        w = World(store, running(None))
+        w.book.load(store.load_usage())
+        w.read(910, 60)
+        assert w.total() == 970
+        store.close()
+
+    asyncio.run(before())
+    asyncio.run(after())
+    asyncio.run(again())
+
+
+def test_a_record_without_the_pane_reading_counts_from_the_first_reading() -> None:
+    from mytty.daemon.transcripts.usage import decode_usage, encode_usage
+
+    old = decode_usage('{"v":1,"tokens":[10,5,0,0],"model":"claude-sonnet-4-5","stage":0}')
+    assert old is not None and old.reading is None
+    stored = decode_usage(encode_usage(replace(old, reading=TokenUsage(input=7, output=5))))
+    assert stored is not None and stored.reading == TokenUsage(input=7, output=5)
+    assert stored.base is None and stored.tokens == TokenUsage(input=10, output=5)
