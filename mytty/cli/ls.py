@@ -29,6 +29,7 @@ STATE_STYLES = {
     "waiting-approval": "bold yellow",
     "waiting-input": "bold yellow",
     "launching": "cyan",
+    "parked": "yellow",
     "failed": "bold red",
     "launch-failed": "bold red",
     "disconnected": "magenta",

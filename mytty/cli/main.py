@@ -26,6 +26,7 @@ from mytty.cli import approvals, attention, doctor, explain, lifecycle, ls, resu
 from mytty.cli.hosts.command import app as hosts_app
 from mytty.cli.integrations import app as integrations_app
 from mytty.cli.notify import app as notify_app
+from mytty.cli.resume import limits_app
 from mytty.cli.shell_integration import app as shell_integration_app
 from mytty.cli.tmux_cmd import app as tmux_app
 from mytty.cli.worktree import app as worktree_app
@@ -46,6 +47,7 @@ app.add_typer(tmux_app, name="tmux")
 app.add_typer(notify_app, name="notify")
 app.add_typer(hosts_app, name="hosts")
 app.add_typer(approvals.app, name="approvals")
+app.add_typer(limits_app, name="limits")
 # The order of `mytty --help`.
 app.command("doctor")(doctor.doctor_command)
 app.command("ls")(ls.command)

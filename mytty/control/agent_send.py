@@ -2,6 +2,9 @@
 
 Re-arming (new baseline, unbound, ``launching``, a fresh 30 s window) makes the next
 ``agent wait`` track the run this follow-up starts, not the one that already ended.
+
+A parked job (stopped at its usage limit) holds the text instead (``{"queued": true}``): it is
+delivered, in order with other held sends, once the job went on (mytty.daemon.limits).
 """
 
 from __future__ import annotations
@@ -14,11 +17,11 @@ from mytty.core.vocab import QUEUED
 
 if TYPE_CHECKING:
     from mytty.control.base import Request
-    from mytty.control.ports import JobStore, PaneDirectory, PaneView, TmuxAccess
+    from mytty.control.ports import JobStore, PaneDirectory, PaneView, TmuxAccess, UsageLimits
     from mytty.core.jobs.tracker import AgentJob
-    from mytty.protocol.replies import OkReply
+    from mytty.protocol.replies import OkReply, QueuedReply
 
-    class AgentSendContext(JobStore, PaneDirectory, TmuxAccess, Protocol):
+    class AgentSendContext(JobStore, PaneDirectory, TmuxAccess, UsageLimits, Protocol):
         """What ``agent_send`` uses of the controller."""
 
 
@@ -39,15 +42,24 @@ COMMAND = Command(
     client_errors=(codes.USAGE, codes.REQUEST_TOO_LARGE),
     guide="""\
 Types into the worker. If the job had finished, it is re-armed so the next agent wait
-follows the run this follow-up starts. A queued job (its worker not started) is
-invalid-request.""",
+follows the run this follow-up starts. A parked job (usage limit) holds the text instead
+({"type":"ok","queued":true}) and gets it, in order, once it went on after the reset. A queued
+job (its worker not started) is invalid-request.""",
     doc="""
 Like [`send`](#send-pane-text---enter) to the job's pane, after re-arming a finished job (see
 above). To answer an approval dialog use `send-key` on `job.paneID.rawValue` instead: typed
 text does not choose a dialog option. `job-lost`: the job's pane is gone.
 
+**A parked job** (a mytty addition: its worker stopped at its usage limit) is not typed into: the
+text is held with the job (stored, so a restart keeps it) and the reply says
+`{"type":"ok","queued":true}`. Once mytty (or the agent itself) continued the job after the
+reset and that turn ended, the held texts are delivered one by one, in the order they came, each
+as a follow-up once the turn before it ended; the job stays unfinished until the last one's
+turn ends, so the lead's `agent wait` returns once, with the final answer. While held texts
+wait, later sends are held behind them. The snapshot counts them (`heldSends`).
+
 Request `{"type":"sendAgent","jobID":{"rawValue":"<UUID>"},"text":"Also add a regression test.","pressEnter":true}`.
-Reply `{"type":"ok"}`.
+Reply `{"type":"ok"}` (held: `{"type":"ok","queued":true}`).
 """,
 )
 
@@ -76,7 +88,7 @@ def job_pane(ctx: PaneDirectory, job: AgentJob) -> PaneView:
     return pane
 
 
-async def handle(ctx: AgentSendContext, params: Params) -> OkReply:
+async def handle(ctx: AgentSendContext, params: Params) -> OkReply | QueuedReply:
     from mytty.control.send import deliver
     from mytty.core.errors import ErrorCode, MyttyError
     from mytty.protocol import wire
@@ -89,6 +101,8 @@ async def handle(ctx: AgentSendContext, params: Params) -> OkReply:
             f"job {params.job_id} is queued: its worker has not started yet, so there is "
             "nothing to type into (see queuedBecause; agent wait --until running waits for it)",
         )
+    if ctx.hold_send(params.job_id, params.text, params.press_enter):
+        return wire.queued()
     ctx.jobs.re_arm(params.job_id)
     try:
         await deliver(ctx, pane, params.text, params.press_enter)

@@ -262,6 +262,7 @@ COMMAND = Command(
         codes.TMUX_UNAVAILABLE,
         codes.INVALID_REQUEST,
         codes.ADMISSION_REFUSED,
+        codes.PROVIDER_LIMITED,
     ),
     client_errors=(
         codes.USAGE,
@@ -301,6 +302,9 @@ Admission ([admission] in config.toml: max workers, free memory, per provider or
   a spawn that can't start now is accepted as job.state "queued" (queuePosition,
   queuedBecause); it starts by itself, in order. agent wait waits through the queue,
   agent close cancels it. --no-queue fails instead (admission-refused).
+  A spawn for a provider account whose workers are parked at their usage limit waits the
+  same way (queuedBecause usage-limit) until they went on; --no-queue: provider-limited,
+  naming the reset.
 --budget-usd N: like --budget-tokens, in dollars (80 %: attention item and a notice to
   you; 100 %: Esc). job.costUsd is the cost so far (null for a model without a price).
 --approver lead: you may answer the worker's permission requests yourself (approval list,
@@ -656,12 +660,16 @@ async def _spawn_new(
 
 
 def _refuse_unqueued(slot: AdmissionSlot, params: Params) -> None:
-    """``--no-queue``: a worker admission can't start now is refused (no pane, no worktree)."""
-    from mytty.core.admission.rules import refusal
+    """``--no-queue``: a worker admission can't start now is refused (no pane, no worktree):
+    ``provider-limited`` when its account is at its usage limit (the message names the reset),
+    else ``admission-refused``."""
+    from mytty.core.admission.rules import QueueReason, refusal
     from mytty.core.errors import ErrorCode, MyttyError
 
     if slot.waiting is not None and params.no_queue:
-        raise MyttyError(ErrorCode.ADMISSION_REFUSED, refusal(slot.waiting))
+        limited = slot.waiting.reason is QueueReason.USAGE_LIMIT
+        code = ErrorCode.PROVIDER_LIMITED if limited else ErrorCode.ADMISSION_REFUSED
+        raise MyttyError(code, refusal(slot.waiting))
 
 
 async def _admitted_launch(

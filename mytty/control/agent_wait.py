@@ -59,6 +59,12 @@ JOBS = Field(
     nonempty=True,
 )
 MATCH = Field("match", "several jobs: any or all of them", choices=MATCHES)
+RETURN_ON_PARK = Option(
+    "--return-on-park",
+    None,
+    "returnOnPark",
+    "return at once when a job is parked at its usage limit (else the wait goes on through it)",
+)
 
 
 def _client(request: dict[str, object], values: Values) -> None:
@@ -74,6 +80,8 @@ def _client(request: dict[str, object], values: Values) -> None:
     if match:
         request[JOBS.key] = [{"rawValue": job} for job in jobs]
         request[MATCH.key] = match[0]
+    if request.get(RETURN_ON_PARK.key) is False:
+        del request[RETURN_ON_PARK.key]  # the original's request, byte for byte
     return None
 
 
@@ -81,7 +89,10 @@ COMMAND = Command(
     name="agent wait",
     wire="waitAgent",
     summary="wait for the run this job started (running, attention, completed)",
-    heading="agent wait JOB [JOB…] [--any | --all] --until running|attention|completed",
+    heading=(
+        "agent wait JOB [JOB…] [--any | --all] --until running|attention|completed "
+        "[--return-on-park]"
+    ),
     args=(
         JOB_ARG,
         Arg("JOB", None, "more jobs (with --any or --all)", kind=JOB, optional=True, variadic=True),
@@ -90,11 +101,12 @@ COMMAND = Command(
         UNTIL,
         Option("--any", None, None, "several jobs: return once one of them satisfies --until"),
         Option("--all", None, None, "several jobs: return once every one of them satisfies it"),
+        RETURN_ON_PARK,
         TIMEOUT,
     ),
     wire_fields=(JOBS, MATCH),
     wait_key=TIMEOUT.key,
-    wire_order=("jobID", "jobIDs", "match", "until", "timeoutSeconds"),
+    wire_order=("jobID", "jobIDs", "match", "until", "returnOnPark", "timeoutSeconds"),
     client=_client,
     errors=(
         codes.JOB_NOT_FOUND,
@@ -118,7 +130,10 @@ input or approval) needs the provider's hook integration and fails at once with
 provider-integration-not-installed when it is missing. attention also returns (timedOut
 false) once the job has ended: check job.state.
 Several jobs: agent wait A B C --any --until completed returns as soon as one is completed,
---all once all are; the reply adds "jobs" (every snapshot, in the order given).""",
+--all once all are; the reply adds "jobs" (every snapshot, in the order given).
+A job stopped at its provider's usage limit is parked (job.state "parked", job.parkedUntil):
+not completed; mytty continues it after the reset and the wait goes on through the park.
+--return-on-park returns at once instead (a parked job counts as satisfying --until).""",
     doc=f"""
 Blocks until the job meets the condition or the timeout passes (default
 {int(DEFAULT_TIMEOUT_S)} s; from 0 to {int(MAX_WAIT_S)}, a week, else `invalid-request`).
@@ -144,6 +159,16 @@ before waiting. The request carries them as `"jobIDs"` (with `"jobID"` the first
 its `"job"` is the job that decided it: for `--any` the first in that order that satisfies,
 for `--all` the last in that order (on a timeout, the first that does not satisfy).
 
+**Usage limits** (a mytty addition): a job whose worker stopped at its provider account's usage
+limit is `parked` (`job.parkedUntil`: the provider's reset, `job.resumesAt`: when mytty goes on),
+which satisfies neither `completed` nor `attention`: mytty continues the job on its own
+conversation after the reset, and the wait goes on through the park to the job's real end
+(its `--timeout-seconds` still applies). `--return-on-park` returns at once instead, with
+`"timedOut": false` and the parked snapshot, once the provider's record of the limit was
+read (its `parkedUntil`: the hook that says "limit" comes a moment before the transcript or
+rollout row with the reset; within 3 s mytty takes it that there is none): a parked job counts
+as satisfying `--until` (with `--any`/`--all`, each parked job counts so).
+
 `--until attention` fails at once with `provider-integration-not-installed` when the job's
 provider has no hook integration. Cursor never reports input requests; its approval requests
 are estimated about 10 s after a tool call stalls.
@@ -159,7 +184,7 @@ reply `{{"job":{{…}},"jobs":[{{…}},{{…}}],"timedOut":false,"type":"agentWa
 class Params:
     """The request's fields, typed (read-only by convention)."""
 
-    __slots__ = ("job_id", "job_ids", "match", "timeout_s", "until")
+    __slots__ = ("job_id", "job_ids", "match", "return_on_park", "timeout_s", "until")
 
     def __init__(
         self,
@@ -168,6 +193,7 @@ class Params:
         timeout_s: float,
         job_ids: list[str] | None = None,
         match: str | None = None,
+        return_on_park: bool = False,
     ) -> None:
         self.job_id = job_id
         self.until = until
@@ -175,13 +201,21 @@ class Params:
         #: Several jobs (None: the original's one-job wait and reply).
         self.job_ids = job_ids
         self.match = match
+        self.return_on_park = return_on_park
 
 
 def parse(request: Request) -> Params:
     job_ids = request.jobs(JOBS)
     match = request.choice(MATCH) if job_ids is not None else None
     job_id = request.job(JOB_ARG) if request.has(JOB_ARG) or job_ids is None else job_ids[0]
-    return Params(job_id, request.choice(UNTIL), request.seconds(TIMEOUT), job_ids, match)
+    return Params(
+        job_id,
+        request.choice(UNTIL),
+        request.seconds(TIMEOUT),
+        job_ids,
+        match,
+        request.flag(RETURN_ON_PARK),
+    )
 
 
 async def handle(ctx: AgentWaitContext, params: Params) -> AgentWaitResultReply:
@@ -190,6 +224,14 @@ async def handle(ctx: AgentWaitContext, params: Params) -> AgentWaitResultReply:
     from mytty.protocol import wire
 
     until = cast("JobWaitCondition", params.until)  # parse() checked it is one of them
+
+    def met(job: AgentJob) -> bool:
+        if params.return_on_park and job.state is core_jobs.AgentJobState.PARKED:
+            # Once what the provider said is read (the hook comes a moment before the
+            # record that has the reset), so the reply carries the real parkedUntil.
+            return job.park is None or job.park.settled
+        return core_jobs.satisfies(job, until)
+
     if params.job_ids is None:
         job = ctx.jobs.current(params.job_id)
         if params.until == ATTENTION:
@@ -197,7 +239,7 @@ async def handle(ctx: AgentWaitContext, params: Params) -> AgentWaitResultReply:
 
         def probe() -> AgentJob | None:
             current = ctx.jobs.current(params.job_id)
-            return current if core_jobs.satisfies(current, until) else None
+            return current if met(current) else None
 
         found, timed_out = await ctx.hub.wait_until(
             probe, params.timeout_s, surface_id=job.surface_id
@@ -213,10 +255,10 @@ async def handle(ctx: AgentWaitContext, params: Params) -> AgentWaitResultReply:
     want_all = params.match == ALL
 
     def decided(now: list[AgentJob]) -> AgentJob | None:
-        met = [j for j in now if core_jobs.satisfies(j, until)]
+        done = [j for j in now if met(j)]
         if want_all:
-            return met[-1] if len(met) == len(now) else None
-        return met[0] if met else None
+            return done[-1] if len(done) == len(now) else None
+        return done[0] if done else None
 
     latest: list[list[AgentJob]] = [jobs]
 
@@ -229,7 +271,7 @@ async def handle(ctx: AgentWaitContext, params: Params) -> AgentWaitResultReply:
     )
     now = latest[0]
     if found_job is None:
-        found_job = next((j for j in now if not core_jobs.satisfies(j, until)), now[0])
+        found_job = next((j for j in now if not met(j)), now[0])
     return wire.agent_wait_many_result(
         ctx.jobs.snapshot(found_job), [ctx.jobs.snapshot(j) for j in now], timed_out
     )

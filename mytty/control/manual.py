@@ -87,6 +87,8 @@ def section_of(command: Command) -> str:
     if command.name is None:
         return "wire"
     first = command.name.split(" ", 1)[0]
+    if first == "limits":  # parked workers are agent jobs (their commands read as a group)
+        return "agent"
     return first if first in registry.GROUPS else "pane"
 
 

@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # types only: importing the ports loads none of these
         ApprovalEntry,
         IntegrationStatusesReply,
         JobSnapshot,
+        LimitsReply,
         MemoryCapEntry,
         NotifyTestReply,
         PaneEntry,
@@ -440,6 +441,26 @@ class ApprovalAccess(Protocol):
     def approvals(self) -> ApprovalDesk: ...
 
 
+class UsageLimits(Protocol):
+    """Parked workers (mytty.daemon.limits): ``limits list|resume|hold``, held sends."""
+
+    def limits_report(self) -> LimitsReply:
+        """Every parked job and every account with one."""
+        ...
+
+    def resume_parked(self, job_ids: list[str] | None) -> LimitsReply:
+        """The named parked jobs (None: every one) go on now, one account at a time."""
+        ...
+
+    def hold_parked(self, job_ids: list[str]) -> LimitsReply:
+        """The named parked jobs stay parked until ``resume_parked``."""
+        ...
+
+    def hold_send(self, job_id: str, text: str, press_enter: bool) -> bool:
+        """Hold an ``agent send`` for a parked job (True), else leave it to the caller."""
+        ...
+
+
 class Evidence(Protocol):
     """What ``explain`` reads beyond the books (mytty.daemon.explain.evidence)."""
 
@@ -474,6 +495,7 @@ class Context(
     JobResumer,
     HostsView,
     Admitting,
+    UsageLimits,
     EvidenceAccess,
     Protocol,
 ):

@@ -21,7 +21,9 @@ if TYPE_CHECKING:
         """What ``send`` uses of the controller."""
 
 
-ENTER_DELAY_S = 0.05
+#: Codex 0.171.0 takes an Enter within 120 ms of typed text for a newline of a paste (its
+#: paste-burst guard, found by the real-agent tier); Claude Code's paste window is shorter.
+ENTER_DELAY_S = 0.2
 
 TEXT = Arg("TEXT", "text", "the text, typed literally")
 

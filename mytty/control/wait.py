@@ -61,8 +61,11 @@ connecting, and from the controller for a raw request). A non-number is a `usage
 
 | `--until` | satisfied by run state |
 |---|---|
-| `idle` | `idle`, `succeeded`, `failed`, `disconnected` |
-| `attention` | `waiting-input`, `waiting-approval`; or `succeeded`, `failed`, `disconnected` |
+| `idle` | `idle`, `succeeded`, `failed`, `disconnected`, `parked` |
+| `attention` | `waiting-input`, `waiting-approval`; or `succeeded`, `failed`, `disconnected`, `parked` |
+
+(`parked`, mytty's: the turn stopped at the provider's usage limit; the pane's job goes on
+after the reset, which `agent wait` follows.)
 
 **Difference from the original**: `--until attention` also returns (with `"timedOut": false`
 and that state) when the pane's most relevant run has ended (`succeeded`, `failed`,
@@ -118,6 +121,7 @@ async def handle(ctx: WaitContext, params: Params) -> WaitResultReply:
                 AgentRunState.SUCCEEDED,
                 AgentRunState.FAILED,
                 AgentRunState.DISCONNECTED,
+                AgentRunState.PARKED,  # mytty's: the turn ended at a usage limit
             }
         ),
         # A run that ended can't need attention any more (a difference from the original).
@@ -128,6 +132,7 @@ async def handle(ctx: WaitContext, params: Params) -> WaitResultReply:
                 AgentRunState.SUCCEEDED,
                 AgentRunState.FAILED,
                 AgentRunState.DISCONNECTED,
+                AgentRunState.PARKED,
             }
         ),
     }

@@ -24,6 +24,7 @@ from mytty.core.approvals.rules import RuleSet, parse_rules
 from mytty.core.approvals.timing import MAX_APPROVAL_HOLD_S
 from mytty.core.cost.prices import PRICES_DATE, ModelPrice
 from mytty.core.hosts.config import HostsSettings, hosts_from
+from mytty.core.limits.park import DEFAULT_CONTINUATION, DEFAULT_MARGIN_S, DEFAULT_STAGGER_S
 from mytty.core.vocab import ACCESS_MODES, WORKER_PROVIDERS
 
 #: The notification channels, in the order a notification goes through them.
@@ -40,7 +41,9 @@ INPUT: Final = "input"
 FAILURE: Final = "failure"
 DISCONNECT: Final = "disconnect"
 LONG_SUCCESS: Final = "long-success"
-NOTIFY_KINDS: tuple[str, ...] = (APPROVAL, INPUT, FAILURE, DISCONNECT, LONG_SUCCESS)
+#: A worker stopped at its provider account's usage limit (parked).
+LIMIT: Final = "limit"
+NOTIFY_KINDS: tuple[str, ...] = (APPROVAL, INPUT, FAILURE, DISCONNECT, LONG_SUCCESS, LIMIT)
 
 #: The desktop-notification escape sequences ``osc`` can send: OSC 9 (iTerm2, WezTerm, kitty,
 #: Windows Terminal, foot, Ghostty) or OSC 777 (urxvt, VTE terminals such as GNOME Terminal).
@@ -123,6 +126,20 @@ class AdmissionSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class LimitSettings:
+    """``[limits]``: what mytty does with workers that hit their usage limit."""
+
+    #: Continue parked workers by themselves at their reset (off: only ``mytty limits resume``).
+    auto_resume: bool = True
+    #: Seconds after the provider's reset before mytty continues a parked worker.
+    resume_margin_seconds: float = DEFAULT_MARGIN_S
+    #: Seconds between two workers of one account going on.
+    stagger_seconds: float = DEFAULT_STAGGER_S
+    #: What mytty types (or passes to ``--resume``) to continue a parked worker.
+    continuation_prompt: str = DEFAULT_CONTINUATION
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     notify: NotifySettings = field(default_factory=NotifySettings)
     tmux: TmuxSettings = field(default_factory=TmuxSettings)
@@ -134,6 +151,7 @@ class Settings:
     prices: tuple[tuple[str, ModelPrice], ...] = ()
     #: ``[hosts]``: the other machines (mytty.core.hosts.config).
     hosts: HostsSettings = field(default_factory=HostsSettings)
+    limits: LimitSettings = field(default_factory=LimitSettings)
 
 
 DEFAULTS = Settings()
@@ -251,6 +269,21 @@ def _per_provider(value: object) -> object:
     return tuple((k, check(v)) for k, v in value.items() if isinstance(k, str))
 
 
+#: A continuation prompt longer than this is refused (it is typed into the agent).
+MAX_PROMPT_CHARS = 4000
+
+
+def _prompt(value: object) -> object:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("expected a non-empty string")
+    if len(value) > MAX_PROMPT_CHARS:
+        raise ValueError(f"at most {MAX_PROMPT_CHARS} characters")
+    # Typed into the agent: a newline would be an Enter, sending half of it.
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in value):
+        raise ValueError("one line, without control characters")
+    return value.strip()
+
+
 def _key(value: object) -> object:
     # The tmux layer validates the key name itself when it binds it; here only its shape.
     if not isinstance(value, str) or any(c.isspace() for c in value):
@@ -288,6 +321,12 @@ SCHEMA: Mapping[str, Mapping[str, Checker]] = {
     # The table's own settings; settings_from hands the whole table, whose other keys are the
     # hosts, to mytty.core.hosts.config.hosts_from, which checks these two the same way.
     "hosts": {"connect_timeout_seconds": _seconds(1.0, 300.0), "ssh_command": _command},
+    "limits": {
+        "auto_resume": _boolean,
+        "resume_margin_seconds": _seconds(0.0, 86400.0),
+        "stagger_seconds": _seconds(0.0, 3600.0),
+        "continuation_prompt": _prompt,
+    },
 }
 
 #: The keys of one ``[prices."<model>"]`` entry: dollars per million tokens of each kind.
@@ -399,7 +438,8 @@ _HEAD = """\
 # A running controller reads the file again when it is saved: [notify] applies to the next
 # notification, [spawn] to the next spawn, [admission] and [prices] at once; a save that is
 # not valid TOML keeps the settings in use. [tmux] and [resume] are read by the commands that
-# use them; [approvals] applies to the next permission request.
+# use them; [approvals] applies to the next permission request, [limits] to the next resume
+# it plans.
 # Reference: docs/reference/config.md
 
 [notify]
@@ -411,9 +451,9 @@ _HEAD = """\
 #   notify-send      a desktop notification, when a local D-Bus session exists
 #   command          the command below, with the item as JSON on stdin
 channels = ["message", "bell", "osc", "notify-send", "command"]
-# Which transitions notify: an agent needs approval or input, failed, disconnected, or
-# finished a turn that took at least `long_success` seconds.
-on = ["approval", "input", "failure", "disconnect", "long-success"]
+# Which transitions notify: an agent needs approval or input, failed, disconnected,
+# finished a turn that took at least `long_success` seconds, or stopped at its usage limit.
+on = ["approval", "input", "failure", "disconnect", "long-success", "limit"]
 # The escape sequence of the osc channel: 9 (iTerm2, WezTerm, kitty, foot, Ghostty, Windows
 # Terminal) or 777 (urxvt, GNOME Terminal and other VTE terminals).
 osc = 9
@@ -448,6 +488,20 @@ guard_tmux_server = true
 # Agents that were running when the controller or tmux went away: "ask" (list them and
 # offer to resume), "auto" (resume them on start) or "off".
 mode = "ask"
+
+[limits]
+# Workers that stop at their provider account's usage limit are parked, not failed. With
+# auto_resume, mytty continues each on its own conversation once the limit has reset:
+# resume_margin_seconds after the reset time the provider gave, one worker of an account at a
+# time, stagger_seconds apart. A worker that parks again right after waits twice as long each
+# time; after three in a row it stays parked. `mytty limits` shows them, `mytty limits resume`
+# continues them now, `mytty limits hold` keeps one parked.
+auto_resume = true
+resume_margin_seconds = 120
+stagger_seconds = 5
+# What mytty types into the parked worker (or passes to `claude --resume` / `codex resume`
+# when its process is gone).
+continuation_prompt = "Your usage limit has reset (mytty paused you while it was reached). Continue the task you were working on when the limit was reached; do not repeat work that is already done."
 
 [approvals]
 # How long an agent's permission request (Claude Code's and Codex's PermissionRequest hook)

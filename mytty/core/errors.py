@@ -87,6 +87,11 @@ class ErrorCode(StrEnum):
     INSECURE_LISTEN = "insecure-listen"
     INVALID_TLS = "invalid-tls"
     LISTEN_FAILED = "listen-failed"
+    # -- usage limits (appended) ----------------------------------------------------------
+    #: ``agent spawn --no-queue`` for a provider account whose workers are parked.
+    PROVIDER_LIMITED = "provider-limited"
+    #: ``limits resume`` / ``limits hold`` of a job that is not parked.
+    JOB_NOT_PARKED = "job-not-parked"
 
 
 EVENT_SOCKET_CODES: frozenset[ErrorCode] = frozenset(

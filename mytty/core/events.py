@@ -62,6 +62,9 @@ class AgentEventKind(StrEnum):
     SUCCEEDED = "succeeded"
     FAILED = "failed"
     DISCONNECTED = "disconnected"
+    #: The turn stopped at the provider account's usage limit (a mytty addition: Claude's
+    #: ``StopFailure`` with ``error: "rate_limit"``, Codex's ``usage_limit_exceeded``).
+    LIMIT_REACHED = "limit-reached"
 
 
 class AgentRunState(StrEnum):
@@ -73,13 +76,23 @@ class AgentRunState(StrEnum):
     SUCCEEDED = "succeeded"
     FAILED = "failed"
     DISCONNECTED = "disconnected"
+    #: The turn ended at a usage limit; the job waits for the reset (a mytty addition).
+    PARKED = "parked"
 
 
 ACTIVE_STATES = frozenset(
     {AgentRunState.RUNNING, AgentRunState.WAITING_INPUT, AgentRunState.WAITING_APPROVAL}
 )
+#: A run in one of these is over: its turn ended (``parked`` included: the turn stopped at a
+#: limit; the job goes on in a later run of the same conversation).
 TERMINAL_STATES = frozenset(
-    {AgentRunState.IDLE, AgentRunState.SUCCEEDED, AgentRunState.FAILED, AgentRunState.DISCONNECTED}
+    {
+        AgentRunState.IDLE,
+        AgentRunState.SUCCEEDED,
+        AgentRunState.FAILED,
+        AgentRunState.DISCONNECTED,
+        AgentRunState.PARKED,
+    }
 )
 
 

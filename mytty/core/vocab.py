@@ -78,12 +78,15 @@ LOST = "lost"
 #: A mytty addition: accepted, its pane made, its agent not started until admission lets it
 #: (``[admission]`` in config.toml; mytty.core.admission).
 QUEUED = "queued"
+#: Stopped at its provider account's usage limit; mytty continues it after the reset.
+PARKED = "parked"
 JOB_STATES: tuple[str, ...] = (
     QUEUED,
     LAUNCHING,
     RUNNING,
     WAITING_INPUT,
     WAITING_APPROVAL,
+    PARKED,
     SUCCEEDED,
     FAILED,
     DISCONNECTED,

@@ -51,6 +51,7 @@ from mytty.daemon.integration_service import IntegrationService
 from mytty.daemon.jobs.lead_inbox import LeadInbox
 from mytty.daemon.jobs.registry import FINISHED_JOBS_IN_MEMORY, JobRegistry
 from mytty.daemon.lifecycle import ControllerLock, write_guide
+from mytty.daemon.limits.service import ParkedAccounts
 from mytty.daemon.notifier import Notifier
 from mytty.daemon.panes.identity import PaneRegistry
 from mytty.daemon.panes.service import PaneService
@@ -151,7 +152,19 @@ class Controller:
             spawn_settings=lambda: self.settings.spawn,
             now=self.clock.now,
             admission=self.admission_gate,
+            clock=self.clock,
+            limit_settings=lambda: self.settings.limits,
+            limit_facts=self.transcripts.limit_facts,
+            launch_window=timings.launch_window,
         )
+        self._plug_context()
+
+    def _plug_context(self) -> None:
+        """The router over the handlers' context; the usage-limit service (made with that
+        context) answers admission's account port: a spawn for an account whose workers are
+        parked waits for them (queuedBecause usage-limit; --no-queue: provider-limited)."""
+        self.limits = self.context.limits
+        self.admission.accounts = ParkedAccounts(self.limits)
         self.router = ControlRouter(self.context)
 
     def _build_hosts(self, timings: Timings) -> HostsService:
@@ -213,6 +226,8 @@ class Controller:
             refresh_resources=self._refresh_resources,
             lead_cost=self._lead_cost,
             screen=self.pane_service.screen,  # what a launching worker's pane shows
+            after_reconcile=self._after_reconcile,
+            resumes_at=self._resumes_at,
         )
         self.notifier = Notifier(
             self.settings.notify,
@@ -362,6 +377,12 @@ class Controller:
     def _successor_run(self, run_id: RunId) -> RunId | None:
         return self.estimator.machine.successor(run_id)
 
+    def _after_reconcile(self, before: AgentJob, after: AgentJob) -> AgentJob:
+        return self.limits.after_reconcile(before, after)
+
+    def _resumes_at(self, job: AgentJob) -> float | None:
+        return self.limits.resumes_at(job)
+
     def _last_detection(self, surface_id: SurfaceId) -> Detection | None:
         return self.estimator.detection(surface_id)
 
@@ -464,6 +485,7 @@ class Controller:
         self.hub.add_observer(self.cursor_approval.observe)
         self.hub.add_observer(self.approvals.observe)
         self.hub.add_observer(self.transcript_watch.observe_event)
+        self.hub.add_observer(self.limits.observe)
         self.transcript_watch.start(loop)
         try:
             await self.link.connect(self.pane_service, first=True)
@@ -476,6 +498,7 @@ class Controller:
             # Items of panes that went while no controller watched (and the sweep's own).
             await self.hub.retire_items(lambda surface: surface not in self.panes.by_surface)
             self.approvals.settle_restart()  # a request whose run no longer waits expired
+            self.limits.start()  # parked jobs planned again, their timers armed
             self.notifier.start()  # after the sweep: what it found is no news (no storm)
             try:
                 self.shell_events.start(loop)  # every pane has its identity by now
@@ -549,7 +572,8 @@ class Controller:
 
     def apply_settings(self, settings: Settings) -> None:
         """config.toml changed: notifications follow it from now on, spawns from the next one,
-        and hosts added to or removed from ``[hosts]`` are followed or left at once.
+        parked jobs are planned again, and hosts added to or removed from ``[hosts]`` are
+        followed or left at once.
 
         ``[tmux]`` and ``[resume]`` are read by the commands that use them (``mytty tmux
         install``, ``mytty up``/``start``/``resume``), so they need nothing here.
@@ -557,6 +581,7 @@ class Controller:
         self.settings = settings
         self.notifier.update(settings.notify)
         self.admission.settings_changed()  # the queue is judged under the new limits
+        self.limits.settings_changed()  # [limits]: parked jobs planned again
         self.hosts.update(settings.hosts)
 
     def request_stop(self) -> None:
@@ -572,6 +597,7 @@ class Controller:
         self.cursor_approval.cancel_all()
         self.config_watch.close()
         await self.notifier.close()
+        await self.limits.close()
         self.estimator.close()
         self.shell_events.close()
         self.transcript_watch.close()

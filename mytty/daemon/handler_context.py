@@ -15,28 +15,37 @@ import asyncio
 from collections.abc import Callable
 
 from mytty.control.ports import PaneView
-from mytty.core.config import SpawnSettings, spawn_access
+from mytty.core.config import LimitSettings, SpawnSettings, spawn_access
 from mytty.core.errors import ErrorCode
-from mytty.core.events import WorkerProvider
+from mytty.core.events import AgentProvider, WorkerProvider
 from mytty.core.hosts.state import HostState
-from mytty.core.ids import SurfaceId
+from mytty.core.ids import RunId, SurfaceId
 from mytty.core.jobs.tracker import AgentJob
 from mytty.core.kill_guard import worker_environment
+from mytty.core.limits.facts import LimitFacts
 from mytty.daemon.admission.gate import AdmissionGate
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.approvals.broker import ApprovalBroker
+from mytty.daemon.clock import Clock
 from mytty.daemon.explain.evidence import EvidenceService
 from mytty.daemon.hosts.service import HostsService
 from mytty.daemon.integration_service import IntegrationService
 from mytty.daemon.jobs.registry import JobRegistry
 from mytty.daemon.jobs.resume import ResumeService
+from mytty.daemon.limits.service import LimitService
 from mytty.daemon.notifier import Notifier
 from mytty.daemon.panes.identity import Pane, PaneRegistry
 from mytty.daemon.panes.service import PaneService
 from mytty.daemon.preflight import AgentPreflight
 from mytty.daemon.tmux_link import TmuxLink
 from mytty.daemon.worktree.service import WorktreeService
-from mytty.protocol.replies import NotifyTestReply, PaneEntry, ResumeReply, WorktreeRemovalReply
+from mytty.protocol.replies import (
+    LimitsReply,
+    NotifyTestReply,
+    PaneEntry,
+    ResumeReply,
+    WorktreeRemovalReply,
+)
 from mytty.tmux.port import PaneRow, TmuxPort
 
 
@@ -62,6 +71,10 @@ class HandlerContext:
         spawn_settings: Callable[[], SpawnSettings],
         now: Callable[[], float],
         admission: AdmissionGate,
+        clock: Clock,
+        limit_settings: Callable[[], LimitSettings],
+        limit_facts: Callable[[SurfaceId, RunId], LimitFacts | None],
+        launch_window: float,
     ) -> None:
         self.tmux_socket = tmux_socket
         #: The approvals broker answers the ApprovalAccess port itself.
@@ -84,6 +97,17 @@ class HandlerContext:
         # Resuming restarts workers through this same context (new panes, the worker
         # environment, the jobs), so its service is built over it rather than beside it.
         self._resumer = ResumeService(self, now)
+        # The same for parked workers: typed into through this context, restarted through
+        # the resume service when their process is gone.
+        self.limits = LimitService(
+            self,
+            restarter=self._resumer,
+            clock=clock,
+            settings=limit_settings,
+            limit_facts=limit_facts,
+            notify_item=notifier.observe_item,
+            launch_window=launch_window,
+        )
 
     # -- TmuxAccess -------------------------------------------------------------------------------
     def require_port(self) -> TmuxPort:
@@ -111,6 +135,9 @@ class HandlerContext:
 
     def pane_directory(self, pane: PaneView) -> str | None:
         return self._pane_service.pane_directory(pane)
+
+    def agent_in(self, pane: PaneView) -> tuple[AgentProvider | None, int | None]:
+        return self._pane_service.foreground_agent(pane)
 
     # -- PaneFactory ------------------------------------------------------------------------------
     async def create_pane(
@@ -187,6 +214,19 @@ class HandlerContext:
 
     async def resume_jobs(self, job_ids: list[str] | None, *, dry_run: bool) -> ResumeReply:
         return await self._resumer.resume(job_ids, dry_run=dry_run)
+
+    # -- UsageLimits ------------------------------------------------------------------------------
+    def limits_report(self) -> LimitsReply:
+        return self.limits.report()
+
+    def resume_parked(self, job_ids: list[str] | None) -> LimitsReply:
+        return self.limits.resume_now(job_ids)
+
+    def hold_parked(self, job_ids: list[str]) -> LimitsReply:
+        return self.limits.hold(job_ids)
+
+    def hold_send(self, job_id: str, text: str, press_enter: bool) -> bool:
+        return self.limits.hold_send(job_id, text, press_enter)
 
     # -- HostsView --------------------------------------------------------------------------------
     def followed_hosts(self) -> list[HostState]:

@@ -169,6 +169,19 @@ def environ_value(pid: int, name: str, *, proc_root: str = PROC) -> str | None:
     return None
 
 
+def environ(pid: int, *, proc_root: str = PROC) -> dict[str, str] | None:
+    """The process's whole exec-time environment (None when unreadable)."""
+    raw = _read(pid, "environ", proc_root)
+    if raw is None:
+        return None
+    out: dict[str, str] = {}
+    for entry in raw.split(b"\0"):
+        name, sep, value = entry.partition(b"=")
+        if sep and name:
+            out[name.decode("utf-8", "replace")] = value.decode("utf-8", "replace")
+    return out
+
+
 def open_files(pid: int, *, proc_root: str = PROC) -> list[str]:
     """Where the process's file descriptors point (paths, ``socket:[…]``, ``pipe:[…]``)."""
     fd_dir = _path(pid, "fd", proc_root)

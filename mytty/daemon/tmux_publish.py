@@ -74,7 +74,8 @@ _URGENCY = {
     AttentionKind.DISCONNECT: 4,
     AttentionKind.BUDGET: 5,
     AttentionKind.RESUME_STOPPED: 5,
-    AttentionKind.COMPLETION: 6,
+    AttentionKind.USAGE_LIMIT: 6,
+    AttentionKind.COMPLETION: 7,
 }
 
 #: What an option written by somebody else (an earlier controller) counts as: never a value.
@@ -124,6 +125,8 @@ def pane_values(facts: PaneFacts, open_items: list[AttentionItem]) -> dict[str, 
     elif job is not None and job.state.value == WAITING_INPUT and state == RUNNING:
         # The job saw what the run cannot: its agent waits at a sign-in screen (issue 26, 2).
         state = WAITING_INPUT
+    if job is not None and job.state.value == "parked":
+        state = "parked"  # the job waits for its limit's reset, whatever its parked run does
     need = ""
     if open_items:
         first = min(open_items, key=lambda i: (_URGENCY.get(i.kind, 9), -i.created_at))

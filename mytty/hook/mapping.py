@@ -18,6 +18,7 @@ APPROVAL_REQUESTED = "approval-requested"
 SUCCEEDED = "succeeded"
 FAILED = "failed"
 DISCONNECTED = "disconnected"
+LIMIT_REACHED = "limit-reached"
 
 #: The raw values of AgentProvider, in the canonical order.
 PROVIDERS: tuple[str, ...] = vocab.PROVIDERS

@@ -14,6 +14,9 @@ the new timeout and records the new hash.
 ``PreToolUse`` (matcher ``Bash``) carries the kill-server guard of spawned workers
 (:mod:`mytty.hook.guard`). Installs from before it existed lack that entry (and its trust); they
 still count as ``installed`` and get both from ``mytty integrations repair codex`` or ``enable``.
+The same holds for the subagent hooks and for ``PostModelRequest`` (undocumented in 0.171.0 but
+fired for every model request; the only hook of a turn that stops at a usage limit, which
+fires no ``Stop``): each came later, and ``repair`` adds it with its trust.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from mytty.integrations.codex_trust import CodexUnavailable, find_codex
 from mytty.integrations.common import (
     APPROVALS_UPGRADE,
     GUARD_UPGRADE,
+    LIMIT_UPGRADE,
     PRIVATE_MODE,
     SUBAGENT_UPGRADE,
     FileChange,
@@ -50,6 +54,9 @@ SUBAGENT_EVENTS = ("SubagentStart", "SubagentStop")
 #: The kill-server guard's event (shell tool calls, which Codex names Bash in hooks).
 GUARD_EVENT = "PreToolUse"
 GUARD_MATCHER = "Bash"
+#: Codex 0.171.0 fires it after each model request (``status: "failed"`` with the error's
+#: text when the turn stopped at its usage limit: mytty.hook.adapters.codex).
+LIMIT_EVENTS = ("PostModelRequest",)
 EVENTS = (
     "SessionStart",
     "UserPromptSubmit",
@@ -59,6 +66,7 @@ EVENTS = (
     "Interrupt",
     GUARD_EVENT,
     *SUBAGENT_EVENTS,
+    *LIMIT_EVENTS,
 )
 TIMEOUT_SECONDS = 5
 #: The event whose handler may hold for a decision, and the timeout it had before that.
@@ -71,11 +79,12 @@ def spec(
     *,
     guard: bool = True,
     subagents: bool = True,
+    limits: bool = True,
     permission_timeout: int = APPROVAL_HOOK_TIMEOUT_S,
 ) -> hookconfig.HookFileSpec:
-    """What hooks.json must hold; ``guard=False`` / ``subagents=False``: as installed before
-    the guard / the subagent hooks existed; ``permission_timeout``: the PermissionRequest
-    handler's (5 before the approvals broker)."""
+    """What hooks.json must hold; ``guard=False`` / ``subagents=False`` / ``limits=False``: as
+    installed before the guard / the subagent hooks / PostModelRequest existed;
+    ``permission_timeout``: the PermissionRequest handler's (5 before the approvals broker)."""
     provider = AgentProvider.CODEX.value
 
     def entry(event: str) -> dict[str, Any]:
@@ -89,8 +98,10 @@ def spec(
     def owns(handler: Mapping[str, Any]) -> bool:
         return invokes_helper(handler, ctx.helper, provider)
 
-    left_out = ({GUARD_EVENT} if not guard else set()) | (
-        set(SUBAGENT_EVENTS) if not subagents else set()
+    left_out = (
+        ({GUARD_EVENT} if not guard else set())
+        | (set(SUBAGENT_EVENTS) if not subagents else set())
+        | (set(LIMIT_EVENTS) if not limits else set())
     )
     events = tuple(e for e in EVENTS if e not in left_out)
     return hookconfig.HookFileSpec(events=events, grouped=True, entry=entry, owns=owns)
@@ -151,10 +162,19 @@ class CodexInstaller:
         loaded, status, why, upgrade = hookconfig.hooks_state_or_legacy(
             ctx.locations.codex_hooks,
             spec(ctx),
-            [  # installs from before the broker, the subagent hooks, and the guard too
-                (spec(ctx, permission_timeout=OLD_PERMISSION_TIMEOUT), APPROVALS_UPGRADE),
+            [  # installs from before PostModelRequest, the broker, the subagent hooks, the guard
+                (spec(ctx, limits=False), LIMIT_UPGRADE),
                 (
-                    spec(ctx, subagents=False, permission_timeout=OLD_PERMISSION_TIMEOUT),
+                    spec(ctx, limits=False, permission_timeout=OLD_PERMISSION_TIMEOUT),
+                    APPROVALS_UPGRADE,
+                ),
+                (
+                    spec(
+                        ctx,
+                        subagents=False,
+                        limits=False,
+                        permission_timeout=OLD_PERMISSION_TIMEOUT,
+                    ),
                     SUBAGENT_UPGRADE,
                 ),
                 (
@@ -162,6 +182,7 @@ class CodexInstaller:
                         ctx,
                         guard=False,
                         subagents=False,
+                        limits=False,
                         permission_timeout=OLD_PERMISSION_TIMEOUT,
                     ),
                     GUARD_UPGRADE,

@@ -243,3 +243,10 @@ APPROVALS_UPGRADE = (
     "installed with the PermissionRequest handler's old 5 s timeout (an install from an older "
     "mytty): a permission request waits at most 1 s for `mytty approve` or a lead"
 )
+#: What ``repair`` adds to a Codex install from before mytty installed PostModelRequest
+#: (an install from before the broker too says APPROVALS_UPGRADE, from before the subagent
+#: hooks SUBAGENT_UPGRADE).
+LIMIT_UPGRADE = (
+    "installed without the PostModelRequest hook (an install from an older mytty): a worker "
+    "that stops at its usage limit is parked only once its rollout says so, not by its hook"
+)

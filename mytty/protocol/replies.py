@@ -104,6 +104,15 @@ class JobSnapshot(TypedDict):
     runID: RawValue | None
     sessionID: str | None
     message: str | None
+    #: mytty's addition, only while the job is parked at a usage limit: the provider's reset
+    #: (ISO 8601, null when it gave none), when mytty continues the job (null: it waits for
+    #: ``mytty limits resume``), the window, the account (``<provider>:<12 hex>``).
+    parkedUntil: NotRequired[str | None]
+    resumesAt: NotRequired[str | None]
+    limit: NotRequired[str | None]
+    account: NotRequired[str | None]
+    #: mytty's addition: ``agent send``s held for a parked job, present when there are some.
+    heldSends: NotRequired[int]
     #: mytty's addition: why a finished job ended beyond its state (``memory-limit``).
     reason: NotRequired[str]
     #: mytty's addition: the job's ``agent spawn --key``, present only when it has one.
@@ -149,6 +158,51 @@ class ResumeReply(TypedDict):
     type: Literal["resume"]
     dryRun: bool
     jobs: list[ResumeEntry]
+
+
+class LimitJobEntry(TypedDict):
+    """One parked job of ``limits list`` (a mytty addition)."""
+
+    jobID: RawValue
+    paneID: RawValue
+    provider: str
+    label: NotRequired[str]
+    #: The provider's reset (ISO 8601; null: it gave none) and when mytty continues the job
+    #: (null: it waits for ``limits resume``).
+    parkedUntil: str | None
+    resumesAt: str | None
+    limit: str | None
+    account: str | None
+    held: bool
+    #: Parks in a row (1: the first; each re-park right after going on adds one).
+    streak: int
+    heldSends: int
+    message: str | None
+
+
+class LimitAccountEntry(TypedDict):
+    """One account with parked jobs (a mytty addition)."""
+
+    account: str
+    label: str | None
+    provider: str
+    #: The reset its newest park named, and the next time mytty continues one of its jobs.
+    parkedUntil: str | None
+    nextResumeAt: str | None
+    jobs: list[RawValue]
+
+
+class LimitsReply(TypedDict):
+    type: Literal["limits"]
+    accounts: list[LimitAccountEntry]
+    jobs: list[LimitJobEntry]
+
+
+class QueuedReply(TypedDict):
+    """``agent send`` to a parked job: held, delivered once it goes on (a mytty addition)."""
+
+    type: Literal["ok"]
+    queued: bool
 
 
 class EventRecord(TypedDict):

@@ -51,12 +51,16 @@ from mytty.protocol.replies import (
     IntegrationStatusesReply,
     JobSnapshot,
     LeadCostEntry,
+    LimitAccountEntry,
+    LimitJobEntry,
+    LimitsReply,
     ListReply,
     MemoryCapEntry,
     OkReply,
     PaneContent,
     PaneEntry,
     PaneReply,
+    QueuedReply,
     RawValue,
     ResourcePart,
     SessionReply,
@@ -124,6 +128,17 @@ class _Queue(TypedDict, total=False):
     queuedBecause: str
 
 
+class _Parked(TypedDict, total=False):
+    parkedUntil: str | None
+    resumesAt: str | None
+    limit: str | None
+    account: str | None
+
+
+class _HeldSends(TypedDict, total=False):
+    heldSends: int
+
+
 class _JobID(TypedDict, total=False):
     jobID: RawValue
 
@@ -155,6 +170,11 @@ def raw_value(value: str) -> RawValue:
 
 def ok() -> OkReply:
     return {"type": "ok"}
+
+
+def queued() -> QueuedReply:
+    """``agent send`` to a parked job: held until it goes on."""
+    return {"type": "ok", "queued": True}
 
 
 def failure(code: ErrorCode, message: str) -> FailureReply:
@@ -283,11 +303,17 @@ def token_usage(
     return entry
 
 
+def stamp(seconds: float | None) -> str | None:
+    """A time on the control wire as ISO 8601 (whole seconds, ``Z``), or None."""
+    return format_timestamp(seconds) if seconds is not None else None
+
+
 def job_snapshot(
     job: AgentJob,
     status_note: str | None = None,
     usage: TokenUsageEntry | None = None,
     *,
+    resumes_at: float | None = None,
     queue_position: int | None = None,
     cost: CostPart | None = None,
     resources: ResourcePart | None = None,
@@ -296,7 +322,10 @@ def job_snapshot(
 
     ``runID``, ``sessionID`` and ``message`` are always present (JSON null when unknown), as the
     seed's example shows; ``label`` is omitted when the job has none and ``statusNote`` when the
-    pane has no note. mytty's additions after them are present only when they apply.
+    pane has no note. mytty's additions after them are present only when they apply: a parked
+    job adds ``parkedUntil`` (the provider's reset), ``resumesAt`` (when mytty continues it),
+    ``limit`` and ``account`` after ``message``, each null when unknown; ``heldSends`` counts
+    the sends waiting for it to go on.
     """
     label: _Label = {"label": job.label} if job.label is not None else {}
     note: _StatusNote = {"statusNote": status_note} if status_note is not None else {}
@@ -308,6 +337,18 @@ def job_snapshot(
     # mytty's addition: the ``agent spawn --key`` the job answers, when it has one.
     key: _Key = {"key": job.key} if job.key is not None else {}
     spent: _Usage = {"usage": usage} if usage is not None else {}
+    park = job.park if job.state.value == "parked" else None
+    parked: _Parked = (
+        {
+            "parkedUntil": stamp(park.until),
+            "resumesAt": stamp(resumes_at),
+            "limit": park.limit,
+            "account": park.account,
+        }
+        if park is not None
+        else {}
+    )
+    held: _HeldSends = {"heldSends": len(job.held_sends)} if job.held_sends else {}
     reason: _Reason = {"reason": job.end_reason} if job.end_reason is not None else {}
     # mytty's addition: a queued job's place and why it waits.
     queue: _Queue = (
@@ -324,6 +365,8 @@ def job_snapshot(
         "runID": raw_value(job.run_id) if job.run_id is not None else None,
         "sessionID": job.session_id,
         "message": job.message,
+        **parked,
+        **held,
         **reason,
         **key,
         **live,
@@ -403,6 +446,50 @@ def agent_wait_many_result(
 ) -> AgentWaitResultReply:
     """A wait on several jobs: ``jobs`` (ours) is every snapshot, ``job`` the deciding one."""
     return {"type": "agentWaitResult", "job": decided, "jobs": snapshots, "timedOut": timed_out}
+
+
+def limit_job_entry(job: AgentJob, resumes_at: float | None) -> LimitJobEntry:
+    """A parked job as ``limits list`` shows it."""
+    park = job.park
+    label: _Label = {"label": job.label} if job.label is not None else {}
+    return {
+        "jobID": raw_value(job.job_id),
+        "paneID": raw_value(job.surface_id),
+        "provider": job.provider.value,
+        **label,
+        "parkedUntil": stamp(park.until) if park is not None else None,
+        "resumesAt": stamp(resumes_at),
+        "limit": park.limit if park is not None else None,
+        "account": park.account if park is not None else None,
+        "held": park.held if park is not None else False,
+        "streak": park.streak if park is not None else 0,
+        "heldSends": len(job.held_sends),
+        "message": job.message,
+    }
+
+
+def limit_account_entry(
+    account: str,
+    label: str | None,
+    provider: str,
+    parked_until: float | None,
+    next_resume: float | None,
+    job_ids: Iterable[str],
+) -> LimitAccountEntry:
+    return {
+        "account": account,
+        "label": label,
+        "provider": provider,
+        "parkedUntil": stamp(parked_until),
+        "nextResumeAt": stamp(next_resume),
+        "jobs": [raw_value(j) for j in job_ids],
+    }
+
+
+def limits_reply(
+    accounts: Iterable[LimitAccountEntry], jobs: Iterable[LimitJobEntry]
+) -> LimitsReply:
+    return {"type": "limits", "accounts": list(accounts), "jobs": list(jobs)}
 
 
 def agent_result(

@@ -45,6 +45,10 @@ class Turn:
     ``parent_delay`` the parent's own reply to the Agent tool's result is held that long, so a
     quick subagent reports before its parent's turn ends (the ordering 2.1.332 showed then).
     ``escalate`` asks Codex to run the command outside its sandbox (its approval path).
+    ``limit`` answers every new prompt with the account's usage limit, as each API sends it
+    (HTTP 429 with the reset ``resets_in`` seconds after the request, byte for byte the
+    research's replies: docs/dev/research/limits.md §1.9, §2.8), until the script changes;
+    the resets sent are in :attr:`MockAPI.resets`.
     """
 
     kind: str
@@ -54,6 +58,7 @@ class Turn:
     escalate: bool = False
     delay: float = 0.0  # seconds the first reply of a turn is held back (a busy model)
     parent_delay: float = 0.0  # subagent: seconds the parent's reply to the tool result waits
+    resets_in: float = 0.0  # limit: seconds from the request to the reset
 
     @staticmethod
     def answer(text: str, *, delay: float = 0.0) -> Turn:
@@ -80,6 +85,11 @@ class Turn:
     def error(status: int, message: str) -> Turn:
         return Turn("error", text=message, status=status)
 
+    @staticmethod
+    def limit(resets_in: float, *, window: str = "five_hour", plan: str = "plus") -> Turn:
+        """The account's usage limit (``window``: Claude's claim; ``plan``: Codex's plan)."""
+        return Turn("limit", text=window, command=plan, status=429, resets_in=resets_in)
+
 
 @dataclass
 class Logged:
@@ -87,6 +97,8 @@ class Logged:
     path: str
     headers: dict[str, str]
     body: Any
+    #: When the request came (Unix seconds).
+    at: float = field(default_factory=time.time)
 
 
 @dataclass
@@ -97,6 +109,8 @@ class _State:
     ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     #: Codex: the scripted subagent was spawned (later prompts of the parent get turn.text).
     spawned: bool = False
+    #: The reset times (Unix seconds) of the usage limits answered, oldest first.
+    resets: list[int] = field(default_factory=list)
 
 
 class _Server(ThreadingHTTPServer):
@@ -144,6 +158,25 @@ class _MockHandler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
         self.close_connection = True
+
+    def _limit(self, turn: Turn, headers: list[tuple[str, str]], body: dict[str, Any]) -> None:
+        """A usage-limit 429 with ``headers`` in this order (``Connection: close``, as sent)."""
+        data = json.dumps(body, separators=(",", ":")).encode()
+        self.send_response(429)
+        self.send_header("Content-Type", "application/json")
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(data)
+        self.close_connection = True
+
+    def _reset_of(self, turn: Turn) -> int:
+        reset = round(time.time() + turn.resets_in)
+        with self.server.state.lock:
+            self.server.state.resets.append(reset)
+        return reset
 
     def _sse(self, events: list[tuple[str, dict[str, Any]]]) -> None:
         self.send_response(200)
@@ -220,6 +253,9 @@ class _AnthropicHandler(_MockHandler):
                 {"type": "error", "error": {"type": "invalid_request_error", "message": turn.text}},
             )
             return
+        elif turn.kind == "limit":
+            self._anthropic_limit(turn)
+            return
         elif turn.kind == "subagent":
             blocks = self._subagent(turn, n, _anthropic_prompt(body))
         elif turn.kind == "ask":
@@ -248,6 +284,33 @@ class _AnthropicHandler(_MockHandler):
         else:
             blocks = [{"type": "text", "text": _said(turn, _anthropic_prompt(body))}]
         self._sse(_anthropic_events(n, str(body.get("model", "mock")), blocks))
+
+    def _anthropic_limit(self, turn: Turn) -> None:
+        """Research §1.9: no retry (``x-should-retry: false``, ``retry-after`` over 60 s); a
+        subscriber or gateway login reads the claim and the reset, an API key only the body."""
+        reset = self._reset_of(turn)
+        week = reset + 432000
+        five = turn.text == "five_hour"
+        headers = [
+            ("request-id", "req_mock_limit"),
+            ("retry-after", "7200"),
+            ("x-should-retry", "false"),
+            ("anthropic-ratelimit-unified-status", "rejected"),
+            ("anthropic-ratelimit-unified-reset", str(reset)),
+            ("anthropic-ratelimit-unified-representative-claim", turn.text),
+            ("anthropic-ratelimit-unified-5h-status", "rejected" if five else "allowed"),
+            ("anthropic-ratelimit-unified-5h-reset", str(reset if five else week)),
+            ("anthropic-ratelimit-unified-5h-utilization", "1.0" if five else "0.42"),
+            ("anthropic-ratelimit-unified-7d-status", "allowed" if five else "rejected"),
+            ("anthropic-ratelimit-unified-7d-reset", str(week if five else reset)),
+            ("anthropic-ratelimit-unified-7d-utilization", "0.42" if five else "1.0"),
+        ]
+        message = "This request would exceed your account's rate limit. Please try again later."
+        self._limit(
+            turn,
+            headers,
+            {"type": "error", "error": {"type": "rate_limit_error", "message": message}},
+        )
 
     def _subagent(self, turn: Turn, n: int, prompt: str) -> list[dict[str, Any]]:
         if "<task-notification>" in prompt:
@@ -353,6 +416,9 @@ class _OpenAIHandler(_MockHandler):
                 {"error": {"message": turn.text, "type": "invalid_request_error", "code": None}},
             )
             return
+        elif turn.kind == "limit":
+            self._openai_limit(turn)
+            return
         elif turn.kind == "subagent":
             items = self._subagent(turn, n, body)
         elif turn.kind == "shell":
@@ -375,6 +441,35 @@ class _OpenAIHandler(_MockHandler):
         else:
             items = [_openai_message(n, _said(turn, _openai_prompt(body)))]
         self._sse(_openai_events(n, str(body.get("model", "mock")), items))
+
+    def _openai_limit(self, turn: Turn) -> None:
+        """Research §2.8: ``usage_limit_reached`` with ``resets_at`` (Codex never retries a 429);
+        the x-codex headers give the rate-limit snapshot its rollout keeps."""
+        reset = self._reset_of(turn)
+        five = turn.text != "seven_day"
+        primary, secondary = (reset, reset + 432000) if five else (reset - 3600, reset)
+        headers = [
+            ("x-request-id", "req_mock_limit"),
+            ("x-codex-active-limit", "codex"),
+            ("x-codex-plan-type", turn.command),
+            ("x-codex-primary-used-percent", "100" if five else "41"),
+            ("x-codex-primary-window-minutes", "300"),
+            ("x-codex-primary-reset-at", str(primary)),
+            ("x-codex-secondary-used-percent", "41" if five else "100"),
+            ("x-codex-secondary-window-minutes", "10080"),
+            ("x-codex-secondary-reset-at", str(secondary)),
+            ("x-codex-credits-has-credits", "False"),
+            ("x-codex-credits-unlimited", "False"),
+            ("x-codex-credits-balance", "0"),
+        ]
+        error = {
+            "type": "usage_limit_reached",
+            "message": "The usage limit has been reached",
+            "plan_type": turn.command,
+            "resets_at": reset,
+            "resets_in_seconds": max(0, round(turn.resets_in)),
+        }
+        self._limit(turn, headers, {"error": error})
 
     def _subagent(self, turn: Turn, n: int, body: dict[str, Any]) -> list[dict[str, Any]]:
         """Codex: ``spawn_agent`` of its ``multi_agent_v1`` namespace; the subagent's own
@@ -585,6 +680,12 @@ class MockAPI(_Running):
     def requests(self) -> list[Logged]:
         with self._server.state.lock:
             return list(self._server.state.requests)
+
+    @property
+    def resets(self) -> list[int]:
+        """The reset times of the usage limits answered so far (``Turn.limit``)."""
+        with self._server.state.lock:
+            return list(self._server.state.resets)
 
 
 class DenyProxy(_Running):

@@ -55,6 +55,7 @@ from mytty.protocol import wire
 from mytty.protocol.replies import (
     IntegrationStatusesReply,
     JobSnapshot,
+    LimitsReply,
     MemoryCapEntry,
     NotifyTestReply,
     PaneEntry,
@@ -242,6 +243,11 @@ class FakeJobs:
         runs = self._hub.book.runs_for(job.surface_id, job.provider.agent_provider)
         exists = job.surface_id in self._panes.by_surface
         updated = core_jobs.reconcile(job, runs, exists, self._clock())
+        if updated.park is not None and not updated.park.settled:
+            # What the real limits service does once the provider's record was read.
+            updated = dataclasses.replace(
+                updated, park=dataclasses.replace(updated.park, settled=True)
+            )
         self._jobs[job_id] = updated
         return updated
 
@@ -440,6 +446,10 @@ class FakeController:
     hosts: list[HostState] = field(default_factory=list)
     host_refreshes: list[float] = field(default_factory=list)
     resume_requests: list[tuple[list[str] | None, bool]] = field(default_factory=list)
+    #: ``agent send``s held for parked jobs: (job id, text, pressEnter).
+    held_sends: list[tuple[str, str, bool]] = field(default_factory=list)
+    #: ``limits resume`` / ``limits hold`` requests: (what, job ids; None: --all).
+    limit_requests: list[tuple[str, list[str] | None]] = field(default_factory=list)
     #: pid → surface of the pane whose shell is its ancestor.
     callers: dict[int, SurfaceId] = field(default_factory=dict)
     #: pid → who the approvals broker takes that caller for (absent: a person).
@@ -656,6 +666,36 @@ class FakeController:
             self.jobs.current(job_id)
         self.resume_requests.append((job_ids, dry_run))
         return {"type": "resume", "dryRun": dry_run, "jobs": []}
+
+    # -- UsageLimits (the planning itself is tested on mytty.daemon.limits) -------------------
+    def _parked(self) -> list[AgentJob]:
+        jobs = [self.jobs.current(job_id) for job_id in self.jobs.ids()]
+        return [job for job in jobs if job.state is core_jobs.AgentJobState.PARKED]
+
+    def limits_report(self) -> LimitsReply:
+        return wire.limits_reply([], [wire.limit_job_entry(job, None) for job in self._parked()])
+
+    def _require_parked(self, job_ids: list[str] | None) -> None:
+        for job_id in job_ids or []:
+            job = self.jobs.current(job_id)
+            if job.state is not core_jobs.AgentJobState.PARKED:
+                raise MyttyError(ErrorCode.JOB_NOT_PARKED, f"job {job_id} is not parked")
+
+    def resume_parked(self, job_ids: list[str] | None) -> LimitsReply:
+        self._require_parked(job_ids)
+        self.limit_requests.append(("resume", job_ids))
+        return self.limits_report()
+
+    def hold_parked(self, job_ids: list[str]) -> LimitsReply:
+        self._require_parked(job_ids)
+        self.limit_requests.append(("hold", job_ids))
+        return self.limits_report()
+
+    def hold_send(self, job_id: str, text: str, press_enter: bool) -> bool:
+        if self.jobs.current(job_id).state is not core_jobs.AgentJobState.PARKED:
+            return False
+        self.held_sends.append((job_id, text, press_enter))
+        return True
 
     def worker_environment(self) -> dict[str, str]:
         return {"MYTTY_WORKER": "1", "MYTTY_TMUX_GUARD": "/fake/tmux.sock"}

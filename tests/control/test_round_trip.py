@@ -76,6 +76,7 @@ ATTRS: dict[str, dict[str, str]] = {
         "timeoutSeconds": "timeout_s",
         "jobIDs": "job_ids",
         "match": "match",
+        "returnOnPark": "return_on_park",
     },
     "agentResult": {"jobID": "job_id"},
     "sendAgent": {"jobID": "job_id", "text": "text", "pressEnter": "press_enter"},
@@ -83,6 +84,9 @@ ATTRS: dict[str, dict[str, str]] = {
     "closeAgent": {"jobID": "job_id", "removeWorktree": "remove_worktree"},
     "listAgents": {"states": "states", "label": "label", "allLeads": "all_leads"},
     "resumeJobs": {"jobIDs": "job_ids", "dryRun": "dry_run"},
+    "listLimits": {},
+    "resumeLimits": {"jobIDs": "job_ids", "all": "every"},
+    "holdLimits": {"jobIDs": "job_ids"},
     "explain": {"target": "target"},
     "integrationList": {},
     "integrationEnable": {"provider": "provider"},
@@ -253,6 +257,20 @@ def _resumed_jobs(draw: st.DrawFn, line: Line) -> None:
     line.expected["jobIDs"] = [_job(j) for j in jobs] or None
 
 
+def _limits_resume(draw: st.DrawFn, line: Line) -> None:
+    jobs = draw(st.lists(st.one_of(UUID, WORD), max_size=3))
+    line.options = [o for o in line.options if o != "--all"] + ([] if jobs else ["--all"])
+    line.positionals += jobs
+    line.expected["jobIDs"] = [_job(j) for j in jobs] or None
+    line.expected["all"] = not jobs
+
+
+def _limits_hold(draw: st.DrawFn, line: Line) -> None:
+    jobs = draw(st.lists(st.one_of(UUID, WORD), min_size=1, max_size=3))
+    line.positionals += jobs
+    line.expected["jobIDs"] = [_job(j) for j in jobs]
+
+
 def _status(draw: st.DrawFn, line: Line) -> None:
     if not line.positionals:
         line.options.append("--clear")  # no text: the hook wants --clear
@@ -301,6 +319,8 @@ HOOKS: dict[str, Callable[[st.DrawFn, Line], None]] = {
     "proposeApprovalRule": _approval_rule,
     "waitAgent": _several_jobs,
     "resumeJobs": _resumed_jobs,
+    "resumeLimits": _limits_resume,
+    "holdLimits": _limits_hold,
     "setPaneStatus": _status,
     "spawnAgent": _spawn,
     "env": _env,

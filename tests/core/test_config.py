@@ -134,3 +134,36 @@ def test_spawn_access_fills_in_a_left_out_access_only() -> None:
     assert spawn_access(None, SpawnSettings()) is None  # auto: the built-in rule decides
     assert spawn_access(None, SpawnSettings("review")) == "review"
     assert spawn_access("workspace-write", SpawnSettings("review")) == "workspace-write"
+
+
+def test_limits_keys_are_checked() -> None:
+    settings, warnings = settings_from(
+        {
+            "limits": {
+                "auto_resume": False,
+                "resume_margin_seconds": 30,
+                "stagger_seconds": 0,
+                "continuation_prompt": "  Go on.  ",
+            }
+        }
+    )
+    assert warnings == []
+    limits = settings.limits
+    assert (limits.auto_resume, limits.resume_margin_seconds, limits.stagger_seconds) == (
+        False,
+        30.0,
+        0.0,
+    )
+    assert limits.continuation_prompt == "Go on."
+    bad, warned = settings_from(
+        {
+            "limits": {
+                "resume_margin_seconds": -1,
+                "stagger_seconds": "5",
+                "continuation_prompt": "two\nlines",
+                "auto_resume": "yes",
+            }
+        }
+    )
+    assert bad.limits == DEFAULTS.limits and len(warned) == 4
+    assert any("one line" in w for w in warned)

@@ -73,8 +73,9 @@ def refusals(log: list[dict[str, Any]]) -> list[str]:
 
 def reported(log: list[dict[str, Any]]) -> list[str]:
     """The hooks that report to the controller: PreToolUse is the worker guard's, decided by the
-    hook helper itself (these panes are no workers), and never asks the controller."""
-    return [run["event"] for run in log if run["event"] != "PreToolUse"]
+    hook helper itself (these panes are no workers), and never asks the controller; nor does a
+    PostModelRequest that is no usage limit (the helper ignores it)."""
+    return [run["event"] for run in log if run["event"] not in ("PreToolUse", "PostModelRequest")]
 
 
 def test_two_panes_served_by_one_background_server(mytty: Mytty) -> None:

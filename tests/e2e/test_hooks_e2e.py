@@ -675,9 +675,11 @@ def test_codex_routed_by_open_rollout(mytty: Mytty, background: list[BackgroundC
     assert [e["event"] for e in log_b] == [
         "SessionStart",
         "UserPromptSubmit",
+        "PostModelRequest",  # after each model response (the tool call), ignored by the helper
         "PreToolUse",  # the kill-server guard's entry (matcher Bash); silent outside workers
         "PermissionRequest",
         "PostToolUse",
+        "PostModelRequest",  # the answer
         "Stop",
     ]
 

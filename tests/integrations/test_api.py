@@ -190,8 +190,10 @@ def test_handler_shapes_match_the_providers(
         "PreToolUse",  # beyond the original: the kill-server guard of spawned workers
         "SubagentStart",  # beyond the original: a live subagent keeps its parent's turn
         "SubagentStop",
+        "PostModelRequest",  # beyond the original: a turn stopped at a usage limit
     ]
     assert codex["SubagentStart"] == codex["SubagentStop"] == codex["Stop"]
+    assert codex["PostModelRequest"] == codex["Stop"]
     assert codex["Stop"] == [
         {"hooks": [{"type": "command", "command": f"{quoted} codex", "timeout": 5}]}
     ]
@@ -270,6 +272,8 @@ def test_an_install_from_before_the_broker_stays_installed_and_repair_lengthens_
         APPROVAL_HOOK_TIMEOUT_S
     ]
     _before_the_broker(data)
+    if provider is AgentProvider.CODEX:  # its limit hook came after the broker
+        del data["hooks"]["PostModelRequest"]
     settings.write_text(json.dumps(data, indent=2) + "\n")
     old = api.status_of(provider, env)
     assert old.status == "installed" and old.upgrade is not None
@@ -291,8 +295,8 @@ def test_an_install_from_before_the_guard_stays_installed_and_repair_adds_it(
     data = json.loads(settings.read_text())
     guard = data["hooks"].pop("PreToolUse")
     assert guard[0]["matcher"] == "Bash"
-    if provider is AgentProvider.CODEX:  # its subagent hooks came after the guard
-        for event in ("SubagentStart", "SubagentStop"):
+    if provider is AgentProvider.CODEX:  # its subagent and limit hooks came after the guard
+        for event in ("SubagentStart", "SubagentStop", "PostModelRequest"):
             del data["hooks"][event]
     _before_the_broker(data)  # so did the PermissionRequest handler's long timeout
     settings.write_text(json.dumps(data, indent=2) + "\n")
@@ -316,6 +320,27 @@ def test_an_install_from_before_the_guard_stays_installed_and_repair_adds_it(
     assert api.status_of(provider, env).status == "needs-repair"
 
 
+def test_a_codex_install_from_before_the_limit_hook_stays_installed_and_repair_adds_it(
+    env: dict[str, str], home: Path, fake_codex: FakeCodex
+) -> None:
+    """The previous mytty installed no PostModelRequest: spawning keeps working (a usage
+    limit is still read from the rollout), the status says what repair adds, repair adds it
+    with its trust."""
+    provider = AgentProvider.CODEX
+    api.enable(provider, env, codex_hooks=fake_codex)
+    hooks = Locations.from_env(env).codex_hooks
+    data = json.loads(hooks.read_text())
+    del data["hooks"]["PostModelRequest"]
+    hooks.write_text(json.dumps(data, indent=2) + "\n")
+    old = api.status_of(provider, env)
+    assert old.status == "installed" and old.upgrade is not None
+    assert "without the PostModelRequest hook" in old.upgrade
+    assert str(hooks) in api.repair(None, env, codex_hooks=fake_codex)
+    assert "PostModelRequest" in json.loads(hooks.read_text())["hooks"]
+    now = api.status_of(provider, env)
+    assert now.status == "installed" and now.upgrade is None
+
+
 def test_a_codex_install_from_before_the_subagent_hooks_stays_installed_and_repair_adds_them(
     env: dict[str, str], home: Path, fake_codex: FakeCodex
 ) -> None:
@@ -325,7 +350,7 @@ def test_a_codex_install_from_before_the_subagent_hooks_stays_installed_and_repa
     api.enable(provider, env, codex_hooks=fake_codex)
     hooks = Locations.from_env(env).codex_hooks
     data = json.loads(hooks.read_text())
-    for event in ("SubagentStart", "SubagentStop"):
+    for event in ("SubagentStart", "SubagentStop", "PostModelRequest"):
         del data["hooks"][event]
     _before_the_broker(data)
     hooks.write_text(json.dumps(data, indent=2) + "\n")

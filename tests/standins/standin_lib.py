@@ -23,7 +23,12 @@ The contract the e2e tests rely on (keep it stable):
   into the input box: no hook, no interrupt row), ``notify <s>`` (Claude: how long a
   permission dialog stays unanswered before the ``permission_prompt`` Notification, default
   6 s as on the real CLI), ``apierror [<status>]`` (Codex: the model API answers an HTTP error:
-  no hook, the rollout's ``task_complete`` carries the ``error``; the session goes on);
+  no hook, the rollout's ``task_complete`` carries the ``error``; the session goes on),
+  ``limit <seconds>|none [<window>] [plan <plan>] [repeat <n>]`` (the model API answers the
+  account's usage limit, resetting that many seconds from now (``none``: no reset headers), for
+  the window ``five_hour`` (default), ``seven_day``, …; ``repeat``: the next n turns meet it too,
+  each with a fresh reset, as an account still limited does: each stand-in does what its CLI
+  does then, docs/dev/research/limits.md);
   ``hold-memory <MB>`` (before the turn reports anything, allocate and touch that many MB and
   keep them until the agent exits: a worker's memory for admission tests). Several
   directives may share a line, separated by ``;``. ``run <shell command>`` (the rest of its
@@ -95,9 +100,43 @@ class Directives:
     thinking: bool = False
     notify: float | None = None  # seconds before Claude's permission_prompt Notification
     apierror: int | None = None  # HTTP status of a model API error (Codex)
+    limit: UsageLimit | None = None  # the model API answers the account's usage limit
     run: str | None = None  # a Bash tool call of this command line
     hold_memory: int = 0  # MB to allocate and keep for the rest of the session
     unknown: list[str] = field(default_factory=list)
+
+
+@dataclass
+class UsageLimit:
+    """``limit <s>|none [<window>] [plan <p>]``: the 429 a model API gives at the usage limit."""
+
+    resets_in: float | None  # seconds from now; None: the response had no reset headers
+    window: str = "five_hour"
+    plan: str | None = None
+    repeat: int = 0  # the next turns that meet the limit too
+
+    def resets_at(self, now: float) -> int | None:
+        """The reset as the API sends it: whole Unix seconds (Claude rounds the header)."""
+        return None if self.resets_in is None else round(now + self.resets_in)
+
+
+def _usage_limit(rest: list[str]) -> UsageLimit | None:
+    if not rest:
+        return None
+    first, others = rest[0], rest[1:]
+    resets = None if first == "none" else _seconds(first)
+    if resets is None and first != "none":
+        return None
+    found = UsageLimit(resets)
+    while others:
+        word = others.pop(0)
+        if word == "plan" and others:
+            found.plan = others.pop(0)
+        elif word == "repeat" and others and others[0].isdigit():
+            found.repeat = int(others.pop(0))
+        else:
+            found.window = word
+    return found
 
 
 def _seconds(text: str, default: float | None = None) -> float | None:
@@ -139,6 +178,8 @@ def parse_directives(prompt: str) -> Directives:
                 found.hold_memory += int(rest[0])
             elif verb == "apierror" and (not rest or (len(rest) == 1 and rest[0].isdigit())):
                 found.apierror = int(rest[0]) if rest else 400
+            elif verb == "limit" and (limit := _usage_limit(rest)) is not None:
+                found.limit = limit
             elif (
                 verb in ("sleep", "linger", "boot")
                 and len(rest) == 1
@@ -677,6 +718,8 @@ class StandinAgent:
             log_path = self.record_dir / f"{self.name}.{self.pid}.hooks.jsonl"
         self.runner = HookRunner(log_path, self.default_timeout, self.framing)
         self.turns = 0
+        #: The usage limit later turns still meet (``limit … repeat n``), and how many.
+        self._still_limited: tuple[UsageLimit, int] | None = None
         self.held: list[bytes] = []  # hold-memory
 
     # -- hooks for subclasses ----------------------------------------------------------------
@@ -694,6 +737,36 @@ class StandinAgent:
 
     def hook_env(self) -> dict[str, str]:
         return dict(os.environ)
+
+    def between_turns(self) -> None:
+        """Runs before each wait for the next prompt (a dialog that holds the keyboard)."""
+
+    def armed_turn(self) -> tuple[float, str] | None:
+        """(monotonic deadline, prompt) of a turn the agent starts by itself unless a prompt
+        comes first (Claude's continuation after a usage limit reset), else None."""
+        return None
+
+    def on_prompt_before_armed(self) -> None:
+        """A typed prompt came while a turn of the agent's own was armed (it is cancelled)."""
+
+    def on_armed_turn(self) -> None:
+        """The armed turn is starting (before its prompt is run)."""
+
+    def _next_line(self) -> tuple[str | None, bool]:
+        """The next prompt line, or the armed turn's prompt when its time came first
+        (second value True)."""
+        armed = self.armed_turn()
+        if armed is None:
+            return read_line(), False
+        deadline, prompt = armed
+        import select
+
+        left = deadline - time.monotonic()
+        ready = left <= 0 or not select.select([sys.stdin], [], [], left)[0]
+        if ready:
+            return prompt, True
+        self.on_prompt_before_armed()
+        return read_line(), False
 
     # -- the loop -----------------------------------------------------------------------------
     def record_launch(self) -> None:
@@ -738,10 +811,13 @@ class StandinAgent:
             if outcome != TurnOutcome.CONTINUE:
                 return self._finish(outcome)
         while True:
+            self.between_turns()
             say("STANDIN ready")
-            line = read_line()
+            line, own = self._next_line()
             while line is not None and not line.strip():
-                line = read_line()  # an empty Enter does nothing in a TUI
+                line, own = self._next_line()  # an empty Enter does nothing in a TUI
+            if own:
+                self.on_armed_turn()
             if line is None or line.strip() == "/exit":
                 self.on_session_end("prompt_input_exit" if line is not None else "other")
                 say("STANDIN bye")
@@ -766,6 +842,7 @@ class StandinAgent:
         for unknown in directives.unknown:
             say(f"STANDIN unknown directive: {unknown}")
         self.pause(directives.boot)
+        self._limit_of(directives)
         if directives.hold_memory:
             # Written byte by byte (a multiplication fills every page): resident, not just mapped.
             self.held.append(b"\x01" * (directives.hold_memory * 1024 * 1024))
@@ -783,6 +860,16 @@ class StandinAgent:
         if outcome == TurnOutcome.CRASH:
             return TurnOutcome.CRASH
         return TurnOutcome.EXIT if directives.exit else TurnOutcome.CONTINUE
+
+    def _limit_of(self, directives: Directives) -> None:
+        """A turn meets the limit its prompt asks for, or one an earlier turn left standing."""
+        if directives.limit is not None:
+            repeat = directives.limit.repeat
+            self._still_limited = (directives.limit, repeat) if repeat else None
+        elif self._still_limited is not None:
+            limit, left = self._still_limited
+            directives.limit = limit
+            self._still_limited = (limit, left - 1) if left > 1 else None
 
     def cbreak(self) -> Any:
         """Read the terminal key by key from now on, as a TUI does (in canonical mode an Esc

@@ -18,8 +18,9 @@ A job may start when, in this order (the first rule it breaks is its ``queuedBec
    start (``start_burst`` at a time, ``start_interval_seconds`` apart).
 
 A worker is *live* from the moment it is started until its job ends (``launching``,
-``running``, ``waiting-*``); a queued job is not live, nor is a finished one whose agent still
-sits in its pane (its memory is what the memory rule sees).
+``running``, ``waiting-*``, ``parked``: a worker at its usage limit keeps its pane and memory
+and goes on by itself after the reset); a queued job is not live, nor is a finished one whose
+agent still sits in its pane (its memory is what the memory rule sees).
 
 Memory measured just after a worker started does not show what it will take yet, so every
 worker still starting (``launching``) counts with its ``pending_mb``: what a worker of its

@@ -17,6 +17,10 @@ Policy (the issue's, which deliberately differs from the original's code):
 - A job whose worker waits at its sign-in screen (``waiting-input``, "not signed in") adds an
   ``input-request`` about the job (:meth:`AttentionBook.add_sign_in`); the job registry
   acknowledges it when the job leaves that state.
+- ``limit-reached`` → ``usage-limit`` (a mytty addition): one item per park, not a failure; like
+  an outcome it is resolved when a run starts on the pane (the job went on). A job held after
+  too many parks in a row gets a second one from the limits service
+  (:meth:`AttentionBook.add_limit_hold`, keyed by the job and its park).
 - ``agent spawn --budget-tokens N`` adds ``budget`` items from usage instead of an event
   (:meth:`AttentionBook.add_budget_item`): one when the job reaches 80 % of N, one at 100 %
   (when mytty interrupts the worker). Like ``launch-failure`` their ``run_id`` is the job's id;
@@ -71,6 +75,8 @@ class AttentionKind(StrEnum):
     BUDGET = "budget"
     #: ``mytty resume`` stopped after three failed starts in a row (admission's pacing).
     RESUME_STOPPED = "resume-stopped"
+    #: The run stopped at its provider account's usage limit; the job is parked.
+    USAGE_LIMIT = "usage-limit"
 
 
 #: What an item asks of the human, in a word or two: ``@mytty_attention``, the popup, ``mytty
@@ -84,6 +90,7 @@ NEED_WORDS: dict[str, str] = {
     AttentionKind.LAUNCH_FAILURE.value: "not started",
     AttentionKind.BUDGET.value: "budget",
     AttentionKind.RESUME_STOPPED.value: "resume halt",
+    AttentionKind.USAGE_LIMIT.value: "limited",
 }
 
 
@@ -139,6 +146,8 @@ def item_kind_for(event: AgentEvent, result: ApplyResult) -> AttentionKind | Non
         return AttentionKind.INPUT_REQUEST
     if kind == AgentEventKind.FAILED:
         return AttentionKind.FAILURE
+    if kind == AgentEventKind.LIMIT_REACHED:
+        return AttentionKind.USAGE_LIMIT
     if kind == AgentEventKind.DISCONNECTED:
         return AttentionKind.DISCONNECT if result.previous_state in ACTIVE_STATES else None
     if kind == AgentEventKind.SUCCEEDED and _lasted_long(run):
@@ -255,6 +264,20 @@ class AttentionBook:
         """``mytty resume`` stopped after three failed starts (None if ``item_id`` is known)."""
         return self._add_job_item(
             item_id, job_id, surface_id, provider, AttentionKind.RESUME_STOPPED, message, at
+        )
+
+    def add_limit_hold(
+        self,
+        item_id: str,
+        job_id: JobId,
+        surface_id: SurfaceId,
+        provider: AgentProvider,
+        message: str,
+        at: float,
+    ) -> AttentionItem | None:
+        """A parked job that mytty stopped resuming (parked again too often); None if known."""
+        return self._add_job_item(
+            item_id, job_id, surface_id, provider, AttentionKind.USAGE_LIMIT, message, at
         )
 
     def _add_job_item(

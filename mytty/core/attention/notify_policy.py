@@ -5,7 +5,8 @@ Pure; :mod:`mytty.daemon.notifier` feeds it what the controller saw and does the
 - **What notifies.** An event that created an attention item of kind approval-request,
   input-request, failure or disconnect (the attention book already decides which transitions
   need a human: a disconnect only of a run that was active, say), and a success whose run
-  lasted at least ``[notify] long_success`` seconds (a completion item when that is ≥ 5 min;
+  lasted at least ``[notify] long_success`` seconds, and a usage-limit park (one per park; the
+  kind ``limit``) (a completion item when that is ≥ 5 min;
   the setting can ask for less or more). ``[notify] on`` turns kinds off.
 - **Once per transition.** Each notification is keyed by the event that caused it: a
   duplicate delivery or a replay never notifies twice.
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from mytty.core.attention.items import AttentionItem, AttentionKind
-from mytty.core.config import APPROVAL, DISCONNECT, FAILURE, INPUT, LONG_SUCCESS
+from mytty.core.config import APPROVAL, DISCONNECT, FAILURE, INPUT, LIMIT, LONG_SUCCESS
 from mytty.core.events import AgentEvent, AgentEventKind, AgentRunState, parse_timestamp
 from mytty.core.ids import RunId, SurfaceId
 from mytty.core.runs.run import AgentRun
@@ -44,6 +45,7 @@ _ITEM_KINDS = {
     AttentionKind.LAUNCH_FAILURE: FAILURE,
     AttentionKind.DISCONNECT: DISCONNECT,
     AttentionKind.COMPLETION: LONG_SUCCESS,
+    AttentionKind.USAGE_LIMIT: LIMIT,
 }
 
 #: What each kind says in a notification's body.
@@ -53,6 +55,7 @@ _NEEDS = {
     FAILURE: "failed",
     DISCONNECT: "disconnected",
     LONG_SUCCESS: "finished",
+    LIMIT: "reached its usage limit",
 }
 
 

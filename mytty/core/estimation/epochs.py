@@ -42,7 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from mytty.core.estimation.turn_observation import TurnObservation, TurnPhase
+from mytty.core.estimation.turn_observation import WITH_MESSAGE, TurnObservation, TurnPhase
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.core.ids import RunId, SurfaceId, stable_uuid
 
@@ -62,6 +62,8 @@ TURN_COMPLETED = "mytty.native.turnCompleted"
 TURN_INTERRUPTED = "mytty.native.turnInterrupted"
 #: A turn the transcript records as failed (Codex's model API error): a mytty addition.
 TURN_FAILED = "mytty.native.turnFailed"
+#: A turn the transcript records as stopped at the usage limit: a mytty addition.
+TURN_LIMITED = "mytty.native.turnLimited"
 
 #: Every hookName this module emits (all ``mytty.``-prefixed, so every event is synthesized).
 NATIVE_HOOK_NAMES: frozenset[str] = frozenset(
@@ -75,6 +77,7 @@ NATIVE_HOOK_NAMES: frozenset[str] = frozenset(
         TURN_COMPLETED,
         TURN_INTERRUPTED,
         TURN_FAILED,
+        TURN_LIMITED,
     }
 )
 
@@ -85,6 +88,7 @@ _ENDING = {
     TurnPhase.COMPLETED: "completed",
     TurnPhase.INTERRUPTED: "interrupted",
     TurnPhase.FAILED: "failed",
+    TurnPhase.LIMITED: "limited",
 }
 
 
@@ -428,7 +432,7 @@ class NativeEpochs:
 
     def _ending(self, epoch: Epoch, observation: TurnObservation, now: float) -> AgentEvent:
         what = _ENDING[observation.phase]
-        message = observation.message if observation.phase is TurnPhase.FAILED else None
+        message = observation.message if observation.phase in WITH_MESSAGE else None
         return self._turn_event(
             epoch, observation.key, what, now, message=message, answer=observation.answer
         )
@@ -449,6 +453,7 @@ class NativeEpochs:
             "completed": (_K.SUCCEEDED, TURN_COMPLETED),
             "interrupted": (_K.IDLE, TURN_INTERRUPTED),
             "failed": (_K.FAILED, TURN_FAILED),
+            "limited": (_K.LIMIT_REACHED, TURN_LIMITED),
         }[what]
         event_id = stable_uuid("event", "native", f"turn-{what}", epoch.key, turn_key)
         run_id = turn_run_id(epoch.provider, turn_key)

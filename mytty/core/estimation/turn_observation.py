@@ -26,10 +26,14 @@ class TurnPhase(StrEnum):
     #: The turn ended in an error the transcript records (Codex: the model API failed); a
     #: mytty addition, the original knows only the three above.
     FAILED = "failed"
+    #: The turn stopped at the provider account's usage limit (a mytty addition).
+    LIMITED = "limited"
 
 
 #: The phases of a turn that is over.
-ENDED = frozenset({TurnPhase.COMPLETED, TurnPhase.INTERRUPTED, TurnPhase.FAILED})
+ENDED = frozenset({TurnPhase.COMPLETED, TurnPhase.INTERRUPTED, TurnPhase.FAILED, TurnPhase.LIMITED})
+#: The ended phases whose observation carries a ``message`` (the error's, the limit's text).
+WITH_MESSAGE = frozenset({TurnPhase.FAILED, TurnPhase.LIMITED})
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +42,7 @@ class TurnObservation:
 
     key: str  # Claude promptId, Codex turn_id (else the record's timestamp), Cursor conv#rowid
     phase: TurnPhase
-    message: str | None = None  # why a FAILED turn failed (the error's message)
+    message: str | None = None  # why a FAILED turn failed, what a LIMITED one was told
     #: A COMPLETED turn's final answer (its last assistant text), clipped like a hook's.
     answer: str | None = None
     #: When the turn began (Unix seconds), as the transcript's own timestamp says (Claude: the

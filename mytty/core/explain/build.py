@@ -175,6 +175,8 @@ def _job_summary(inputs: ExplainInputs, job: AgentJob, shown: AgentRun | None) -
         return job.message or f"no {name} run started within the launch window"
     if job.state is AgentJobState.LOST and shown is None:
         return "the job's pane is gone"
+    if job.state is AgentJobState.PARKED:
+        return job.message or "the job is parked at its provider's usage limit"
     if job.run_id is None:
         left = duration(max(0.0, job.deadline - inputs.now))
         base = len(job.baseline)
@@ -234,6 +236,14 @@ def _job_next(
         return (Step(None, AgentJobState.LAUNCHING.value, ("`mytty resume`",)),)
     if job.state is AgentJobState.LAUNCH_FAILED:
         return ()
+    if job.state is AgentJobState.PARKED:
+        # Only its conversation's next turn ends a park, whoever starts it.
+        goes_on = (
+            "mytty's continuation after the reset",
+            "the agent continuing by itself",
+            "`mytty limits resume`",
+        )
+        return (Step(None, AgentJobState.RUNNING.value, goes_on),)
     if job.run_id is None:
         ways = producers.run_steps(AgentRunState.UNKNOWN, provider, following)
         steps = [

@@ -19,6 +19,7 @@ from mytty.core.runs.synthesized import STARTUP_SWEEP_HOOK_NAME, SUPERSEDED_HOOK
 from mytty.core.runs.table import transition
 from mytty.core.transcripts.claude import INTERRUPT_HOOK_NAME
 from mytty.core.transcripts.codex import FAILURE_HOOK_NAME
+from mytty.core.transcripts.limits import CLAUDE_LIMIT_HOOK, CODEX_LIMIT_HOOK
 
 _K = AgentEventKind
 _P = AgentProvider
@@ -31,6 +32,7 @@ KIND_ORDER: tuple[AgentEventKind, ...] = (
     _K.INPUT_REQUESTED,
     _K.SUCCEEDED,
     _K.FAILED,
+    _K.LIMIT_REACHED,
     _K.IDLE,
     _K.DISCONNECTED,
 )
@@ -53,6 +55,7 @@ HOOK_NAMES: Mapping[AgentProvider, Mapping[AgentEventKind, tuple[str, ...]]] = _
             _K.INPUT_REQUESTED: ("PermissionRequest", "Notification"),
             _K.SUCCEEDED: ("Stop",),
             _K.FAILED: ("StopFailure",),
+            _K.LIMIT_REACHED: ("StopFailure",),
             _K.DISCONNECTED: ("SessionEnd",),
         },
         _P.CODEX: {
@@ -62,6 +65,7 @@ HOOK_NAMES: Mapping[AgentProvider, Mapping[AgentEventKind, tuple[str, ...]]] = _
             _K.INPUT_REQUESTED: ("PermissionRequest",),
             _K.SUCCEEDED: ("Stop",),
             _K.IDLE: ("Interrupt",),
+            _K.LIMIT_REACHED: ("PostModelRequest",),
             _K.DISCONNECTED: ("SessionEnd",),
         },
         _P.CURSOR: {
@@ -95,8 +99,12 @@ _MYTTY_RULES: Mapping[AgentProvider, Mapping[AgentEventKind, tuple[str, ...]]] =
                 f"the next prompt ({SUPERSEDED_HOOK_NAME})",
                 f"Esc, read from the transcript ({INTERRUPT_HOOK_NAME})",
             ),
+            _K.LIMIT_REACHED: (f"the usage limit in the transcript ({CLAUDE_LIMIT_HOOK})",),
         },
-        _P.CODEX: {_K.FAILED: (f"a model API error in the rollout ({FAILURE_HOOK_NAME})",)},
+        _P.CODEX: {
+            _K.FAILED: (f"a model API error in the rollout ({FAILURE_HOOK_NAME})",),
+            _K.LIMIT_REACHED: (f"the usage limit in the rollout ({CODEX_LIMIT_HOOK})",),
+        },
         _P.CURSOR: {
             _K.APPROVAL_REQUESTED: (
                 f"a tool call unanswered for 10 s ({CURSOR_APPROVAL_HOOK_NAME})",
@@ -126,6 +134,7 @@ _NATIVE: Mapping[AgentEventKind, tuple[tuple[str, ...], tuple[str, ...]]] = Mapp
                 f"the shell reporting a non-zero exit ({epochs.COMMAND_FINISHED})",
             ),
         ),
+        _K.LIMIT_REACHED: ((), (f"a usage limit in the transcript ({epochs.TURN_LIMITED})",)),
         _K.IDLE: (
             (f"the transcript's first turn ({epochs.TURN_HANDOFF})",),
             (

@@ -23,6 +23,7 @@ from mytty.core.events import AgentEvent, AgentEventKind
 from mytty.core.runs.synthesized import STARTUP_SWEEP_HOOK_NAME, SUPERSEDED_HOOK_NAME
 from mytty.core.transcripts.claude import INTERRUPT_HOOK_NAME
 from mytty.core.transcripts.codex import FAILURE_HOOK_NAME
+from mytty.core.transcripts.limits import CLAUDE_LIMIT_HOOK, CODEX_LIMIT_HOOK
 
 #: ``mytty resume`` records a resumption (mytty.daemon.jobs.resume.RESUME_HOOK).
 RESUME_HOOK_NAME = "mytty.resume"
@@ -99,10 +100,17 @@ def _origins() -> Mapping[str, Origin]:
         epochs.TURN_COMPLETED: Origin(native, _TRANSCRIPT + "shows the turn's end"),
         epochs.TURN_INTERRUPTED: Origin(native, _TRANSCRIPT + "shows the turn interrupted"),
         epochs.TURN_FAILED: Origin(native, _TRANSCRIPT + "records the turn's error"),
+        epochs.TURN_LIMITED: Origin(native, _TRANSCRIPT + "records the turn's usage limit"),
         INTERRUPT_HOOK_NAME: Origin(
             transcript, "Claude's transcript (or live registry) shows an Esc interrupt"
         ),
         FAILURE_HOOK_NAME: Origin(transcript, "Codex's rollout records a model API error"),
+        CLAUDE_LIMIT_HOOK: Origin(
+            transcript, "Claude's transcript records the turn stopped at the usage limit"
+        ),
+        CODEX_LIMIT_HOOK: Origin(
+            transcript, "Codex's rollout records the turn stopped at the usage limit"
+        ),
         STARTUP_SWEEP_HOOK_NAME: Origin(
             Source.STARTUP_SWEEP,
             "the startup sweep: the run was active while no controller (or no tmux server) "

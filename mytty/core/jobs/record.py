@@ -15,6 +15,7 @@ from mytty.core.ids import JobId, RunId, SurfaceId
 from mytty.core.jobs import launch_record as job_launch
 from mytty.core.jobs import record_fields as field
 from mytty.core.jobs.tracker import AgentJob, AgentJobState
+from mytty.core.limits import park as job_park
 
 JOB_RECORD_VERSION = 1
 
@@ -49,6 +50,9 @@ def encode_job(job: AgentJob) -> str:
             "endReason": job.end_reason,
             "capMb": job.memory_cap_mb,
             "cap": job.memory_cap,
+            "park": job_park.park_to_record(job.park) if job.park is not None else None,
+            "held": job_park.held_to_record(job.held_sends),
+            "streak": job.limit_streak,
         },
         ensure_ascii=False,
         separators=(",", ":"),
@@ -100,6 +104,12 @@ def decode_job(text: str) -> AgentJob | None:
             end_reason=field.optional_text(obj.get("endReason")),
             memory_cap_mb=field.count(cap) if (cap := obj.get("capMb")) is not None else None,
             memory_cap=field.optional_text(obj.get("cap")),
+            # Absent in records written before usage limits: never parked, nothing held.
+            park=job_park.park_from_record(raw_park)
+            if (raw_park := obj.get("park")) is not None
+            else None,
+            held_sends=job_park.held_from_record(obj.get("held", [])),
+            limit_streak=field.count(obj.get("streak", 0)),
         )
     except (ValueError, KeyError, TypeError):
         return None

@@ -60,6 +60,15 @@ job instead:
   stopped without a result", it is terminal (so waits end), and it can be re-armed by a follow-up
   ``agent send`` like any finished job. The job still does not rebind: whatever the worker does
   next is a new run, reached through a follow-up.
+
+**A bound run that stops at a usage limit** (a mytty addition) parks the job: ``parked``, with a
+:class:`~mytty.core.limits.park.Park` naming that run, and every run the pane has so far joins
+the baseline (the parked run is left out of any later binding). A parked job is not finished (``agent wait --until completed`` waits on) and
+ignores what later happens to the parked run; it ends its park by binding to its
+conversation's *next* run, whoever started it (mytty's continuation, the agent's own, a human
+typing into the pane): the one documented case of a job rebinding. ``limit_streak`` counts the
+parks in a row (a run of the job that ended otherwise sets it back to 0), which is how a job that
+parks again right after going on backs off.
 """
 
 from __future__ import annotations
@@ -74,6 +83,7 @@ from mytty.core.events import AgentRunState, WorkerProvider
 from mytty.core.ids import JobId, RunId, SurfaceId, stable_uuid
 from mytty.core.jobs.launch_record import JobLaunch
 from mytty.core.jobs.launch_screen import SIGN_IN_KEEPS_TASK
+from mytty.core.limits.park import HeldSend, Park, held_by_streak
 from mytty.core.runs.run import AgentRun
 
 #: Seconds a job waits for its run to appear after a spawn or a follow-up re-arm.
@@ -92,6 +102,8 @@ class AgentJobState(StrEnum):
     RUNNING = vocab.RUNNING
     WAITING_INPUT = vocab.WAITING_INPUT
     WAITING_APPROVAL = vocab.WAITING_APPROVAL
+    #: Stopped at a usage limit; goes on after the reset (a mytty addition).
+    PARKED = vocab.PARKED
     SUCCEEDED = vocab.SUCCEEDED
     FAILED = vocab.FAILED
     DISCONNECTED = vocab.DISCONNECTED
@@ -176,6 +188,12 @@ class AgentJob:
     #: and the cap's name (a systemd scope unit or a cgroup directory).
     memory_cap_mb: int | None = None
     memory_cap: str | None = None
+    #: While ``parked``: why and until when (None otherwise).
+    park: Park | None = None
+    #: ``agent send`` text that arrived while parked, delivered in order once it went on.
+    held_sends: tuple[HeldSend, ...] = ()
+    #: Usage-limit parks in a row (0 once a run of the job ended otherwise).
+    limit_streak: int = 0
 
 
 #: ``end_reason`` of a worker killed by ``[admission] worker_memory_max_mb``.
@@ -417,12 +435,16 @@ def bind_order(run: AgentRun) -> tuple[bool, float, bool, float, str]:
     )
 
 
-def _apply(job: AgentJob, run: AgentRun) -> AgentJob:
+def _apply(job: AgentJob, run: AgentRun, runs: Sequence[AgentRun]) -> AgentJob:
     if run.state == _R.UNKNOWN:
         # The reducer never moves a run back to unknown; a bound job keeps what it had.
         return job
     session_id = run.session_id if run.session_id is not None else job.session_id
     job = replace(job, live_subagents=run.live_subagent_count)
+    if run.state == _R.PARKED:
+        return _park(replace(job, session_id=session_id), run, runs)
+    if run.state in _ENDED_OTHERWISE:
+        job = replace(job, limit_streak=0)
     if run.state == _R.IDLE:
         return replace(
             job,
@@ -435,6 +457,32 @@ def _apply(job: AgentJob, run: AgentRun) -> AgentJob:
     # the message of the event that last moved it, so "Bash requires approval" goes away as
     # soon as the run leaves waiting-approval (a stale note on a succeeded job misleads).
     return replace(job, state=_RUN_TO_JOB[run.state], session_id=session_id, message=run.message)
+
+
+#: A run that ended in one of these ends a streak of usage-limit parks.
+_ENDED_OTHERWISE = frozenset({_R.SUCCEEDED, _R.FAILED, _R.DISCONNECTED, _R.IDLE})
+
+
+def _park(job: AgentJob, run: AgentRun, runs: Sequence[AgentRun]) -> AgentJob:
+    """``job``'s run stopped at a usage limit: parked, its next run being a new one."""
+    streak = job.limit_streak + 1
+    park = Park(
+        run_id=run.id,
+        parked_at=run.updated_at if run.updated_at is not None else 0.0,
+        streak=streak,
+        held=held_by_streak(streak),
+    )
+    return replace(
+        job,
+        state=_J.PARKED,
+        run_id=run.id,
+        message=run.message,
+        park=park,
+        limit_streak=streak,
+        live_subagents=0,
+        # Every other run so far is old news: only a later one can end the park.
+        baseline=job.baseline | {r.id for r in runs if r.id != run.id},
+    )
 
 
 def needs_clues(job: AgentJob, now: float) -> bool:
@@ -493,15 +541,22 @@ def reconcile(
         return replace(job, state=_J.LOST)
     if job.state is _J.QUEUED:
         return job  # its agent has not started: nothing to bind to, no window running
+    if job.state is _J.PARKED:
+        # Only the conversation's next run ends a park (whatever the parked run does next).
+        eligible = [run for run in runs if run.id != job.run_id and is_eligible(job, run)]
+        if not eligible:
+            return job
+        winner = min(eligible, key=bind_order)
+        return _apply(replace(job, run_id=winner.id, park=None), winner, runs)
     if job.run_id is not None:
         for run in runs:
             if run.id == job.run_id:
-                return _bound(_apply(job, run), run, clues)
+                return _bound(_apply(job, run, runs), run, clues)
         return job
     eligible = [run for run in runs if is_eligible(job, run)]
     if eligible:
         winner = min(eligible, key=bind_order)
-        return _bound(_apply(replace(job, run_id=winner.id), winner), winner, clues)
+        return _bound(_apply(replace(job, run_id=winner.id), winner, runs), winner, clues)
     return _unbound(job, now, clues)
 
 

@@ -20,6 +20,8 @@ CLEARING_KINDS = frozenset(
         AgentEventKind.SUCCEEDED,
         AgentEventKind.FAILED,
         AgentEventKind.DISCONNECTED,
+        # The turn ended at a usage limit: what the agent said it was doing is over too.
+        AgentEventKind.LIMIT_REACHED,
     }
 )
 

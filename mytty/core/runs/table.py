@@ -3,6 +3,10 @@
 semantics §1.3: ``idle`` resets any state, ``disconnected`` ends any state but itself, a run
 starts from ``unknown``/``idle``, goes back to ``running`` from a wait, and only a running run
 asks, succeeds or fails. Every other (state, kind) pair is ignored.
+
+A mytty addition: ``limit-reached`` parks a running or waiting run, and an ``unknown`` one (a
+turn whose start was never seen, first read from a transcript that already shows the limit).
+A parked run's turn is over: only ``idle`` and ``disconnected`` move it, like a finished run.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ def _build_transitions() -> Mapping[tuple[AgentRunState, AgentEventKind], AgentR
     table[(_S.RUNNING, _K.APPROVAL_REQUESTED)] = _S.WAITING_APPROVAL
     table[(_S.RUNNING, _K.SUCCEEDED)] = _S.SUCCEEDED
     table[(_S.RUNNING, _K.FAILED)] = _S.FAILED
+    for state in (_S.UNKNOWN, _S.RUNNING, _S.WAITING_INPUT, _S.WAITING_APPROVAL):
+        table[(state, _K.LIMIT_REACHED)] = _S.PARKED
     return MappingProxyType(table)
 
 
@@ -41,8 +47,10 @@ TRANSITIONS: Mapping[tuple[AgentRunState, AgentEventKind], AgentRunState] = _bui
 #: Ranking used by :meth:`~mytty.core.runs.book.RunBook.most_relevant`; higher wins.
 STATE_PRIORITY: Mapping[AgentRunState, int] = MappingProxyType(
     {
-        _S.WAITING_APPROVAL: 7,
-        _S.WAITING_INPUT: 6,
+        _S.WAITING_APPROVAL: 8,
+        _S.WAITING_INPUT: 7,
+        # Waiting for a usage limit to reset outranks a failure: it goes on by itself.
+        _S.PARKED: 6,
         _S.FAILED: 5,
         _S.DISCONNECTED: 4,
         _S.RUNNING: 3,

@@ -17,6 +17,11 @@ change, so a reader can tail a file of any length a piece at a time:
   ``interruptedMessageId`` (captured from 2.1.332); mytty counts that row too, keyed by its
   ``uuid`` — a difference from the original, which missed it and left the run waiting for an
   approval nobody could give any more;
+- a usage limit (:attr:`ClaudeTranscript.limits`, a mytty addition): the turn's ``assistant``
+  error row (``isApiErrorMessage``, ``error: "rate_limit"``) ends it ``limited``, with the reset
+  and window of its ``quotaLimits`` (or of the retries' ``system``/``api_error`` rows). A
+  subscriber's own continuation after the reset (a ``user`` row with ``isMeta`` and
+  ``origin.kind: "auto-continuation"``) starts a turn like a typed prompt;
 - usage (:attr:`ClaudeTranscript.usage`): the assistant rows' ``message.usage``. Claude writes
   one row per content block of a streamed message, each repeating that message's usage, so a
   message id counts once, with its latest figures.
@@ -25,13 +30,15 @@ change, so a reader can tail a file of any length a piece at a time:
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mytty.core.answers import clip_answer
 from mytty.core.estimation.turn_observation import TurnPhase
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.core.ids import RunId, SurfaceId, stable_uuid
+from mytty.core.limits.facts import LimitFacts, claude_limit, claude_retry_limits
 from mytty.core.transcripts.codex import MAX_ERROR_CHARS
+from mytty.core.transcripts.limits import TurnLimit, clip_text
 from mytty.core.transcripts.rows import MAX_ID_BYTES, TurnReader, valid_identifier
 from mytty.core.transcripts.usage import TokenUsage, UsageReading, count
 
@@ -102,6 +109,16 @@ def _has_block(content: object, kind: str) -> bool:
 
 
 _INTERRUPT_NOTE = "[Request interrupted by user"
+#: StopFailure's and the error row's ``error`` when Claude gave up on a 429.
+_RATE_LIMIT = "rate_limit"
+#: Limited turns kept for the reader (it takes them after every read).
+_KEPT_LIMITS = 8
+
+
+def _auto_continuation(row: dict[str, object]) -> bool:
+    """Claude's own prompt once a subscriber's limit reset (2.1.332: ``origin.kind``)."""
+    origin = row.get("origin")
+    return isinstance(origin, dict) and origin.get("kind") == "auto-continuation"
 
 
 def _interrupted_message(row: dict[str, object], message: dict[str, object]) -> str | None:
@@ -137,10 +154,17 @@ class ClaudeTranscript(TurnReader):
         self._recent_sum = TokenUsage()
         self.model: str | None = None
         self.session_id: str | None = None
+        #: Turns that stopped at the usage limit, oldest first, until the reader takes them.
+        self.limits: list[TurnLimit] = []
+        self._retry_limits: LimitFacts | None = None  # the current turn's retries said so
 
     @property
     def usage(self) -> UsageReading:
         return UsageReading(self._committed + self._recent_sum, self.model)
+
+    def begin(self, key: str, row: dict[str, object]) -> None:
+        super().begin(key, row)
+        self._retry_limits = None
 
     def apply(self, row: dict[str, object]) -> None:
         kind = row.get("type")
@@ -159,21 +183,41 @@ class ClaudeTranscript(TurnReader):
             self.interrupt = ClaudeInterrupt(prompt_id, cut) if cut is not None else None
         if kind == "user":
             self._user(row, message, prompt_id)
-        elif kind == "assistant":
-            stop = message.get("stop_reason")
-            if row.get("isApiErrorMessage") is True:
+        elif kind == "assistant" and row.get("isApiErrorMessage") is True:
+            if row.get("error") == _RATE_LIMIT:
+                self._limited(row, message)
+            else:
                 # The API failed the turn (StopFailure's hook says so too); Claude writes no
                 # turn_duration then, so without this the turn would look active for good.
                 self._set(TurnPhase.FAILED)
                 text = _all_text(message.get("content"))
-                self.error = text.strip()[:MAX_ERROR_CHARS] if text and text.strip() else _API_ERROR
-            elif stop == "end_turn":
+                self.message = (
+                    text.strip()[:MAX_ERROR_CHARS] if text and text.strip() else _API_ERROR
+                )
+        elif kind == "assistant":
+            stop = message.get("stop_reason")
+            if stop == "end_turn":
                 self._set(TurnPhase.COMPLETED)
                 self.answer = clip_answer(_all_text(message.get("content")))
             elif stop == "tool_use":
                 self._set(TurnPhase.ACTIVE)
         elif kind == "system" and row.get("subtype") == "turn_duration":
             self._set(TurnPhase.COMPLETED)
+        elif kind == "system" and (retry := claude_retry_limits(row)) is not None:
+            self._retry_limits = retry
+
+    def _limited(self, row: dict[str, object], message: dict[str, object]) -> None:
+        """The turn's error row says Claude gave up on a 429: the turn stopped at a limit."""
+        if self.key is None:
+            return
+        text = clip_text(_all_text(message.get("content")))
+        facts = claude_limit(row, text)
+        retry = self._retry_limits
+        if facts.resets_at is None and retry is not None:
+            facts = replace(facts, resets_at=retry.resets_at, window=facts.window or retry.window)
+        self.phase, self.message = TurnPhase.LIMITED, text
+        self.limits.append(TurnLimit(self.key, facts))
+        del self.limits[:-_KEPT_LIMITS]
 
     def _user(
         self, row: dict[str, object], message: dict[str, object], prompt_id: str | None
@@ -181,6 +225,9 @@ class ClaudeTranscript(TurnReader):
         content = message.get("content")
         if _has_block(content, "tool_result"):
             self._set(TurnPhase.ACTIVE)
+            return
+        if _auto_continuation(row) and prompt_id is not None:
+            self.begin(prompt_id, row)  # a subscriber's own continuation after the reset
             return
         if row.get("isMeta") is True or "interruptedMessageId" in row or prompt_id is None:
             return

@@ -7,6 +7,9 @@ Each line is ``{"timestamp", "type", "payload"}``. Of the ``event_msg`` rows:
 - ``task_complete`` completes the current turn; ``turn_aborted`` (Esc) interrupts it; a
   ``task_complete`` with an ``error`` (the model API failed: no hook fires) is
   :attr:`CodexRollout.failure`, which the reader turns into a ``failed`` event;
+- a ``task_complete`` whose ``error.codex_error_info`` is ``usage_limit_exceeded`` ends the turn
+  ``limited`` instead (:attr:`CodexRollout.limits`, a mytty addition), with the reset and window
+  of the turn's last ``token_count.rate_limits`` (:func:`mytty.core.limits.facts.codex_limit`);
 - ``token_count`` carries ``info.total_token_usage``: the *session's* running total (checked on
   0.171: each one adds the previous response to the last), so the latest one is the usage and
   a tail that skipped the file's start still reads the whole session's figures.
@@ -22,11 +25,17 @@ from mytty.core.answers import clip_answer
 from mytty.core.estimation.turn_observation import TurnPhase
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
 from mytty.core.ids import RunId, SurfaceId, stable_uuid
+from mytty.core.limits.facts import codex_limit
+from mytty.core.transcripts.limits import TurnLimit, clip_text
 from mytty.core.transcripts.rows import MAX_ID_BYTES, TurnReader, valid_identifier
 from mytty.core.transcripts.usage import TokenUsage, UsageReading, count
 
 #: An API error's message is clipped to this many characters.
 MAX_ERROR_CHARS = 1000
+#: ``codex_error_info`` of a turn stopped at the usage limit (0.171.0; also quota-exceeded).
+USAGE_LIMIT_INFO = "usage_limit_exceeded"
+#: Limited turns kept for the reader (it takes them after every read).
+_KEPT_LIMITS = 8
 
 
 def _error_message(error: object) -> str:
@@ -85,6 +94,9 @@ class CodexRollout(TurnReader):
         #: The turn the model API failed (``task_complete`` with an ``error``), while it is the
         #: latest turn: (turn key, the error's message).
         self.failure: tuple[str, str] | None = None
+        #: Turns that stopped at the usage limit, oldest first, until the reader takes them.
+        self.limits: list[TurnLimit] = []
+        self._rate_limits: object = None  # the current turn's latest snapshot
 
     @property
     def usage(self) -> UsageReading:
@@ -110,6 +122,7 @@ class CodexRollout(TurnReader):
             key = valid_identifier(payload.get("turn_id")) or valid_identifier(row.get("timestamp"))
             if key is not None:
                 failed, self.failure = self.failure, None
+                self._rate_limits = None
                 self.begin(key, row)
                 # A failed turn passed on to the next report says so (no hook tells of it).
                 if failed is not None and self._passed and self._passed[-1].key == failed[0]:
@@ -121,11 +134,20 @@ class CodexRollout(TurnReader):
             if self.phase is TurnPhase.COMPLETED:
                 self.answer = clip_answer(payload.get("last_agent_message"))
             error = payload.get("error")
-            if self.key is not None and self.phase is TurnPhase.COMPLETED and error is not None:
+            if self.key is None or self.phase is not TurnPhase.COMPLETED or error is None:
+                return
+            if isinstance(error, dict) and error.get("codex_error_info") == USAGE_LIMIT_INFO:
+                text = clip_text(_error_message(error))
+                self.phase, self.message, self.answer = TurnPhase.LIMITED, text, None
+                self.limits.append(TurnLimit(self.key, codex_limit(self._rate_limits, text)))
+                del self.limits[:-_KEPT_LIMITS]
+            else:
                 self.failure = (self.key, _error_message(error))
         elif event == "turn_aborted":
             self._end(payload, TurnPhase.INTERRUPTED)
         elif event == "token_count":
+            if isinstance(payload.get("rate_limits"), dict):
+                self._rate_limits = payload["rate_limits"]
             info = payload.get("info")
             total = (
                 usage_of_total(info.get("total_token_usage")) if isinstance(info, dict) else None

@@ -9,7 +9,12 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from mytty.core.estimation.turn_observation import ENDED, TurnObservation, TurnPhase
+from mytty.core.estimation.turn_observation import (
+    ENDED,
+    WITH_MESSAGE,
+    TurnObservation,
+    TurnPhase,
+)
 from mytty.core.events import parse_timestamp
 
 #: Identifiers longer than this (UTF-8 bytes) are not real (semantics §9.4).
@@ -58,10 +63,10 @@ class TurnReader:
         self.phase: TurnPhase | None = None
         #: The current turn's final answer, once the transcript gave it.
         self.answer: str | None = None
-        #: Why the current turn failed, once the transcript said it did (phase FAILED).
-        self.error: str | None = None
         #: When the current turn began, by the row that began it (None: it gave no time).
         self.started_at: float | None = None
+        #: Why the current turn failed, or what it was told at its usage limit.
+        self.message: str | None = None
         #: Turns that ended before the current one began, since the last :meth:`report`.
         self._passed: list[TurnObservation] = []
         self._last_report: TurnObservation | None = None
@@ -71,9 +76,9 @@ class TurnReader:
         if self.key is None or self.phase is None:
             return None
         answer = self.answer if self.phase is TurnPhase.COMPLETED else None
-        error = self.error if self.phase is TurnPhase.FAILED else None
+        message = self.message if self.phase in WITH_MESSAGE else None
         return TurnObservation(
-            self.key, self.phase, message=error, answer=answer, started_at=self.started_at
+            self.key, self.phase, message=message, answer=answer, started_at=self.started_at
         )
 
     def report(self) -> TurnObservation | None:
@@ -97,7 +102,7 @@ class TurnReader:
         ):
             self._passed.append(ended)
             del self._passed[:-MAX_PASSED_TURNS]
-        self.key, self.phase, self.answer, self.error = key, TurnPhase.ACTIVE, None, None
+        self.key, self.phase, self.answer, self.message = key, TurnPhase.ACTIVE, None, None
         self.started_at = row_time(row)
 
     def feed(self, line: bytes) -> None:

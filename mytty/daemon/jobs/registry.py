@@ -71,6 +71,8 @@ class JobRegistry:
         refresh_resources: Callable[[], Awaitable[None]] | None = None,
         lead_cost: Callable[[SurfaceId, list[AgentJob]], LeadCost] | None = None,
         screen: Screen | None = None,
+        after_reconcile: Callable[[AgentJob, AgentJob], AgentJob] = lambda _before, after: after,
+        resumes_at: Callable[[AgentJob], float | None] = lambda _job: None,
     ) -> None:
         #: None: jobs are not stored (unit tests of the rules only).
         self._store = store
@@ -108,6 +110,12 @@ class JobRegistry:
         self._lead_cost = lead_cost
         #: Told when a job is queued (admission wakes up).
         self.on_queued: Callable[[AgentJob], None] = lambda _job: None
+        #: The usage-limit service's look at each reconciled job (before, after → what to
+        #: keep): it fills in a new park and delivers held sends (daemon.limits). It must not
+        #: call back into :meth:`current`.
+        self.after_reconcile = after_reconcile
+        #: When mytty plans to continue a parked job (its snapshot's ``resumesAt``).
+        self.resumes_at = resumes_at
 
     def _runs(self, job: AgentJob) -> list[AgentRun]:
         runs: list[AgentRun] = self._hub.book.runs_for(job.surface_id, job.provider.agent_provider)
@@ -327,7 +335,10 @@ class JobRegistry:
         now = self._clock.now()
         clues = self._clues(job, now) if exists else None
         updated = core_jobs.reconcile(job, self._runs(job), exists, now, clues)
+        updated = self.after_reconcile(stored, updated)
         self._changed(stored, updated)
+        if updated.state is AgentJobState.LAUNCHING and updated.deadline != stored.deadline:
+            self._arm_deadline(updated)  # re-armed to deliver a held send
         if updated.state is AgentJobState.LAUNCH_FAILED and job.state is not updated.state:
             self._launch_failed(updated, now)
         return updated
@@ -368,6 +379,23 @@ class JobRegistry:
     def ids(self) -> list[str]:
         """Every job in memory, oldest first (unfinished ones and the newest finished ones)."""
         return list(self._jobs)
+
+    def parked(self) -> list[AgentJob]:
+        """Every parked job as last reconciled, oldest first (every unfinished job is here)."""
+        return [job for job in self._jobs.values() if job.state is AgentJobState.PARKED]
+
+    def run_ids(self, job: AgentJob) -> list[RunId]:
+        """The run ids of the job's pane and provider (a follow-up's new baseline)."""
+        return [run.id for run in self._runs(job)]
+
+    def update(self, job_id: str, change: Callable[[AgentJob], AgentJob]) -> AgentJob:
+        """Apply ``change`` to the job as it is now (reconciled first), keep and store it."""
+        job = self.current(job_id)
+        updated = change(job)
+        self._changed(job, updated)
+        if updated != job:
+            self._hub.bump(job.surface_id)
+        return updated
 
     def re_arm(self, job_id: str) -> AgentJob:
         job = self.current(job_id)
@@ -421,6 +449,7 @@ class JobRegistry:
             end_reason=None,
             memory_cap_mb=memory_cap[0] if memory_cap else None,
             memory_cap=memory_cap[1] if memory_cap else None,
+            park=None,  # a parked worker restarted on its conversation (daemon.limits)
         )
         if queued is not None:
             updated = core_jobs.queue(
@@ -629,6 +658,7 @@ class JobRegistry:
             job,
             notes,
             self.usage_of(job),
+            resumes_at=self.resumes_at(job),
             queue_position=self.queue_position(job),
             cost=self.cost_of(job),
             resources=self.resources_of(job),

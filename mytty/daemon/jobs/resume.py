@@ -39,7 +39,7 @@ from mytty.core.admission.rules import waiting_message
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentEvent, AgentEventKind
 from mytty.core.ids import RunId, SurfaceId, stable_uuid
-from mytty.core.jobs.launch import build_resume_argv, with_path_first
+from mytty.core.jobs.launch import RESUME_PROMPT, build_resume_argv, with_path_first
 from mytty.core.jobs.tracker import AgentJob, AgentJobState, QueuedAs, is_terminal
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.jobs.registry import JobRegistry
@@ -78,7 +78,6 @@ def plan(
     """
     steps = []
     for job in jobs:
-        launch = job.launch
         named_here = named is not None and job.job_id in named
         if named is None and (job.state is not AgentJobState.LOST or _closed(job)):
             continue
@@ -91,23 +90,37 @@ def plan(
                 if is_terminal(job.state)
                 else f"still {job.state.value} in its pane"
             )
-        elif job.session_id is None:
-            reason = "mytty never learned its conversation (no session id)"
-        elif launch is None:
-            reason = "spawned before mytty recorded how workers start"
-        elif not dir_exists(launch.cwd):
-            reason = f"its directory {launch.cwd} is gone"
-        if reason is not None or launch is None or job.session_id is None:
-            steps.append(ResumeStep(job, None, reason))
-            continue
-        argv = build_resume_argv(
-            job.provider,
-            model=launch.model,
-            mode_flags=launch.mode_flags,
-            session_id=job.session_id,
-        )
-        steps.append(ResumeStep(job, argv))
+        steps.append(restart_step(job, RESUME_PROMPT, dir_exists=dir_exists, refused=reason))
     return steps
+
+
+def restart_step(
+    job: AgentJob,
+    prompt: str,
+    *,
+    dir_exists: Callable[[str], bool] = os.path.isdir,
+    refused: str | None = None,
+) -> ResumeStep:
+    """How ``job``'s worker restarts on its own conversation with ``prompt`` (``argv``), or why
+    it cannot (``refused``, else no session id, no launch record, its directory gone)."""
+    launch = job.launch
+    reason = refused
+    if reason is None and job.session_id is None:
+        reason = "mytty never learned its conversation (no session id)"
+    elif reason is None and launch is None:
+        reason = "spawned before mytty recorded how workers start"
+    elif reason is None and launch is not None and not dir_exists(launch.cwd):
+        reason = f"its directory {launch.cwd} is gone"
+    if reason is not None or launch is None or job.session_id is None:
+        return ResumeStep(job, None, reason)
+    argv = build_resume_argv(
+        job.provider,
+        model=launch.model,
+        mode_flags=launch.mode_flags,
+        session_id=job.session_id,
+        prompt=prompt,
+    )
+    return ResumeStep(job, argv)
 
 
 def _closed(job: AgentJob) -> bool:
@@ -163,11 +176,24 @@ class ResumeService:
                 entries.append(await self._resume_one(step))
         return {"type": "resume", "dryRun": dry_run, "jobs": entries}
 
-    async def _resume_one(self, step: ResumeStep) -> ResumeEntry:
+    async def restart(self, job_id: str, prompt: str) -> ResumeEntry:
+        """Restart one job's worker on its own conversation with ``prompt``, whatever its state
+        (a parked worker whose process is gone: daemon.limits); ``skipped`` says why not.
+
+        Admission does not judge it: the parked job counted as a live worker all along (its
+        restart replaces its own worker), its account is the one the limit was on, and the
+        limits service paces its continuations itself (``[limits] stagger_seconds``)."""
+        async with self._lock:
+            step = restart_step(self._ctx.jobs.current(job_id), prompt)
+            if step.argv is None:
+                return _entry(step, None)
+            return await self._resume_one(step, admit=False)
+
+    async def _resume_one(self, step: ResumeStep, *, admit: bool = True) -> ResumeEntry:
         job, argv = step.job, step.argv
         assert argv is not None and job.launch is not None
         gate = self._ctx.admission
-        slot = gate.claim(job.provider, job.lead, paced=True)
+        slot = gate.claim(job.provider, job.lead, paced=True) if admit else None
         moved: AgentJob | None = None
         try:
             text, queued, cap = await self._launch_text(job, argv, slot)
@@ -198,7 +224,8 @@ class ResumeService:
                 reason = f"could not store the job: {exc}; its new pane was closed"
                 return _entry(dataclasses.replace(step, skipped=reason), None)
         finally:
-            gate.release(slot, moved)
+            if slot is not None:
+                gate.release(slot, moved)
         await self._record(moved, pane.surface_id)
         log.info(
             "resumed job %s in pane %s on session %s%s",
@@ -213,12 +240,13 @@ class ResumeService:
         )
 
     async def _launch_text(
-        self, job: AgentJob, argv: list[str], slot: AdmissionSlot
+        self, job: AgentJob, argv: list[str], slot: AdmissionSlot | None
     ) -> tuple[str, QueuedAs | None, tuple[int, str] | None]:
-        """What the resumed worker's pane runs: its launch, or the queued placeholder."""
-        why = slot.waiting
+        """What the resumed worker's pane runs: its launch (at once without a ``slot``), or
+        the queued placeholder."""
+        why = slot.waiting if slot is not None else None
         resumed = (job.launch.resumed if job.launch is not None else 0) + 1
-        if why is None:
+        if slot is None or why is None:
             text, cap = await self._ctx.admission.worker_launch(job.job_id, resumed, argv)
             first = job.launch.path_first if job.launch is not None else None
             return with_path_first(text, first), None, cap

@@ -1,7 +1,9 @@
 """Reading the agents' own transcripts, a little at a time (semantics §9.4; issue 13 item 5).
 
 :class:`TranscriptReader` is the estimator's turn source (``observe(target)``) and also what
-keeps token usage per pane and turns Claude's Esc note into an ``idle`` event. For each pane it
+keeps token usage per pane, turns Claude's Esc note into an ``idle`` event, and a turn that
+stopped at the usage limit into a ``limit-reached`` event whose reset it keeps
+(:meth:`TranscriptReader.limit_facts`). For each pane it
 finds the agent's transcript, reads only what was appended since the last pass (by inode, size
 and offset; a new or replaced file is tailed from its last :data:`TAIL_BYTES`), and feeds whole
 lines to the pure parsers of :mod:`mytty.core.transcripts.claude` /
@@ -39,7 +41,8 @@ from urllib.parse import quote
 
 from mytty.core.estimation.turn_observation import TurnObservation, TurnPhase, TurnTarget
 from mytty.core.events import AgentEvent, AgentProvider
-from mytty.core.ids import SurfaceId
+from mytty.core.ids import RunId, SurfaceId
+from mytty.core.limits.facts import LimitFacts
 from mytty.core.transcripts.claude import (
     REGISTRY_IDLE_GRACE_S,
     ClaudeInterrupt,
@@ -50,6 +53,7 @@ from mytty.core.transcripts.claude import (
 )
 from mytty.core.transcripts.codex import CodexRollout, failure_event
 from mytty.core.transcripts.cursor import SCAN_BLOBS, cursor_turn
+from mytty.core.transcripts.limits import limit_event, limit_run_id
 from mytty.core.transcripts.usage import UsageReading
 from mytty.daemon import procfs
 
@@ -65,6 +69,8 @@ MAX_LINE_BYTES = 8 * 1024 * 1024
 CURSOR_CACHE_S = 5.0
 #: How often a pane whose file was found by a guess (newest file) looks for a newer one.
 RELOCATE_EVERY_S = 2.0
+#: Limited turns whose facts are kept per pane (a job parks on the newest).
+MAX_LIMITS_PER_PANE = 8
 
 
 def claude_slug(path: str) -> str:
@@ -198,6 +204,8 @@ class TranscriptReader:
         self._recheck: dict[str, float] = {}
         self._emitted: dict[str, ClaudeInterrupt] = {}
         self._failed: dict[str, str] = {}  # the Codex turn whose failure was emitted, per pane
+        #: Per pane, the facts of the limited turns read (by their run), newest last.
+        self._limits: dict[str, dict[RunId, LimitFacts]] = {}
 
     # -- the estimator's turn source ------------------------------------------------------------
     def observe(self, target: TurnTarget) -> TurnObservation | None:
@@ -210,8 +218,10 @@ class TranscriptReader:
         surface = SurfaceId(target.surface_id)
         if isinstance(transcript.parser, ClaudeTranscript):
             self._check_interrupt(surface, target, transcript.parser)
+            self._check_limits(surface, target.provider, transcript.parser)
         elif isinstance(transcript.parser, CodexRollout):
             self._check_failure(surface, transcript.parser)
+            self._check_limits(surface, target.provider, transcript.parser)
         if self._on_usage is not None:
             usage = self._panes[surface].usage
             if usage != self._reported.get(surface):
@@ -223,6 +233,11 @@ class TranscriptReader:
         """What the pane's agents spent so far, as their transcripts say (None: nothing read)."""
         pane = self._panes.get(surface_id)
         return pane.usage if pane is not None else None
+
+    def limit_facts(self, surface_id: str, run_id: RunId) -> LimitFacts | None:
+        """What the pane's transcript said about the usage limit that stopped run ``run_id``
+        (None: it said nothing of that run, or it was not read yet)."""
+        return self._limits.get(surface_id, {}).get(run_id)
 
     def registry_dir(self, surface_id: str) -> str | None:
         """Where the pane's Claude keeps its live registry, once looked at."""
@@ -260,6 +275,7 @@ class TranscriptReader:
         self._recheck.pop(surface_id, None)
         self._emitted.pop(surface_id, None)
         self._failed.pop(surface_id, None)
+        self._limits.pop(surface_id, None)
         self._reported.pop(surface_id, None)
 
     # -- internals ------------------------------------------------------------------------------
@@ -409,6 +425,28 @@ class TranscriptReader:
         self._failed[surface_id] = failure[0]
         turn, message = failure
         self._emit(failure_event(surface_id, turn, message, rollout.session_id, self._clock()))
+
+    def _check_limits(
+        self,
+        surface_id: SurfaceId,
+        provider: AgentProvider,
+        parser: ClaudeTranscript | CodexRollout,
+    ) -> None:
+        """Each limited turn read: its facts kept, its ``limit-reached`` event emitted once
+        (before the observation goes back to the estimator, like a failure)."""
+        limits, parser.limits = parser.limits, []
+        known = self._limits.setdefault(surface_id, {})
+        for limit in limits:
+            run_id = limit_run_id(provider, limit.turn)
+            fresh = run_id not in known
+            known.pop(run_id, None)
+            known[run_id] = limit.facts
+            while len(known) > MAX_LIMITS_PER_PANE:
+                del known[next(iter(known))]
+            if fresh:
+                self._emit(
+                    limit_event(provider, surface_id, limit, parser.session_id, self._clock())
+                )
 
     def _check_interrupt(
         self, surface_id: SurfaceId, target: TurnTarget, parser: ClaudeTranscript

@@ -19,6 +19,13 @@ final Stop). Claude still owes the task-notification turn then, so the subagent 
 the parent's Stop keeps the run open until the final Stop carries the real answer; following
 it would end the job at the first Stop with Claude's internal "Async agent launched" note as
 its answer.
+
+A usage limit (an addition, docs/dev/research/limits.md §1.5): ``StopFailure`` with
+``error: "rate_limit"`` is ``limit-reached``, not ``failed`` — 2.1.332 sends that category for
+every 429 it gives up on, a plain throttle as well as the account's limit, and its payload holds
+neither the reset nor the window; the controller reads both from the transcript's error row.
+Its text (``last_assistant_message``: "You've hit your 5-hour limit · resets 12am (UTC)")
+becomes the event's message, not the turn's answer.
 """
 
 from mytty.hook import mapping as k
@@ -47,6 +54,9 @@ _NOTIFICATION_KINDS = {
 
 _MESSAGE_KEYS = ("message", "error_message")
 _FAILURE_MESSAGE_KEYS = ("message", "error_message", "last_assistant_message", "error")
+
+#: StopFailure's ``error`` for a 429 Claude gave up on (its usage limit, or a throttle).
+_RATE_LIMIT = "rate_limit"
 
 _SIMPLE_KINDS = {
     "SessionStart": k.IDLE,
@@ -125,6 +135,8 @@ def map_payload(payload: dict[str, object]) -> HookMapping | None:
         if name == "SubagentStop" and _notification_owed(payload, agent_id):
             return None  # its task-notification ends it (see the module's docstring)
         kind = k.RUNNING
+    elif name == "StopFailure" and text_field(payload, "error") == _RATE_LIMIT:
+        kind = k.LIMIT_REACHED
     elif name in _SIMPLE_KINDS:
         kind = _SIMPLE_KINDS[name]
     elif name == "PermissionRequest":
@@ -144,7 +156,7 @@ def map_payload(payload: dict[str, object]) -> HookMapping | None:
 
     # 2.1.332's StopFailure has no error_message: `error` is a category ("unknown") and the
     # API error text is in `last_assistant_message`.
-    keys = _FAILURE_MESSAGE_KEYS if kind == k.FAILED else _MESSAGE_KEYS
+    keys = _FAILURE_MESSAGE_KEYS if kind in (k.FAILED, k.LIMIT_REACHED) else _MESSAGE_KEYS
     mapping = turn_mapping(
         payload,
         name=name,

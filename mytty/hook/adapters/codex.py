@@ -17,6 +17,13 @@ subagent still works. Such an event is never a turn of its own: it becomes a ``r
 ``PostToolUse`` of ``spawn_agent`` returned that ``agent_id`` (ignoring it when no turn did).
 ``SubagentStart``/``SubagentStop`` keep that turn open while the subagent lives
 (:mod:`mytty.core.runs.subagents`).
+
+A usage limit (an addition, docs/dev/research/limits.md §2.4): 0.171.0 fires no ``Stop`` for a
+turn whose model request hit the account's limit (HTTP 429 ``usage_limit_reached``, never
+retried), only ``PostModelRequest`` with ``status: "failed"`` and the error's text, which
+always opens with "You\u2019ve hit your usage limit" (a curly apostrophe). That one is ``limit-reached`` (its text the
+message); every other ``PostModelRequest`` (one per model request) is ignored. The reset comes
+from the rollout, where the controller also finds the limit when this hook is not installed.
 """
 
 import json
@@ -40,6 +47,8 @@ _SIMPLE_KINDS = {
     "Interrupt": k.IDLE,
 }
 _MESSAGE_KEYS = ("message",)
+#: PostModelRequest's text of the failed request (the usage limit's, as Codex shows it).
+_LIMIT_MESSAGE_KEYS = ("error",)
 #: ``toolUseID`` of the events a subagent's thread fires (and of the ``spawn_agent`` call that
 #: started it): the prefix, then its ``agent_id``. The same value as mytty.core.runs.subagents uses.
 SUBAGENT_PREFIX = "agent:"
@@ -50,6 +59,21 @@ _SUBAGENT_ACTIVITY = frozenset(
 )
 
 
+#: How 0.171.0's every usage-limit text begins (U+2019; an ASCII apostrophe is taken too).
+_LIMIT_TEXTS = ("You\u2019ve hit your usage limit", "You've hit your usage limit")
+_MODEL_REQUEST = "PostModelRequest"
+
+
+def usage_limited(payload: dict[str, object]) -> bool:
+    """Is this ``PostModelRequest`` the failed request of a turn stopped at the usage limit?"""
+    error = payload.get("error")
+    return (
+        payload.get("status") == "failed"
+        and isinstance(error, str)
+        and error.lstrip().startswith(_LIMIT_TEXTS)
+    )
+
+
 def map_payload(payload: dict[str, object]) -> HookMapping | None:
     """Map one Codex hook payload, or None when mytty does not follow that event."""
     name = text_field(payload, "hook_event_name")
@@ -57,7 +81,11 @@ def map_payload(payload: dict[str, object]) -> HookMapping | None:
         return None
     tool_name = sanitize_tool_name(payload.get("tool_name"))
     agent_id = sanitize_tool_use_id(payload.get("agent_id"))
-    if name == "PermissionRequest":
+    if name == _MODEL_REQUEST:
+        if agent_id is not None or not usage_limited(payload):
+            return None  # a model request like any other (one per request)
+        kind = k.LIMIT_REACHED
+    elif name == "PermissionRequest":
         kind = k.INPUT_REQUESTED if tool_name in INPUT_TOOLS else k.APPROVAL_REQUESTED
     elif agent_id is not None:
         # An event of a subagent's thread: activity of the turn that spawned it, never a turn;
@@ -76,7 +104,7 @@ def map_payload(payload: dict[str, object]) -> HookMapping | None:
         tool_name=tool_name,
         turn_key="turn_id",
         message=None,
-        message_keys=_MESSAGE_KEYS,
+        message_keys=_LIMIT_MESSAGE_KEYS if kind == k.LIMIT_REACHED else _MESSAGE_KEYS,
     )
     if agent_id is not None:
         mapping.tool_use_id = SUBAGENT_PREFIX + agent_id

@@ -486,6 +486,24 @@ def test_a_failed_turn_fails_its_run_with_the_message(seen_active: bool) -> None
     assert m.provider_changed(S, None, None, T0 + 3) == []  # nothing active any more
 
 
+@pytest.mark.parametrize("seen_active", [True, False])
+def test_a_limited_turn_parks_its_run_with_the_agents_text(seen_active: bool) -> None:
+    """An un-hooked agent's transcript says the turn stopped at the usage limit: the turn's run
+    gets ``limit-reached`` (mytty.native.turnLimited) with the agent's text."""
+    m = ne.NativeEpochs()
+    m.provider_changed(S, CLAUDE, 41, T0)
+    m.observe_turn(S, None, T0 + 0.5)
+    if seen_active:
+        m.observe_turn(S, obs("p1", "active"), T0 + 1)
+    limited = TurnObservation("p1", TurnPhase.LIMITED, "You've hit your 5-hour limit")
+    out = m.observe_turn(S, limited, T0 + 2)
+    assert brief(out)[-1] == ("limit-reached", ne.TURN_LIMITED)
+    end = out[-1]
+    assert end.run_id == ne.turn_run_id(CLAUDE, "p1")
+    assert end.message == "You've hit your 5-hour limit"
+    assert end.id == stable_uuid("event", "native", "turn-limited", key(41, 0, CLAUDE), "p1")
+
+
 # -- turns that ended and were followed within one look ----------------------------------------
 
 

@@ -185,3 +185,19 @@ def test_effects_end_in_each_runs_state(raw: list[AgentEvent], read_all: bool) -
         if moved:
             assert moved[-1].endswith(f"→ {run.state.value}"), (run, moved)
     assert out.state == (out.run.state.value if out.run is not None else None)
+
+
+def test_a_parked_job_says_why_and_that_only_its_next_turn_ends_the_park() -> None:
+    events = [
+        *hooked_turn()[:3],
+        ev(K.LIMIT_REACHED, run=TURN, hook="StopFailure", session="s", at=4),
+    ]
+    job = job_on(events)
+    assert job.state is AgentJobState.PARKED
+    job = replace(job, message="Parked at its usage limit (five_hour) until …")
+    out = explain(inputs_for(events, job=job, integrations=INSTALLED))
+    assert out.state == "parked" and out.summary.startswith("Parked at its usage limit")
+    effects = [e.effect for e in out.evidence if e.on_shown_run]
+    assert effects[-1] == "running → parked"
+    [step] = out.next
+    assert step.state == "running" and "`mytty limits resume`" in step.by

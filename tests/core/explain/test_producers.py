@@ -29,6 +29,11 @@ _EXTRA: dict[tuple[AgentProvider, str, AgentEventKind], dict[str, Any]] = {
     (P.CLAUDE_CODE, "SubagentStart", K.RUNNING): {"agent_id": "a1"},
     (P.CODEX, "PermissionRequest", K.APPROVAL_REQUESTED): {"tool_name": "shell"},
     (P.CODEX, "PermissionRequest", K.INPUT_REQUESTED): {"tool_name": "request_user_input"},
+    (P.CLAUDE_CODE, "StopFailure", K.LIMIT_REACHED): {"error": "rate_limit"},
+    (P.CODEX, "PostModelRequest", K.LIMIT_REACHED): {
+        "status": "failed",
+        "error": "You\u2019ve hit your usage limit. Try again later.",
+    },
     (P.CURSOR, "stop", K.SUCCEEDED): {"status": "completed"},
     (P.CURSOR, "stop", K.FAILED): {"status": "error"},
     (P.CURSOR, "stop", K.DISCONNECTED): {"status": "aborted"},

@@ -12,6 +12,7 @@ from mytty.core.ids import JobId, RunId, SurfaceId
 from mytty.core.jobs.launch_record import JobLaunch
 from mytty.core.jobs.record import decode_job, encode_job
 from mytty.core.jobs.tracker import AgentJob, AgentJobState
+from mytty.core.limits.park import HeldSend, Park
 
 ids = st.uuids().map(lambda u: str(u).upper())
 texts = st.none() | st.text(max_size=40)
@@ -59,6 +60,24 @@ jobs = st.builds(
     end_reason=texts,
     memory_cap_mb=st.none() | st.integers(16, 10**6),
     memory_cap=texts,
+    park=st.none()
+    | st.builds(
+        Park,
+        run_id=ids.map(RunId),
+        parked_at=st.floats(min_value=0, max_value=4e9, allow_nan=False),
+        until=st.none() | st.floats(min_value=0, max_value=4e9, allow_nan=False),
+        limit=texts,
+        account=texts,
+        account_label=texts,
+        streak=st.integers(1, 6),
+        held=st.booleans(),
+        resume_now_at=st.none() | st.floats(min_value=0, max_value=4e9, allow_nan=False),
+        continued_at=st.none() | st.floats(min_value=0, max_value=4e9, allow_nan=False),
+    ),
+    held_sends=st.lists(st.builds(HeldSend, st.text(max_size=20), st.booleans()), max_size=3).map(
+        tuple
+    ),
+    limit_streak=st.integers(0, 6),
 )
 
 
@@ -85,6 +104,13 @@ def test_a_record_without_the_live_count_has_no_live_subagents() -> None:
     assert '"live"' not in old
     job = decode_job(old)
     assert job is not None and job.live_subagents == 0
+
+
+def test_a_record_from_before_usage_limits_was_never_parked() -> None:
+    text = encode_job(_job())
+    old = text.replace(',"park":null', "").replace(',"held":[]', "").replace(',"streak":0', "")
+    assert '"park"' not in old and '"held"' not in old and '"streak"' not in old
+    assert decode_job(old) == _job()
 
 
 def test_a_record_from_before_keys_and_lead_notices_has_none() -> None:

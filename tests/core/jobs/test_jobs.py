@@ -342,6 +342,7 @@ def test_follow_up_leaves_other_states_alone(state: AgentJobState) -> None:
         (J.RUNNING, True, False, False),
         (J.WAITING_INPUT, True, True, False),
         (J.WAITING_APPROVAL, True, True, False),
+        (J.PARKED, True, False, False),  # it goes on by itself: nothing to wait out
         (J.SUCCEEDED, True, True, True),  # attention: an ended job ends the wait
         (J.FAILED, True, True, True),  # attention: an ended job ends the wait
         (J.DISCONNECTED, True, True, True),  # attention: an ended job ends the wait
@@ -368,6 +369,7 @@ def test_state_wire_values() -> None:
         "running",
         "waiting-input",
         "waiting-approval",
+        "parked",
         "succeeded",
         "failed",
         "disconnected",
@@ -420,8 +422,8 @@ def _check_step(before: AgentJob, after: AgentJob, *, rearmed: bool) -> None:
     if before.state in ONE_WAY:
         assert after == before
     if not rearmed:
-        if before.run_id is not None:
-            assert after.run_id == before.run_id  # never rebinds
+        if before.run_id is not None and before.state is not J.PARKED:
+            assert after.run_id == before.run_id  # never rebinds (a park ends by rebinding)
         if is_terminal(before.state):
             assert after == before
     assert after.baseline >= before.baseline
@@ -507,8 +509,9 @@ def test_tracker_invariants_through_the_real_reducer(
         j = reconcile(j, runs, True, now)
         _check_step(before, j, rearmed=False)
         bound = book.get(j.run_id) if j.run_id is not None else None
-        if bound is not None and not is_terminal(j.state):
-            # a live job always mirrors its run's state, and its message (never an older one)
+        if bound is not None and not is_terminal(j.state) and j.state is not J.PARKED:
+            # a live job always mirrors its run's state, and its message (never an older one);
+            # a parked one waits for the next run, whatever the parked run does meanwhile
             assert j.state.value == bound.state.value
             assert j.message == bound.message
         if follow_up:

@@ -25,6 +25,7 @@ EXPECTED: dict[AgentRunState, dict[AgentEventKind, AgentRunState]] = {
         K.STARTED: S.RUNNING,
         K.RUNNING: S.RUNNING,
         K.DISCONNECTED: S.DISCONNECTED,
+        K.LIMIT_REACHED: S.PARKED,
     },
     S.IDLE: {
         K.IDLE: S.IDLE,
@@ -39,12 +40,25 @@ EXPECTED: dict[AgentRunState, dict[AgentEventKind, AgentRunState]] = {
         K.SUCCEEDED: S.SUCCEEDED,
         K.FAILED: S.FAILED,
         K.DISCONNECTED: S.DISCONNECTED,
+        K.LIMIT_REACHED: S.PARKED,
     },
-    S.WAITING_INPUT: {K.IDLE: S.IDLE, K.RUNNING: S.RUNNING, K.DISCONNECTED: S.DISCONNECTED},
-    S.WAITING_APPROVAL: {K.IDLE: S.IDLE, K.RUNNING: S.RUNNING, K.DISCONNECTED: S.DISCONNECTED},
+    S.WAITING_INPUT: {
+        K.IDLE: S.IDLE,
+        K.RUNNING: S.RUNNING,
+        K.DISCONNECTED: S.DISCONNECTED,
+        K.LIMIT_REACHED: S.PARKED,
+    },
+    S.WAITING_APPROVAL: {
+        K.IDLE: S.IDLE,
+        K.RUNNING: S.RUNNING,
+        K.DISCONNECTED: S.DISCONNECTED,
+        K.LIMIT_REACHED: S.PARKED,
+    },
     S.SUCCEEDED: {K.IDLE: S.IDLE, K.DISCONNECTED: S.DISCONNECTED},
     S.FAILED: {K.IDLE: S.IDLE, K.DISCONNECTED: S.DISCONNECTED},
     S.DISCONNECTED: {K.IDLE: S.IDLE},
+    # mytty's addition: a turn that stopped at a usage limit is over, like a finished one.
+    S.PARKED: {K.IDLE: S.IDLE, K.DISCONNECTED: S.DISCONNECTED},
 }
 
 # Event kinds that bring a fresh run into each state (the first one for UNKNOWN is ignored).
@@ -57,6 +71,7 @@ PATHS: dict[AgentRunState, list[AgentEventKind]] = {
     S.SUCCEEDED: [K.STARTED, K.SUCCEEDED],
     S.FAILED: [K.STARTED, K.FAILED],
     S.DISCONNECTED: [K.DISCONNECTED],
+    S.PARKED: [K.STARTED, K.LIMIT_REACHED],
 }
 
 ALL_PAIRS = list(itertools.product(AgentRunState, AgentEventKind))

@@ -110,6 +110,7 @@ def test_observe_clears_on_lifecycle_kinds_only(kind: AgentEventKind) -> None:
         AgentEventKind.SUCCEEDED,
         AgentEventKind.FAILED,
         AgentEventKind.DISCONNECTED,
+        AgentEventKind.LIMIT_REACHED,  # mytty's: the turn ended at a usage limit
     }
     assert cleared == clears
     assert notes.get(PANE) == (None if clears else "busy")
@@ -123,6 +124,7 @@ def test_clearing_kinds_constant() -> None:
         AgentEventKind.SUCCEEDED,
         AgentEventKind.FAILED,
         AgentEventKind.DISCONNECTED,
+        AgentEventKind.LIMIT_REACHED,
     } == CLEARING_KINDS
 
 

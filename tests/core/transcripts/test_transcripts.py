@@ -489,7 +489,7 @@ def test_claude_api_error_row_fails_the_turn_and_the_idle_registry_is_no_interru
     t.apply(dict(base, promptId="p-next"))
     assert t.observation is not None and t.observation.key == "p-next"
     assert t.observation.phase is TurnPhase.ACTIVE and t.observation.message is None
-    assert t.error is None
+    assert t.message is None
 
 
 def test_codex_api_error_is_a_failure_of_that_turn_until_the_next_starts() -> None:
