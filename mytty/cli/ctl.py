@@ -16,18 +16,21 @@ import gc
 # the imports below cost more than the imports themselves.
 gc.disable()
 
-import json  # noqa: E402
 import math  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
-from types import ModuleType  # noqa: E402
-from typing import Any, NoReturn  # noqa: E402
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the idiom)
+if TYPE_CHECKING:  # (typing itself is a noticeable share of a mytty-ctl run)
+    from types import ModuleType
+    from typing import Any, NoReturn
 
 # CtlError is re-exported: mytty-ctl's callers catch ctl.CtlError.
 from mytty.cli.transport import CtlError as CtlError  # noqa: E402
 from mytty.cli.transport import send  # noqa: E402
 from mytty.control import spec  # noqa: E402
 from mytty.core import codes  # noqa: E402
+from mytty.protocol.jsonlite import dumps  # noqa: E402
 
 #: The extra seconds a wait's reply may take beyond the wait itself.
 WAIT_GRACE = 5.0
@@ -396,7 +399,7 @@ def run(argv: list[str]) -> int:
     if command.render is not None:
         sys.stdout.write(command.render(reply, values))
         return 0
-    line = json.dumps(reply, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    line = dumps(reply, sort_keys=True)
     # JSON allows U+2028/U+2029 raw, but many readers (Python's splitlines, JavaScript) take
     # them for line breaks: escaped, the reply stays one line for every reader.
     if "\u2028" in line or "\u2029" in line:

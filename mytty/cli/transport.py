@@ -10,14 +10,20 @@ the stdlib and :mod:`mytty.protocol.limits` (``tests/cli/test_ctl_imports.py``).
 
 from __future__ import annotations
 
-import json
 import os
-import socket
 import time
-from typing import Any, NoReturn
+
+# `_socket`, not `socket`: the Python wrapper imports `selectors` and builds its enums at import
+# (a few percent of a mytty-ctl run); the C type has every method used here.
+from _socket import AF_UNIX, SHUT_WR, SOCK_STREAM, socket
 
 from mytty.core import codes
+from mytty.protocol.jsonlite import dumps, loads
 from mytty.protocol.limits import MAX_CTL_RESPONSE_BYTES, MAX_REQUEST_BYTES
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the idiom)
+if TYPE_CHECKING:  # (typing itself is a noticeable share of a mytty-ctl run)
+    from typing import Any, NoReturn
 
 CONNECT_TIMEOUT = 5.0
 #: One ``recv`` at most; a reply is at most ``MAX_CTL_RESPONSE_BYTES``.
@@ -44,7 +50,7 @@ def _fail(code: str, message: str) -> NoReturn:
 
 def encode(obj: dict[str, Any]) -> bytes:
     """A request as the bytes of its JSON line (without the newline)."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return dumps(obj).encode("utf-8")
 
 
 def socket_path() -> str:
@@ -54,7 +60,7 @@ def socket_path() -> str:
     return control_socket(os.environ)
 
 
-def _connect_waiting(sock: socket.socket, path: str) -> None:
+def _connect_waiting(sock: socket, path: str) -> None:
     """Connect, waiting while the controller's listen queue is full (EAGAIN), up to the
     connect timeout: a busy controller is not a dead one."""
     deadline = time.monotonic() + CONNECT_TIMEOUT
@@ -68,7 +74,7 @@ def _connect_waiting(sock: socket.socket, path: str) -> None:
             time.sleep(0.005)
 
 
-def _connect(sock: socket.socket, path: str) -> None:
+def _connect(sock: socket, path: str) -> None:
     try:
         _connect_waiting(sock, path)
     except (FileNotFoundError, ConnectionRefusedError):
@@ -87,7 +93,7 @@ def _connect(sock: socket.socket, path: str) -> None:
         _fail(codes.NOT_RUNNING, f"cannot connect to {path}: {exc.strerror or exc}")
 
 
-def _receive(sock: socket.socket, timeout: float) -> bytes:
+def _receive(sock: socket, timeout: float) -> bytes:
     """The reply's first line (the controller sends one), at most the reply size limit."""
     sock.settimeout(timeout)
     chunks: list[bytes] = []
@@ -122,7 +128,7 @@ def connect(path: str) -> socket.socket:
 
 def exchange(path: str, body: bytes, timeout: float) -> dict[str, Any]:
     """Send ``body`` to the socket at ``path``; the reply object (a failure reply included)."""
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock = socket(AF_UNIX, SOCK_STREAM)
     try:
         sock.settimeout(CONNECT_TIMEOUT)
         _connect(sock, path)
@@ -136,7 +142,7 @@ def talk(sock: socket.socket, body: bytes, timeout: float) -> dict[str, Any]:
     :class:`Dropped` when the connection closes before a reply."""
     try:
         sock.sendall(body + b"\n")
-        sock.shutdown(socket.SHUT_WR)
+        sock.shutdown(SHUT_WR)
         data = _receive(sock, timeout)
     except (BrokenPipeError, ConnectionResetError):
         raise Dropped(codes.NOT_RUNNING, "the controller closed the connection") from None
@@ -150,7 +156,7 @@ def talk(sock: socket.socket, body: bytes, timeout: float) -> dict[str, Any]:
 def decode(data: bytes) -> dict[str, Any]:
     """A reply line as an object (``invalid-response`` when it is not one)."""
     try:
-        reply = json.loads(data)
+        reply = loads(data)
     except ValueError:
         _fail(codes.INVALID_RESPONSE, "the controller's reply is not JSON")
     if not isinstance(reply, dict):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
-
 from mytty.control.spec import Command
 from mytty.core import codes
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the idiom)
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from mytty.control.base import Request
     from mytty.control.ports import PaneDirectory, PaneFacts
     from mytty.protocol.replies import ListReply

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
-
 from mytty.control.spec import PANE, Command
 from mytty.control.targets import PaneParams as Params
 from mytty.control.targets import parse_pane as parse  # noqa: F401 - the command's parse()
 from mytty.core import codes
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the idiom)
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from mytty.control.ports import PaneDirectory, PaneView, TmuxAccess
     from mytty.protocol.replies import ContentReply, PaneContent
 

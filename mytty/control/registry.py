@@ -8,7 +8,8 @@ and the reference page. Commands without a ``mytty-ctl`` command have a ``None``
 from __future__ import annotations
 
 from types import ModuleType
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the idiom)
 
 if TYPE_CHECKING:
     from mytty.control.spec import Command

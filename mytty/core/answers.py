@@ -5,7 +5,12 @@ from the transcript's last assistant text. Both clip it the same way, so a job's
 ``lastAssistantMessage`` reads alike whichever path reported the turn.
 """
 
-import json
+# json.dumps(text, ensure_ascii=False) of a str is exactly this C function; importing it alone
+# keeps `json` (and the `re` it compiles) off the hook helper, which loads this module per event.
+try:
+    from _json import encode_basestring as _quote
+except ImportError:  # pragma: no cover — CPython always has _json
+    from json.encoder import py_encode_basestring as _quote
 
 #: The final answer's budget as encoded JSON (escapes included): half of the 64 KiB envelope,
 #: so the envelope always fits whatever the other fields hold.
@@ -31,7 +36,7 @@ def clamp_utf8(text: str, limit: int) -> str:
 
 
 def _json_size(text: str) -> int:
-    return len(json.dumps(text, ensure_ascii=False).encode("utf-8"))
+    return len(_quote(text).encode("utf-8"))
 
 
 def clip_answer(value: object, limit: int = MAX_ANSWER_JSON_BYTES) -> str | None:

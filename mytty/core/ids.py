@@ -63,12 +63,12 @@ def normalize_uuid(value: object) -> str | None:
     """
     if not isinstance(value, str) or len(value) != 36:
         return None
-    for i, ch in enumerate(value):
-        if i in (8, 13, 18, 23):
-            if ch != "-":
-                return None
-        elif ch not in _HEX:
-            return None
+    # (Sliced and checked as a set, not char by char: the controller runs this a few times
+    # per event.)
+    if value[8] != "-" or value[13] != "-" or value[18] != "-" or value[23] != "-":
+        return None
+    if not _HEX.issuperset(value[:8] + value[9:13] + value[14:18] + value[19:23] + value[24:]):
+        return None
     return value.upper()
 
 

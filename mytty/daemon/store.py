@@ -658,8 +658,7 @@ class EventStore:
     def _run_batch(self, conn: sqlite3.Connection, batch: list[_Pending]) -> None:
         if self._gone:
             gone = StoreError("the event store file is gone (see the first error in the log)")
-            for _op, fut in batch:
-                self._settle(fut, None, gone)
+            self._settle_all([(fut, None, gone) for _op, fut in batch])
             return
         results: list[object] = []
         try:
@@ -673,8 +672,7 @@ class EventStore:
                 self._gone = True
                 log.error("%s", problem)
                 error = StoreError(problem)
-                for _op, fut in batch:
-                    self._settle(fut, None, error)
+                self._settle_all([(fut, None, error) for _op, fut in batch])
                 return
         except Exception as exc:  # noqa: BLE001 - not just sqlite3.Error: a dead writer would hang every insert
             try:
@@ -690,11 +688,11 @@ class EventStore:
                 self._failing_since = time.time()
             self._failed_batches += 1
             error = StoreError(str(exc))
-            for _op, fut in batch:
-                self._settle(fut, None, error)
+            self._settle_all([(fut, None, error) for _op, fut in batch])
             return
-        for (_op, fut), result in zip(batch, results, strict=True):
-            self._settle(fut, result, None)
+        self._settle_all(
+            [(fut, result, None) for (_op, fut), result in zip(batch, results, strict=True)]
+        )
         if self._failed_batches:
             log.warning(
                 "event store writes work again: %d write batches failed since %s (their "
@@ -729,15 +727,23 @@ class EventStore:
         finally:
             conn.close()
 
-    def _settle(self, fut: asyncio.Future[object], result: object, error: Exception | None) -> None:
+    def _settle_all(
+        self, outcomes: list[tuple[asyncio.Future[object], object, Exception | None]]
+    ) -> None:
+        """Resolve a batch's futures in the loop, in order, with one wake-up of the loop.
+
+        One ``call_soon_threadsafe`` per batch, not per write: each call writes the loop's
+        self-pipe and wakes it, which under a hook flood cost more than the inserts.
+        """
         assert self._loop is not None
 
         def settle() -> None:
-            if fut.done():
-                return
-            if error is not None:
-                fut.set_exception(error)
-            else:
-                fut.set_result(result)
+            for fut, result, error in outcomes:
+                if fut.done():
+                    continue
+                if error is not None:
+                    fut.set_exception(error)
+                else:
+                    fut.set_result(result)
 
         self._loop.call_soon_threadsafe(settle)

@@ -22,9 +22,8 @@ Long actions are cut to fit the 64 KiB envelope (``truncated``: no rule can read
 that is not valid Unicode is made printable the same way (``\\udXXX`` escapes) and marked so.
 """
 
-import json
-
 from mytty.hook.fields import sanitize_tool_name
+from mytty.protocol.jsonlite import SPACED, dumps
 
 #: Budgets of the envelope's 64 KiB (bytes of JSON text, escapes included).
 COMMAND_BUDGET = 24 * 1024
@@ -38,7 +37,7 @@ _PATH_KEYS = ("file_path", "notebook_path", "path")
 
 
 def _json_size(text: str) -> int:
-    return len(json.dumps(text, ensure_ascii=False).encode("utf-8"))
+    return len(dumps(text).encode("utf-8"))
 
 
 def _readable(text: str) -> tuple[str, bool]:
@@ -87,7 +86,7 @@ def _diff(tool_input: dict[str, object]) -> str | None:
         )
     edits = tool_input.get("edits")
     if isinstance(edits, list):
-        return json.dumps(edits, ensure_ascii=False)
+        return dumps(edits, separators=SPACED)
     return None
 
 
@@ -122,7 +121,7 @@ def approval_object(payload: dict[str, object]) -> dict[str, object] | None:
         out["paths"] = kept
     diff = _diff(tool_input)
     if diff is None and not isinstance(command, str) and not kept and tool_input:
-        diff = json.dumps(tool_input, ensure_ascii=False)  # an unknown tool: show its input
+        diff = dumps(tool_input, separators=SPACED)  # an unknown tool: show its input
     if diff is not None:
         out["diff"], _cut = clip(diff, DIFF_BUDGET)  # a cut diff still shows what changes
     description = tool_input.get("description")
@@ -157,4 +156,4 @@ def decision_output(line: object) -> bytes | None:
     if behavior == "deny" and isinstance(message, str) and message:
         decision["message"] = message
     reply = {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}
-    return json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    return dumps(reply).encode("utf-8") + b"\n"

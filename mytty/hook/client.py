@@ -7,11 +7,14 @@ the same deadline: events are idempotent by id, so a duplicate is harmless.
 """
 
 import errno
-import json
 import os
-import socket
 import time
 
+# `_socket`, not `socket`: the Python wrapper imports `selectors` and builds its enums at import,
+# about 1 ms of the helper's start-up; the C type has every method used here.
+from _socket import AF_UNIX, SHUT_WR, SOCK_STREAM, socket
+
+from mytty.protocol.jsonlite import loads
 from mytty.protocol.limits import MAX_EVENT_RESPONSE_BYTES
 
 #: The first attempt may use at most this long, leaving the rest of the deadline to the retry.
@@ -41,7 +44,7 @@ def _remaining(deadline: float) -> float:
     return left
 
 
-def _read_line(sock: socket.socket, reply: bytearray, deadline: float, max_reply: int) -> None:
+def _read_line(sock: socket, reply: bytearray, deadline: float, max_reply: int) -> None:
     """Read into ``reply`` until it holds a newline, EOF, or the deadline (TimeoutError)."""
     while b"\n" not in reply:
         sock.settimeout(_remaining(deadline))
@@ -54,7 +57,7 @@ def _read_line(sock: socket.socket, reply: bytearray, deadline: float, max_reply
 
 
 #: A connection left open after its first reply line, with what was read past that line.
-Kept = list[tuple[socket.socket, bytes]]
+Kept = list[tuple[socket, bytes]]
 
 
 def _exchange(
@@ -62,14 +65,14 @@ def _exchange(
 ) -> bytes:
     """One request and its first reply line. ``keep``: leave the socket open and hand it over
     (a held PermissionRequest reads a second line from it)."""
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock = socket(AF_UNIX, SOCK_STREAM)
     try:
         sock.settimeout(_remaining(deadline))
         sock.connect(path)
         sock.settimeout(_remaining(deadline))
         sock.sendall(line)
         try:
-            sock.shutdown(socket.SHUT_WR)
+            sock.shutdown(SHUT_WR)
         except OSError:
             pass  # the server may already have answered and closed; read what it sent
         reply = bytearray()
@@ -129,7 +132,7 @@ def deliver(
     if not reply_line:
         raise DeliveryError("mytty closed the connection without answering")
     try:
-        reply = json.loads(reply_line)
+        reply = loads(reply_line)
     except ValueError:  # includes UnicodeDecodeError and JSONDecodeError
         raise DeliveryError("mytty's reply is not valid JSON") from None
     if not isinstance(reply, dict):
@@ -138,7 +141,7 @@ def deliver(
 
 
 def read_decision(
-    sock: socket.socket, hold_until: float, already: bytes = b""
+    sock: socket, hold_until: float, already: bytes = b""
 ) -> dict[str, object] | None:
     """The decision line of a held PermissionRequest (``already``: what came with the first
     line), read until ``hold_until`` (a ``time.monotonic()`` instant); None when it does not
@@ -152,7 +155,7 @@ def read_decision(
         sock.close()
     line = bytes(reply).split(b"\n", 1)[0].strip()
     try:
-        decoded = json.loads(line)
+        decoded = loads(line)
     except ValueError:
         return None
     return decoded if isinstance(decoded, dict) else None

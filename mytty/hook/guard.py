@@ -14,7 +14,6 @@ Claude Code and Codex read the same deny on stdout (exit 0)::
 
 from __future__ import annotations
 
-import json
 import os
 
 from mytty.core.kill_guard import GUARD_VAR, WORKER_VAR, GuardInput, check_argv, check_shell
@@ -70,6 +69,8 @@ def pre_tool_use_reply(
         return None
     if refusal is None:
         return None
+    import json  # only for a deny: json's import is a good part of the helper's start
+
     reply = {
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",

@@ -5,9 +5,8 @@ The event id hashes the provider, the kind and the *whole* payload, so a hook th
 Neither the surface, the clock nor anything from the environment is part of it.
 """
 
-import json
-
 from mytty.core.ids import RunId, stable_uuid
+from mytty.protocol.jsonlite import dumps
 
 
 def canonical_payload(payload: object) -> str:
@@ -16,11 +15,11 @@ def canonical_payload(payload: object) -> str:
     A payload holding a lone surrogate (from a ``\\udXXX`` escape) cannot be UTF-8 encoded; such
     payloads fall back to ASCII escapes, which is still deterministic.
     """
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = dumps(payload, sort_keys=True)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        text = dumps(payload, sort_keys=True, ensure_ascii=True)
     return text
 
 

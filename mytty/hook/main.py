@@ -28,18 +28,23 @@ sends ``MYTTY_SURFACE_ID``/``MYTTY_EVENT_CAPABILITY`` when the pane has them and
 delivers: surface ``00000000-0000-0000-0000-000000000000`` and no ``capability`` key. Every
 other provider needs both and fails (exit 1) without them.
 
-Start-up time matters as much as correctness: this module and everything it imports at the
-top level use only cheap stdlib modules (``json``, ``socket``, ``os``, ``time``, ``select``,
-``types``, which the adapters load anyway) and ``mytty.core.ids`` / ``mytty.protocol.limits``.
+Start-up time matters as much as correctness: an ordinary event's run imports only builtin and
+C stdlib modules (``os``, ``time``, ``select``, ``errno``, ``_json``, ``_socket``, ``_sha256``)
+and a few small mytty modules; not the ``json`` or ``socket`` packages, ``re``, ``types`` or
+``typing`` (:mod:`mytty.protocol.jsonlite`, :mod:`mytty.hook.client`).
+``scripts/bench/hook_latency`` measures it against ``python -I -c 'import json, socket'``.
 """
 
 import os
 import sys
 import time
-from types import ModuleType
 
 from mytty.hook.mapping import APPROVAL_REQUESTED, PROVIDERS, HookMapping
 from mytty.protocol.limits import MAX_HOOK_STDIN_BYTES, MAX_REQUEST_BYTES
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the idiom)
+if TYPE_CHECKING:
+    from types import ModuleType
 
 #: The providers whose PermissionRequest hook can take a decision (both read the same reply).
 _DECIDING_PROVIDERS = frozenset({"claude-code", "codex"})
@@ -100,10 +105,10 @@ def _read_stdin(deadline: float) -> tuple[bytes, str | None]:
 
 
 def _parse(raw: bytes) -> tuple[dict[str, object] | None, str | None]:
-    import json
+    from mytty.protocol.jsonlite import loads
 
     try:
-        payload = json.loads(raw)
+        payload = loads(raw)
     except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         return None, "hook payload is not valid JSON"
     if not isinstance(payload, dict):
@@ -266,7 +271,7 @@ def _decide_or_not(
 
 
 def _read_payload(
-    adapter: ModuleType, deadline: float
+    adapter: "ModuleType", deadline: float
 ) -> tuple[dict[str, object] | None, str | None]:
     """The hook's payload (or why there is none), after printing the provider's neutral reply.
 
@@ -291,8 +296,8 @@ def _guard_denied(provider: str, payload: dict[str, object]) -> bool:
     controller. Claude Code and Codex read a hook's JSON only after exit 0, so a deny ends the
     run at once (neither provider's PreToolUse is an event mytty follows).
     """
-    if not os.environ.get("MYTTY_TMUX_GUARD"):
-        return False
+    if not os.environ.get("MYTTY_TMUX_GUARD") or payload.get("hook_event_name") != "PreToolUse":
+        return False  # (the guard's own first test, made before importing it)
     from mytty.hook.guard import pre_tool_use_reply
 
     deny = pre_tool_use_reply(provider, payload, os.environ)
@@ -303,7 +308,7 @@ def _guard_denied(provider: str, payload: dict[str, object]) -> bool:
 
 
 def _deliver(
-    adapter: ModuleType,
+    adapter: "ModuleType",
     payload: dict[str, object],
     line: bytes,
     lead_notices: bool,

@@ -6,8 +6,9 @@ rest of the helper). This module writes the very same bytes from plain strings â
 same compact separators, same millisecond ``Z`` timestamps â€” and a test holds the two equal.
 """
 
-import json
 import time
+
+from mytty.protocol.jsonlite import dumps
 
 #: Schema version of both the envelope and the event (core.events.SCHEMA_VERSION).
 SCHEMA_VERSION = 1
@@ -83,5 +84,5 @@ def encode_event_line(
         envelope["leadNotices"] = True
     if approval is not None:
         envelope["approval"] = approval
-    text = json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
+    text = dumps(envelope)
     return text.encode("utf-8") + b"\n"

@@ -84,8 +84,8 @@ def test_ctl_path_imports_nothing_heavy(argv: list[str], fake: FakeController) -
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     modules = imported_modules(proc.stderr)
-    assert "mytty.cli.ctl" in modules or "json" in modules  # the probe really saw the imports
-    assert "socket" in modules
+    assert "mytty.cli.transport" in modules  # the probe really saw the imports
+    assert "_socket" in modules
     assert forbidden_in(modules) == []
     if argv[0] not in ("--help", "guide"):
         assert fake.connections == 1
@@ -98,6 +98,24 @@ def test_ctl_path_imports_nothing_heavy(argv: list[str], fake: FakeController) -
         source = (Path(registry.__file__).parent / f"{module}.py").read_text()
         shared = {"mytty.control.targets"} if "mytty.control.targets" in source else set()
         assert control == CONTROL_FRAME | {f"mytty.control.{module}"} | shared
+
+
+@pytest.mark.parametrize("argv", [["list"], ["read", PANE]])
+def test_the_loop_commands_skip_typing(argv: list[str], fake: FakeController) -> None:
+    """A lead runs list/read in loops: not even ``typing`` (a tenth of a run), the ``json``
+    package or ``socket.py`` is imported (mytty.protocol.jsonlite and ``_socket`` do)."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "mytty.cli.ctl", *argv],
+        env=ctl_env(fake.path),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    modules = imported_modules(proc.stderr)
+    assert "mytty.cli.transport" in modules  # the probe really saw the command's imports
+    assert not {"typing", "json", "socket", "selectors"} & modules
 
 
 _PROBE = """
@@ -121,7 +139,7 @@ def test_sys_modules_after_a_command(fake: FakeController) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     modules = set(json.loads(proc.stderr.strip().splitlines()[-1]))
-    assert "socket" in modules and "mytty.cli.ctl" in modules
+    assert "_socket" in modules and "mytty.cli.ctl" in modules
     assert forbidden_in(modules) == []
 
 

@@ -35,6 +35,9 @@ SLOW_MODULES = {
     "mytty.core.errors",
     "mytty.protocol.envelope",
 }
+# Stdlib packages the floor (`python -I -c 'import json, socket'`) loads and the helper does
+# without (mytty.protocol.jsonlite, _socket): an ordinary delivery starts faster than that floor.
+FLOOR_MODULES = {"json", "socket", "selectors", "re", "enum", "types", "functools", "collections"}
 THIRD_PARTY = {"typer", "rich", "libtmux", "psutil", "tomlkit", "click"}
 
 # Deliver one event through main() in a fresh isolated interpreter, then list sys.modules.
@@ -109,6 +112,7 @@ def test_delivery_path_skips_slow_and_third_party_modules(
 ) -> None:
     modules = set(_loaded_modules(provider, payload, sock_dir))
     assert not modules & SLOW_MODULES
+    assert not modules & FLOOR_MODULES, sorted(modules & FLOOR_MODULES)
     assert not {m.split(".")[0] for m in modules} & THIRD_PARTY
     mytty_modules = {m for m in modules if m.split(".")[0] == "mytty"}
     assert all(m == "mytty" or m.startswith(ALLOWED_MYTTY) for m in mytty_modules)

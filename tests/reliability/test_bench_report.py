@@ -23,6 +23,7 @@ REPORT = TESTS_DIR.parent / "scripts" / "bench" / "report"
 OPTIONAL: set[str] = {"hosts.list", "hosts.fresh", "hosts.exec"}  # need root: a 2nd account
 WITH_FLOOR = {
     "hook.wrapper", "hook.launcher", "ctl.list", "ctl.read", "ingest.rate", "ingest.p99",
+    "approvals.bare", "ctl.list.bare", "ctl.read.bare",
     "wake.p95.1", "wake.p95.1000", "list.1", "list.50", "list.200", "idle.rss.50",
     "idle.rss.200", "restart.100k", "spawn.10", "crash", "native.exit_p95",
 }  # fmt: skip

@@ -42,6 +42,7 @@ class RunBook:
         "_by_surface",
         "_event_ids_by_run",
         "_max_per_pane",
+        "_relevant",
         "_runs",
         "_seen",
     )
@@ -55,6 +56,9 @@ class RunBook:
         self._event_ids_by_run: dict[RunId, dict[str, None]] = {}
         # Continuation run id → the run it was folded into (rebuilt from runs' continuations).
         self._aliases: dict[RunId, RunId] = {}
+        # most_relevant's answer per pane, dropped whenever one of the pane's runs changes:
+        # asked per pane on every tmux publish and list, it was a scan of all the pane's runs.
+        self._relevant: dict[SurfaceId, AgentRun] = {}
 
     def __len__(self) -> int:
         return len(self._runs)
@@ -125,8 +129,12 @@ class RunBook:
 
     def _store(self, run: AgentRun) -> RunId | None:
         """Keep ``run``; return the id of a run dropped to stay within the per-pane bound."""
-        new = run.id not in self._runs
+        old = self._runs.get(run.id)
+        new = old is None
         self._runs[run.id] = run
+        self._relevant.pop(run.surface_id, None)
+        if old is not None and old.surface_id != run.surface_id:
+            self._relevant.pop(old.surface_id, None)
         for alias in run.continuations:
             self._aliases[alias] = run.id
         bucket = self._by_surface.setdefault(run.surface_id, {})
@@ -168,10 +176,14 @@ class RunBook:
         wins, then the later updatedAt; among inactive runs the later updatedAt (None is the
         distant past) wins, then the higher priority. Remaining ties go to the greater run id.
         """
+        known = self._relevant.get(surface_id)
+        if known is not None:
+            return known
         runs = self.runs_for_surface(surface_id)
         if not runs:
             return None
-        return max(runs, key=_relevance)
+        best = self._relevant[surface_id] = max(runs, key=_relevance)
+        return best
 
     def latest_run(self, surface_id: SurfaceId, provider: AgentProvider) -> AgentRun | None:
         """The provider's run on the pane with the newest updatedAt (ties: greater run id).
@@ -195,6 +207,7 @@ class RunBook:
         """
         run = self._runs.pop(run_id, None)
         if run is not None:
+            self._relevant.pop(run.surface_id, None)
             for alias in run.continuations:
                 self._aliases.pop(alias, None)
             surface_runs = self._by_surface.get(run.surface_id)

@@ -5,10 +5,12 @@ only its own provider's module. Providers that expect an answer on stdout also d
 ``neutral_reply(payload) -> bytes | None``; ``payload`` is None when stdin could not be read.
 """
 
-from types import ModuleType
-
 from mytty.core import vocab
 from mytty.hook.mapping import PROVIDERS
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the idiom)
+if TYPE_CHECKING:
+    from types import ModuleType
 
 _MODULES = {
     vocab.CODEX: "codex",
@@ -19,7 +21,7 @@ _MODULES = {
 }
 
 
-def load_adapter(provider: str) -> ModuleType:
+def load_adapter(provider: str) -> "ModuleType":
     """The adapter module for a provider raw value. Raises KeyError for an unknown provider."""
     if provider not in PROVIDERS:
         raise KeyError(provider)

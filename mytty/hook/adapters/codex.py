@@ -26,13 +26,12 @@ message); every other ``PostModelRequest`` (one per model request) is ignored. T
 from the rollout, where the controller also finds the limit when this hook is not installed.
 """
 
-import json
-
 from mytty.hook import mapping as k
 from mytty.hook.adapters.notice import notice_output, takes_notice
 from mytty.hook.adapters.turns import turn_mapping
 from mytty.hook.fields import sanitize_tool_name, sanitize_tool_use_id, text_field
 from mytty.hook.mapping import INPUT_TOOLS, HookMapping
+from mytty.protocol.jsonlite import loads
 
 __all__ = ["map_payload", "notice_output", "takes_notice"]  # notices: see adapters.notice
 
@@ -120,7 +119,7 @@ def _spawned_agent(response: object) -> str | None:
     """The ``agent_id`` in a ``spawn_agent`` result (a JSON text, or already an object)."""
     if isinstance(response, str):
         try:
-            response = json.loads(response)
+            response = loads(response)
         except ValueError:
             return None
     if not isinstance(response, dict):

@@ -8,8 +8,6 @@ before a turn (a prompt being submitted; a session starting, resuming or compact
 mid-turn. Which versions honour it is proven by tests/realagents/test_lead_notices.py.
 """
 
-import json
-
 #: The hooks whose output can add context (the same names for Claude Code and Codex).
 CONTEXT_HOOKS = frozenset({"UserPromptSubmit", "SessionStart"})
 
@@ -25,6 +23,8 @@ def takes_notice(payload: dict[str, object]) -> bool:
 
 def notice_output(payload: dict[str, object], text: str) -> bytes:
     """The hook's stdout that adds ``text`` to the model's context."""
+    import json  # only when a notice came: json's import is a good part of the helper's start
+
     output = {
         "hookSpecificOutput": {
             "hookEventName": payload.get("hook_event_name"),

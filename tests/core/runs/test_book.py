@@ -337,6 +337,29 @@ def test_replay_is_deterministic_and_idempotent(events: list[AgentEvent]) -> Non
         assert twice.most_relevant(pane) == once.most_relevant(pane)
 
 
+@given(events_strategy)
+def test_the_remembered_most_relevant_run_is_always_the_scanned_one(
+    events: list[AgentEvent],
+) -> None:
+    """most_relevant remembers its answer per pane; asked after every event (and after
+    forgetting runs), it is what a fresh scan of the pane's runs gives."""
+    from mytty.core.runs.book import _relevance
+
+    def scanned(book: RunBook, pane: str) -> AgentRun | None:
+        runs = book.runs_for_surface(pane)  # type: ignore[arg-type]
+        return max(runs, key=_relevance) if runs else None
+
+    book = RunBook(max_runs_per_pane=3)  # small, so overflow drops runs too
+    for event in events:
+        book.apply(event)
+        for pane in PANE_POOL:
+            assert book.most_relevant(pane) == scanned(book, pane)
+    for run in book.all_runs()[::2]:
+        book.forget_run(run.id)
+        for pane in PANE_POOL:
+            assert book.most_relevant(pane) == scanned(book, pane)
+
+
 def test_a_run_keeps_the_last_answer_its_turn_end_reported() -> None:
     book = RunBook()
     book.apply(ev(K.STARTED, at=1.0))
