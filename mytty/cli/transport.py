@@ -114,9 +114,9 @@ def _receive(sock: socket, timeout: float) -> bytes:
     return b"".join(chunks).split(b"\n", 1)[0]
 
 
-def connect(path: str) -> socket.socket:
+def connect(path: str) -> socket:
     """A connection to the socket at ``path`` (CtlError as :func:`exchange` says them)."""
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock = socket(AF_UNIX, SOCK_STREAM)
     try:
         sock.settimeout(CONNECT_TIMEOUT)
         _connect(sock, path)
@@ -137,7 +137,7 @@ def exchange(path: str, body: bytes, timeout: float) -> dict[str, Any]:
         sock.close()
 
 
-def talk(sock: socket.socket, body: bytes, timeout: float) -> dict[str, Any]:
+def talk(sock: socket, body: bytes, timeout: float) -> dict[str, Any]:
     """Send ``body`` over a connected socket; the reply object (a failure reply included).
     :class:`Dropped` when the connection closes before a reply."""
     try:
