@@ -9,6 +9,9 @@
 # line to $MYTTY_HOME/shell/<surface>.ev. Everything that runs at a prompt is a bash builtin:
 # no process is forked per prompt, and nothing waits for the controller (a missing one is
 # simply not told). Set MYTTY_SHELL_OSC133=0 to keep the marks off (the events still flow).
+# ~/.profile may hold the line too (tmux's login bash reads it), and a POSIX sh reads that
+# file as well: leave before sh parses the bash below (a separate command, so it runs first).
+[ -n "${BASH_VERSION:-}" ] || return 0
 if [ -z "${__mytty_bash_loaded:-}" ]; then
 __mytty_bash_loaded=1
 

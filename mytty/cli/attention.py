@@ -37,7 +37,9 @@ def command(
         "--ack",
         help="Mark a run's open items as seen (its run id or a unique prefix; repeatable).",
     ),
-    ack_all: bool = typer.Option(False, "--ack-all", help="Mark every open item as seen."),
+    ack_all: bool = typer.Option(
+        False, "--ack-all", help="Mark every open item as seen (and say how many)."
+    ),
     live: bool = typer.Option(
         False, "--watch", help="A live view that follows the events (Ctrl-C stops it)."
     ),
@@ -53,15 +55,17 @@ def command(
     with client.exit_on_error():
         names = fanout.selected(hosts)
         values: dict[str, object] = {}
+        listed = client.request("attention").get("items", []) if ack or ack_all else []
         if ack:
             local = views.acknowledge(ack)  # a run b:RUN is acknowledged on host b
             if local:
-                listed = client.request("attention").get("items", [])
                 values["acknowledge"] = _resolve_runs(local, listed)
         if ack_all:
             values["acknowledgeAll"] = True
         reply = client.request("attention", values)
         remote = views.followed(names, refresh=bool(ack)) if names else []
+    if "acknowledge" in values or ack_all:  # (another host's runs are said by views)
+        client.say(_acknowledged(listed, reply.get("items", [])))
     if live:
         with client.exit_on_error():
             watch(show_all, names)
@@ -79,6 +83,17 @@ def command(
 
 def _host_json(host: dict[str, Any]) -> dict[str, Any]:
     return {k: host.get(k) for k in ("name", "state", "since", "lastSeen", "error")}
+
+
+def _acknowledged(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> str:
+    """``acknowledged 3 items``: the items open before the request and resolved after it."""
+
+    def key(item: dict[str, Any]) -> tuple[str, str, str]:
+        return (str(item["runID"]), str(item["kind"]), str(item["createdAt"]))
+
+    resolved = {key(i) for i in after if i.get("resolvedAt")}
+    count = sum(1 for i in before if not i.get("resolvedAt") and key(i) in resolved)
+    return f"acknowledged {count} item{'' if count == 1 else 's'}"
 
 
 def _resolve_runs(wanted: list[str], items: list[dict[str, Any]]) -> list[str]:

@@ -11,7 +11,7 @@ into it. Requests are built from the control commands' declarations
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 import typer
@@ -139,3 +139,14 @@ def _printable_hook() -> RenderHook:
             return [Printable(r) for r in renderables]
 
     return Hook()
+
+
+def fits(rows: Sequence[Sequence[str]], width: int, per_column: int = 3) -> bool:
+    """Whether a table of ``rows`` fits ``width`` columns with no cell wrapped or cut
+    (``per_column``: each column's padding and rule). What a user must copy (a path, a
+    command) is never cut: a table that does not fit is printed another way (one block per row,
+    soft-wrapped by the terminal)."""
+    if not rows:
+        return True
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+    return sum(widths) + per_column * len(widths) + 1 <= width

@@ -98,13 +98,52 @@ def _record_socket(home: Home, socket_path: str) -> None:
         pass  # only a convenience for `mytty up`'s recovery
 
 
+# -- which tmux server -------------------------------------------------------------------------
+def socket_choice(tmux_socket: str | None, env: dict[str, str] | None = None) -> tuple[str, str]:
+    """The tmux server a controller started now binds to, and why: the order of
+    :func:`mytty.tmux.bootstrap.resolve_socket`, in words for the user."""
+    from mytty.tmux.bootstrap import resolve_socket
+
+    env = dict(os.environ) if env is None else env
+    path = resolve_socket(tmux_socket, env)
+    if tmux_socket:
+        return path, "--tmux-socket"
+    if env.get("MYTTY_TMUX_SOCKET"):
+        return path, "$MYTTY_TMUX_SOCKET"
+    if env.get("TMUX"):
+        return path, "the server of $TMUX, the tmux you are in"
+    return path, "your default tmux server"
+
+
+def refuse_other_server(tmux_socket: str | None) -> None:
+    """A running controller stays on its server: a ``--tmux-socket`` (or
+    ``$MYTTY_TMUX_SOCKET``) naming another is refused with ``already-running``, never ignored."""
+    if not tmux_socket and not os.environ.get("MYTTY_TMUX_SOCKET"):
+        return  # nothing asked for explicitly
+    home = client.home()
+    running_on = recorded_socket(home)
+    wanted, why = socket_choice(tmux_socket)
+    if running_on is None or os.path.realpath(running_on) == os.path.realpath(wanted):
+        return
+    client.fail(
+        ErrorCode.ALREADY_RUNNING,
+        f"the controller of {home.root} runs on the tmux server at {running_on}, not {wanted} "
+        f"({why}); run `mytty stop` first to move it, or give the other server its own "
+        "MYTTY_HOME",
+    )
+
+
 # -- start -------------------------------------------------------------------------------------
 def start(tmux_socket: str | None, *, announce: bool = False) -> bool:
-    """Start a background controller unless one answers. True when it was started now."""
+    """Start a background controller unless one answers. True when it was started now.
+    A running one on another server than the one asked for is refused (see
+    :func:`refuse_other_server`)."""
     if client.running():
+        refuse_other_server(tmux_socket)
         return False
     if announce:
-        client.say("starting the controller")
+        path, why = socket_choice(tmux_socket)
+        client.say(f"starting the controller on the tmux server at {path} ({why})")
     home = client.home()
     with client.exit_on_error():
         prepare_home(home)
@@ -235,14 +274,22 @@ def ensure_session(tmux_socket: str | None, started: bool) -> Session:
         failure = exc
     from mytty.tmux.bootstrap import server_alive
 
-    socket_path = tmux_socket or recorded_socket(client.home())
+    recorded = recorded_socket(client.home())
+    socket_path = tmux_socket or recorded
     if socket_path is None or server_alive(socket_path):
         # The server is there (the controller is only reconnecting): a restart would lose
         # its jobs for nothing.
         client.fail(failure.code, f"{failure.message}; try again in a moment")
     # The controller never starts a server again by itself (a server the user killed stays
-    # dead); `mytty up` is the user asking for one, so restart the controller onto a new one.
-    client.say(f"the tmux server at {socket_path} is gone; restarting the controller on a new one")
+    # dead); `mytty up` is the user asking for one, so restart the controller onto a new one:
+    # on the server asked for, else on the one it ran on (not wherever this shell points).
+    why = (
+        "--tmux-socket"
+        if tmux_socket
+        else "where this home's controller ran; --tmux-socket X for another"
+    )
+    gone = f"the tmux server at {recorded or socket_path} is gone"
+    client.say(f"{gone}; restarting the controller on a new one at {socket_path} ({why})")
     stop()
     start(socket_path)
     with client.exit_on_error():

@@ -70,8 +70,19 @@ def find_command(argv: list[str]) -> tuple[ModuleType, list[str]]:
         return module, argv[2:]
     module = registry.module_for(word)
     if module is None:
-        _fail(codes.USAGE, f"unknown command {word!r}; run mytty-ctl --help")
+        _fail(codes.USAGE, f"unknown command {word!r}{_did_you_mean(word)}; run mytty-ctl --help")
     return module, argv[1:]
+
+
+def _did_you_mean(word: str) -> str:
+    """`` (did you mean integration?)`` for a near miss such as ``mytty integrations``'s noun."""
+    import difflib
+
+    from mytty.control import registry
+
+    words = [*registry.GROUPS, *(n for n, _ in registry.ENTRIES if n and " " not in n)]
+    close = difflib.get_close_matches(word, words, n=1, cutoff=0.8)
+    return f" (did you mean {close[0]}?)" if close else ""
 
 
 def _one_of(words: tuple[str, ...]) -> str:
@@ -188,7 +199,10 @@ def _check_choice(
     choices: tuple[str, ...], code: str, label: str, text: str, values: spec.Values
 ) -> None:
     if choices and text not in choices:
-        values.fail(code, f"{label} must be {_one_of(choices)}, got {_short(text)}")
+        from mytty.core.vocab import suggestion
+
+        hint = suggestion(text, choices)
+        values.fail(code, f"{label} must be {_one_of(choices)}, got {_short(text)}{hint}")
 
 
 def build_request(
@@ -397,9 +411,14 @@ def run(argv: list[str]) -> int:
 def main() -> None:
     try:
         code = run(sys.argv[1:])
+        sys.stdout.flush()
     except KeyboardInterrupt:
         code = 130
-    sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (``| head``): end quietly, as other Unix tools do. stdout now
+        # points at /dev/null so the interpreter's last flush finds no closed pipe either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
     sys.exit(code)
 
 

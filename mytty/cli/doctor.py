@@ -75,6 +75,7 @@ class Doctor:
             self.config,
             self.admission,
             self.this_pane,
+            self.shell_rc,
             self.integrations,
             self.verified_versions,
             self.passthrough,
@@ -169,10 +170,21 @@ class Doctor:
                 self.add("sockets", "ok", f"{sock} (mode {stat.S_IMODE(st.st_mode):04o})")
 
     def config(self) -> None:
-        from mytty.daemon.config.load import config_path, read_settings
+        from mytty.daemon.config.load import (
+            KEEPING_SETTINGS,
+            USING_DEFAULTS,
+            config_path,
+            read_settings,
+        )
 
         path = config_path(self.home.root)
-        _settings, warnings = read_settings(self.home.root)
+        # What the file's state means depends on who reads it: the running controller keeps
+        # what it has and reads the file again on every save; a start takes the defaults.
+        if self.running:
+            keep, then = KEEPING_SETTINGS, "the running controller reads it again when you save"
+        else:
+            keep, then = USING_DEFAULTS + " at the next start", "then mytty up"
+        _settings, warnings = read_settings(self.home.root, keep)
         if not path.exists():
             self.add("config", "note", f"{path} does not exist yet (the first start writes it)")
             return
@@ -182,7 +194,7 @@ class Doctor:
                 "config",
                 "fail" if broken else "warn",
                 warning,
-                f"edit {path} (see docs/reference/config.md); then mytty stop; mytty up",
+                f"edit {path} (see docs/reference/config.md); {then}",
             )
         if not warnings:
             self.add("config", "ok", str(path))
@@ -283,6 +295,47 @@ class Doctor:
             )
         else:
             self.add("mytty-ctl", "ok", ctl)
+
+    def shell_rc(self) -> None:
+        """Where the rc line is, and whether the shells of panes opened by hand read it: tmux
+        starts login shells, and a login bash reads ~/.bashrc only through its login file."""
+        from mytty.cli.shell_integration import login_file, rc_file
+        from mytty.core.shell.rc import MARKER, Shell
+
+        try:
+            shell = Shell(os.path.basename(self.env.get("SHELL", "")))
+        except ValueError:
+            return  # another shell: mytty has no integration line for it
+        fix = f"mytty shell-integration install {shell.value}"
+
+        def has_line(path: Path) -> bool:
+            try:
+                return MARKER in path.read_bytes()
+            except OSError:
+                return False
+
+        rc = rc_file(shell, self.env)
+        login = login_file(self.env) if shell is Shell.BASH else None
+        in_rc, in_login = has_line(rc), login is not None and has_line(login)
+        if not in_rc and not in_login:
+            self.add(
+                "shell rc",
+                "note",
+                f"the integration line is not in {rc}: panes you open with tmux's keys get no "
+                "mytty identity (panes mytty opens have one)",
+                fix,
+            )
+        elif login is not None and not in_login:
+            self.add(
+                "shell rc",
+                "warn",
+                f"the line is in {rc}, but tmux starts login shells, which read {login} and "
+                f"not {rc} ({login} does not run it): panes you open get no identity",
+                fix,
+            )
+        else:
+            where = f"{rc} and {login}" if login is not None else str(rc)
+            self.add("shell rc", "ok", f"loaded by login and interactive shells ({where})")
 
     # -- integrations and notifications ---------------------------------------------------------
     def integrations(self) -> None:
@@ -462,20 +515,34 @@ def doctor_command(
 def _print(findings: list[Finding]) -> None:
     from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title="mytty doctor", show_lines=False, expand=False)
-    table.add_column("", no_wrap=True)
-    table.add_column("check", no_wrap=True)
-    table.add_column("finding")
-    table.add_column("fix")
-    for f in findings:
-        style = _STYLES[f.status]
-        # Findings quote config sections ("[notify] ...") that rich would read as markup.
-        table.add_row(
-            f"[{style}]{_MARKS[f.status]}[/]", escape(f.area), escape(f.detail), escape(f.fix or "")
-        )
     console = client.console()
-    console.print(table)
+    cells = [(_MARKS[f.status], f.area, f.detail, f.fix or "") for f in findings]
+    if client.fits(cells, console.width):
+        table = Table(title="mytty doctor", show_lines=False, expand=False)
+        for name in ("", "check", "finding", "fix"):
+            table.add_column(name, no_wrap=True)
+        for f in findings:
+            style = _STYLES[f.status]
+            # Findings quote config sections ("[notify] ...") that rich would read as markup.
+            table.add_row(
+                f"[{style}]{_MARKS[f.status]}[/]",
+                escape(f.area),
+                escape(f.detail),
+                escape(f.fix or ""),
+            )
+        console.print(table)
+    else:
+        # Too narrow for the table: one block per finding, each line whole (the terminal
+        # wraps it), so a path or a command in it can be copied as it is.
+        console.print(Text("mytty doctor", style="bold"))
+        for f in findings:
+            line = Text(_MARKS[f.status], style=_STYLES[f.status])
+            line.append(f" {f.area}: {f.detail}")
+            console.print(line, soft_wrap=True)
+            if f.fix:
+                console.print(Text(f"    fix: {f.fix}"), soft_wrap=True)
     counts = {s: sum(1 for f in findings if f.status == s) for s in ("fail", "warn")}
     if counts["fail"]:
         console.print(f"[bold red]{counts['fail']} broken[/], {counts['warn']} warning(s)")

@@ -71,6 +71,16 @@ def _report(changed: list[str], warnings: list[str], statuses: list[api.Integrat
         _print_status(console, status)
 
 
+def _provider(name: str) -> AgentProvider:
+    """The provider ``name`` names; the human command also takes ``claude`` for claude-code
+    (agent spawn's word for it)."""
+    from mytty.core.vocab import PROVIDER_ALIASES, PROVIDERS
+
+    if name not in PROVIDERS and PROVIDER_ALIASES.get(name) in PROVIDERS:
+        name = PROVIDER_ALIASES[name]
+    return api.parse_provider(name)
+
+
 @app.command("list")
 def list_command(
     as_json: bool = typer.Option(False, "--json", help="Print the integrationStatuses object."),
@@ -90,7 +100,7 @@ def list_command(
 def enable_command(provider: str = typer.Argument(..., help=f"One of: {_PROVIDERS}.")) -> None:
     """Install the provider's hooks (and, for Claude Code and Codex, the pane-team pointer)."""
     warnings: list[str] = []
-    chosen = _run(lambda: api.parse_provider(provider))
+    chosen = _run(lambda: _provider(provider))
     changed = _run(lambda: api.enable(chosen, warnings=warnings))
     _report(changed, warnings, [_run(lambda: api.status_of(chosen))])
 
@@ -98,7 +108,7 @@ def enable_command(provider: str = typer.Argument(..., help=f"One of: {_PROVIDER
 @app.command("disable")
 def disable_command(provider: str = typer.Argument(..., help=f"One of: {_PROVIDERS}.")) -> None:
     """Remove exactly what enable added, leaving everything else in those files as it was."""
-    chosen = _run(lambda: api.parse_provider(provider))
+    chosen = _run(lambda: _provider(provider))
     changed = _run(lambda: api.disable(chosen))
     _report(changed, [], [_run(lambda: api.status_of(chosen))])
 
@@ -113,7 +123,7 @@ def repair_command(
 ) -> None:
     """Reinstall one provider's integration, or every one that needs repair or is from an older mytty."""
     warnings: list[str] = []
-    chosen = _run(lambda: api.parse_provider(provider)) if provider is not None else None
+    chosen = _run(lambda: _provider(provider)) if provider is not None else None
     changed = _run(lambda: api.repair(chosen, warnings=warnings))
     statuses = (
         [_run(lambda: api.status_of(chosen))] if chosen is not None else _run(api.list_statuses)
@@ -159,7 +169,7 @@ def verify_command(
     from mytty.verify import runner
 
     if provider is not None:
-        chosen = [_run(lambda: api.parse_provider(provider))]
+        chosen = [_run(lambda: _provider(provider))]
     else:
         chosen = [p for p, (name, _) in runner.BINARIES.items() if which(name)]
         if not chosen:

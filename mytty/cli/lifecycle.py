@@ -29,10 +29,14 @@ def start_command(
     """Start the controller in the background (does nothing when one is running)."""
     home = client.home()
     if controller.start(tmux_socket):
-        typer.echo(f"mytty started (home {home.root}, log {home.log_file})")
+        path, why = controller.socket_choice(tmux_socket)
+        typer.echo(
+            f"mytty started (home {home.root}, log {home.log_file}, tmux server {path}: {why})"
+        )
         offer_resume(True)  # [resume] mode in config.toml
     else:
-        typer.echo(f"mytty is already running (home {home.root})")
+        on = controller.recorded_socket(home)
+        typer.echo(f"mytty is already running (home {home.root}, tmux server {on or '?'})")
 
 
 def stop_command() -> None:

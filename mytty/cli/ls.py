@@ -143,7 +143,8 @@ def table_rows(panes: list[dict[str, Any]], now: float) -> list[dict[str, str]]:
             {
                 "host": pane.get("host") or "here",
                 "pane": pane["location"],
-                "provider": pane["provider"] or pane["command"] or "",
+                # Only an agent's provider: a shell or `top` is no provider (the issue 26 trial).
+                "provider": pane["provider"] or "",
                 "state": pane["state"] or "-",
                 "job": job[:8],
                 "label": pane["label"] or "",
@@ -266,8 +267,8 @@ def _print(panes: list[dict[str, Any]], running: bool, *, hosts: bool = False) -
         console.print(Text("mytty panes", style="bold"))
         for row in rows:
             style = STATE_STYLES.get(row["state"], "")
-            where = f"{row['host']}  " if hosts else ""
-            head = Text(f"{where}{row['pane']}  {row['provider']}  ")
+            where = [row["host"]] if hosts else []
+            head = Text("".join(f"{c}  " for c in [*where, row["pane"], row["provider"]] if c))
             head.append(row["state"], style=style)
             console.print(head)
             if row["attention"]:

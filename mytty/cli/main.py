@@ -1,10 +1,26 @@
-"""``mytty``: the human's command. This module only assembles the typer app; each command
-lives in the module of its noun (the controller's lifecycle in :mod:`mytty.cli.lifecycle`,
-what they share in :mod:`mytty.cli.client`)."""
+"""``mytty``: the human's command. This module only assembles the typer app and runs it; each
+command lives in the module of its noun (the controller's lifecycle in
+:mod:`mytty.cli.lifecycle`, what they share in :mod:`mytty.cli.client`).
+
+typer answers a mistyped command or option with a rich box and exit status 2; mytty promises
+one line, ``mytty: usage: <what was wrong> (see 'mytty CMD --help')``, and exit status 1, like
+every other failure (:mod:`mytty.cli.client`), so :func:`run` handles the parser's errors
+itself. typer's suggestion ("Did you mean 'ls'?") is kept: it is part of the message. typer's
+help also prints a type for every option, ``<bool>`` for a flag and ``<str>`` for a value; a
+flag shows nothing and a value its metavar instead (:func:`metavar_of`, the rule the reference
+page uses too)."""
 
 from __future__ import annotations
 
+import sys
+from typing import Any, NoReturn
+
 import typer
+
+# typer vendors click: its parser raises these.
+from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
+from typer.core import TyperOption
+from typer.exceptions import Abort
 
 from mytty.cli import approvals, attention, doctor, explain, lifecycle, ls, resume
 from mytty.cli.hosts.command import app as hosts_app
@@ -69,8 +85,59 @@ def _options(
     pass
 
 
+def metavar_of(param: Any) -> str:
+    """What a value stands for: the declared metavar, else the last word of the parameter's
+    name in capitals (``tmux_socket`` → ``SOCKET``)."""
+    return str(param.metavar or param.name.rsplit("_", 1)[-1].upper())
+
+
+def _display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+    if self.is_flag or self.count:
+        return None
+    return metavar_of(self)
+
+
+def plain_metavars() -> None:
+    """Make typer's help show ``--key KEY`` and ``--json`` instead of ``<str>`` and ``<bool>``."""
+    TyperOption.display_type_rich = _display_type_rich  # type: ignore[method-assign]
+
+
+def usage_line(exc: UsageError) -> str:
+    """The one line a usage error prints (without the ``mytty: `` prefix)."""
+    message = " ".join(exc.format_message().split())
+    ctx = exc.ctx
+    hint = ""
+    if ctx is not None and ctx.command.get_help_option(ctx) is not None:
+        hint = f" (see '{ctx.command_path} {ctx.help_option_names[0]}')"
+    return f"usage: {message}{hint}"
+
+
+def run(typer_app: typer.Typer, args: list[str] | None = None) -> NoReturn:
+    """Run ``typer_app`` as the ``mytty`` command and exit with its status."""
+    from typer.main import get_command
+
+    plain_metavars()
+    command = get_command(typer_app)
+    try:
+        result = command.main(args=args, prog_name="mytty", standalone_mode=False)
+    except NoArgsIsHelpError:
+        # typer printed the help while building the error; no command is still a usage error.
+        sys.exit(1)
+    except UsageError as exc:
+        typer.echo(f"mytty: {usage_line(exc)}", err=True)
+        sys.exit(1)
+    except ClickException as exc:
+        typer.echo(f"mytty: usage: {exc.format_message()}", err=True)
+        sys.exit(1)
+    except Abort:
+        typer.echo("mytty: aborted", err=True)
+        sys.exit(1)
+    # Without standalone mode typer hands back a typer.Exit's status (or the command's value).
+    sys.exit(result if isinstance(result, int) else 0)
+
+
 def main() -> None:
-    app()
+    run(app)
 
 
 if __name__ == "__main__":

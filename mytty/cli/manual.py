@@ -63,8 +63,9 @@ def _commands(group: Any, path: list[str]) -> list[tuple[list[str], Any, str | N
 
 
 def _metavar(param: Any) -> str:
-    # The last word of the parameter's name: tmux_socket → SOCKET.
-    return str(param.metavar or param.name.rsplit("_", 1)[-1].upper())
+    from mytty.cli.main import metavar_of
+
+    return metavar_of(param)
 
 
 def _synopsis(words: list[str], command: Any) -> str:

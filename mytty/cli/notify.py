@@ -13,7 +13,7 @@ import typer
 
 from mytty.cli import client
 
-app = typer.Typer(help="Notifications: try the channels of [notify] in config.toml.")
+app = typer.Typer(help="Notifications: try the channels of \\[notify] in config.toml.")
 
 _STYLES = {"sent": "green", "skipped": "yellow", "failed": "bold red"}
 #: The controller may take up to [notify] timeout (at most 60 s) for the command channel.

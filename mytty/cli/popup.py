@@ -187,15 +187,40 @@ def render(
     for index, row in enumerate(table):
         fixed = "  ".join(cell.ljust(widths[c]) for c, cell in enumerate(row[:4]))
         prefix = f"{index + 1:>2} " if index < 9 else "   "
-        text = f"{prefix}{fixed}  {row[4]}"
-        if len(text) > width:
-            text = text[: max(1, width - 1)] + "…"
         colour = _COLOURS.get(row[2], "0")
         style = f"\x1b[7;{colour}m" if index == selected else f"\x1b[{colour}m"
-        lines.append(f"{style}{text}\x1b[0m")
+        lines += [f"{style}{text}\x1b[0m" for text in _wrapped(f"{prefix}{fixed}", row[4], width)]
     if note:
         lines += ["", note]
     return "\r\n".join(lines)
+
+
+#: A message gets at least this many columns next to the item, or lines of its own below it.
+_MESSAGE_COLUMNS = 30
+
+
+def _wrapped(head: str, message: str, width: int) -> list[str]:
+    """One item's lines at ``width`` columns: wrapped, never cut (the message says what the
+    agent asks). The message follows the item when it has room there, else goes below it."""
+    import textwrap
+
+    def wrap(text: str, first: str, rest: str) -> list[str]:
+        return textwrap.wrap(
+            text,
+            width=max(width, len(rest) + 8),
+            initial_indent=first,
+            subsequent_indent=rest,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+
+    if not message or len(head) + 2 + len(message) <= width:
+        return [f"{head}  {message}".rstrip()] if len(head) <= width else wrap(head, "", "   ")
+    column = len(head) + 2
+    if width - column >= _MESSAGE_COLUMNS:
+        return wrap(message, head + "  ", " " * column)
+    heads = [head.rstrip()] if len(head) <= width else wrap(head, "", "   ")
+    return [*heads, *wrap(message, "      ", "      ")]
 
 
 def _read_key(fd: int) -> str:

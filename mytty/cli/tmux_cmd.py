@@ -71,28 +71,51 @@ def install(
     key: str | None = typer.Option(
         None, "--key", help="Prefix-table key for the popup (default: popup_key in config.toml)."
     ),
+    borders: bool = typer.Option(
+        False, "--borders", help="Also turn on border text (pane-border-status top) if it is off."
+    ),
 ) -> None:
     """Append mytty's segments to your pane-border and status formats and bind the popup key.
 
-    Idempotent; `mytty tmux uninstall` restores every option exactly.
+    Idempotent; `mytty tmux uninstall` restores every option exactly. The running controller
+    installs the same again on a new tmux server (after `tmux kill-server`, a reboot).
     """
     from mytty.tmux.user_formats import TmuxCliError, install
 
     cli = _cli(tmux_socket)
     settings = tmux_settings()
+    chosen = {
+        "border": settings.pane_border_segment,
+        "status": settings.status_segment,
+        "key": key if key is not None else settings.popup_key,
+        "borders": borders,
+    }
     try:
-        changes = install(
-            cli,
-            border=settings.pane_border_segment,
-            status=settings.status_segment,
-            key=key if key is not None else settings.popup_key,
-            python=sys.executable,
-            home=str(client.home().root),
-        )
+        changes = install(cli, **chosen, python=sys.executable, home=str(client.home().root))
     except TmuxCliError as exc:
         client.fail(ErrorCode.INVALID_REQUEST, f"tmux refused: {exc}")
+    _remember(chosen)
     typer.echo(f"mytty tmux install ({cli.argv[-1]}):")
     _report(changes)
+
+
+def _remember(chosen: dict[str, Any] | None) -> None:
+    """Keep (or, with None, forget) what was installed: the controller re-applies it to a new
+    tmux server (mytty.daemon.tmux_reinstall)."""
+    import json
+
+    path = client.home().tmux_install_record
+    try:
+        if chosen is None:
+            path.unlink(missing_ok=True)
+        else:
+            client.home().ensure()
+            path.write_text(json.dumps(chosen) + "\n")
+    except OSError as exc:
+        client.say(
+            f"could not record the install in {path} ({exc.strerror or exc}): a new tmux "
+            "server will not get it by itself"
+        )
 
 
 @app.command()
@@ -107,5 +130,6 @@ def uninstall(
         changes = uninstall(cli)
     except TmuxCliError as exc:
         client.fail(ErrorCode.INVALID_REQUEST, f"tmux refused: {exc}")
+    _remember(None)
     typer.echo(f"mytty tmux uninstall ({cli.argv[-1]}):")
     _report(changes)

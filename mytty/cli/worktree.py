@@ -48,26 +48,35 @@ def _table(title: str, rows: list[dict[str, Any]], last: tuple[str, str]) -> Non
     from rich.text import Text
 
     console = client.console()
-    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
-    for column in ("job", "branch", "path", "dirty", "ahead/behind", "merged", last[0]):
-        wrap = column in ("path", last[0])
-        table.add_column(column, no_wrap=not wrap, overflow="fold" if wrap else "ellipsis")
-    for row in rows:
-        jobs = row.get("jobs") or []
-        table.add_row(
-            *(
-                Text(cell)
-                for cell in (
-                    ", ".join(job[:8] for job in jobs) or "-",
-                    str(row.get("branch") or "-"),
-                    str(row["path"]),
-                    _yes_no(row.get("dirty")),
-                    _distance(row),
-                    _merged(row),
-                    str(row.get(last[1]) or ""),
-                )
-            )
+    columns = ("job", "branch", "path", "dirty", "ahead/behind", "merged", last[0])
+    cells = [
+        (
+            ", ".join(job[:8] for job in row.get("jobs") or []) or "-",
+            str(row.get("branch") or "-"),
+            str(row["path"]),
+            _yes_no(row.get("dirty")),
+            _distance(row),
+            _merged(row),
+            str(row.get(last[1]) or ""),
         )
+        for row in rows
+    ]
+    if not client.fits([columns, *cells], console.width, per_column=2):
+        # Too narrow: one block per worktree, the path on a line of its own and never broken.
+        console.print(Text(title, style="bold"))
+        for job, branch, path, dirty, distance, merged, note in cells:
+            console.print(
+                Text(f"{branch}  (job {job})  dirty {dirty}, {distance}, merged {merged}")
+            )
+            console.print(Text(f"  {path}"), soft_wrap=True)
+            if note:
+                console.print(Text(f"  {note}"), soft_wrap=True)
+        return
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
+    for column in columns:
+        table.add_column(column, no_wrap=True)
+    for row_cells in cells:
+        table.add_row(*(Text(cell) for cell in row_cells))
     console.print(table)
 
 

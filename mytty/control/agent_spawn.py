@@ -288,11 +288,12 @@ appended to every task.
 --key K makes the spawn idempotent: if you (this pane) already spawned a job with key K,
   its job comes back with "reused": true and no new worker starts (after a context
   compaction, spawn again with the same key instead of guessing). The same key with a
-  different task or provider is invalid-request. Keys are stored with the jobs.
+  different task or provider is invalid-request. Keys are stored with the jobs. A job
+  that is lost, launch-failed or closed (agent close) frees its key: a new job starts.
 --notify-lead: when the job ends or needs attention, you are told at your next prompt
   (Claude Code, Codex: your UserPromptSubmit hook adds it to your context), once; no
   need to poll. agent list recovers your jobs after a context compaction.
---worktree BRANCH runs the worker in <repo parent>/<repo>-worktrees/<branch, "/" → "-">
+--worktree BRANCH runs the worker in ../<repo>-worktrees/<branch> ("/" → "-")
   (created from HEAD, or an existing local branch; reused if already registered). Only
   worktrees mytty created are ever removed, by `mytty worktree gc` or agent close
   --remove-worktree, and only without unsaved work. Errors:
@@ -375,9 +376,19 @@ request; `mytty-ctl` checks this before connecting (`invalid-task`).
 
 The controller checks, in this order: anchor, task, label, model, the provider's integration
 (`needs-repair` is refused; `not-installed` is allowed), the provider's binary, cwd, worktree,
-access. The binary (`claude`, `codex`, `cursor-agent`) must be on one of the PATHs the worker
-could run with — the caller's, the anchor pane's shell or foreground process, or the
-controller's — else the spawn fails at once with `provider-binary-not-found` and opens no pane.
+access. **Which PATH the worker runs with**: its own comes first, the one its login shell
+really sets up — the controller starts the same launcher and the same login and rc files as
+the worker's pane would (`/etc/profile`, then `~/.bash_profile`, `~/.bash_login` or
+`~/.profile`, else `~/.bashrc`, for bash, and `~/.bashrc` after a `~/.profile` that holds only
+mytty's line; zsh's and fish's own files) and reads the PATH they leave (kept until one of
+those files changes). When the binary (`claude`, `codex`,
+`cursor-agent`) is on it, nothing else counts. When it is not, but the PATH of the caller (the
+lead agent or shell that ran `mytty-ctl`), or of the anchor pane's shell or foreground process,
+has it, the worker is started with that directory first on its PATH
+(`PATH=DIR:"$PATH" command <binary> …`), so a lead that found its own `claude` starts workers
+that find the same one. On none of them, the spawn fails at once with
+`provider-binary-not-found` and opens no pane. (A login shell that takes more than 5 s to start
+is not waited for; then the controller's own PATH counts too.)
 
 Request:
 
@@ -398,8 +409,9 @@ scope for callers outside mytty. When the lead already has a job with key `K`, t
 snapshot comes back (reconciled now, whatever its state) with `"reused": true`, and nothing
 else happens: no pane, no checks of provider, cwd or access. A new keyed spawn answers
 `"reused": false`. The same key with a different task or provider is `invalid-request`
-("key K already names job … with a different task"). A `lost` job (its pane is gone) frees its
-key, so the next spawn with it starts a new worker. Keys are stored with the jobs: they hold
+("key K already names job … with a different task"). A job there is nothing to go back to
+frees its key: `lost` (its pane is gone), `launch-failed` (its agent never started) or closed
+with `agent close`; the next spawn with the key starts a new worker. Keys are stored with the jobs: they hold
 across controller restarts, and for finished jobs no longer kept in memory. Two spawns with
 the same key at the same time make one worker (the second waits for the first and reuses
 its job). A key is 1–100 characters without control characters (`invalid-request`).
@@ -620,13 +632,14 @@ async def _spawn_new(
     from mytty.protocol import wire
 
     await ctx.spawn_preflight(provider)
-    ctx.binary_preflight(provider, anchor, params.peer_pid)
+    # The worker's login shell may lack the binary the caller's PATH has: then it gets that dir.
+    path_first = await ctx.binary_preflight(provider, anchor, params.peer_pid)
     slot = ctx.admission.claim(provider, tags.lead)
     job: AgentJob | None = None
     try:
         _refuse_unqueued(slot, params)
         cwd, anchor = await _working_directory(ctx, params, anchor)
-        launch, session_id = await _launch(ctx, params, provider, anchor, cwd)
+        launch, session_id = await _launch(ctx, params, provider, anchor, cwd, path_first)
         job_id, text, queued, cap = await _admitted_launch(ctx, slot, launch)
         pane, note = await _worker_pane(ctx, params, anchor, cwd, text)
         job = await _start_job(
@@ -672,8 +685,10 @@ async def _admitted_launch(
     job_id = JobId(format_uuid_bytes(os.urandom(16)))
     why = slot.waiting
     if why is None:
+        from mytty.core.jobs.launch import with_path_first
+
         text, cap = await ctx.admission.worker_launch(job_id, 0, launch.argv)
-        return job_id, text, None, cap
+        return job_id, with_path_first(text, launch.path_first), None, cap
     position = ctx.admission.position_hint(slot)
     text = queued_command(job_id, position, why.reason.value, why.detail)
     return job_id, text, QueuedAs(why.reason.value, waiting_message(why), slot.ticket), None
@@ -718,6 +733,7 @@ async def _launch(
     provider: WorkerProvider,
     anchor: PaneView | None,
     cwd: str,
+    path_first: str | None = None,
 ) -> tuple[JobLaunch, str | None]:
     """How the worker starts (its argv, mode flags, directory) and its conversation id."""
     import uuid
@@ -744,6 +760,7 @@ async def _launch(
         model=params.model,
         mode_flags=tuple(mode_flags),
         argv=tuple(argv),
+        path_first=path_first,
     )
     return launch, session_id
 

@@ -118,11 +118,14 @@ COMMAND = Command(
 Waits for the run this job started (never an older run). Default timeout {int(DEFAULT_TIMEOUT_S)} s
 (0 to {int(MAX_WAIT_S)}: a week).
 completed = succeeded, failed, disconnected, launch-failed or lost. A queued job (admission
-holds its worker back) is waited through. A worker that never
-reports a run becomes launch-failed within 30 s (its message says why; a provider CLI
-missing from PATH fails the spawn at once with provider-binary-not-found). Runs are reported by the provider's hook
-integration, so check `mytty-ctl integration list` first: without hooks a job can only
-end launch-failed (native run estimation is not in this version). attention (waiting for
+holds its worker back) is waited through. A worker whose agent
+exits before its first run is launch-failed at once (its message: the agent's own words);
+one that never reports a run becomes launch-failed within 30 s (its message says why; a
+provider CLI missing from PATH fails the spawn at once with provider-binary-not-found). A
+worker at its sign-in screen reads waiting-input, "not signed in: …": tell the user. Runs come from
+the provider's hook integration (check `mytty-ctl integration list`); without hooks, native
+run estimation still starts and ends them (the agent in the pane's foreground, the shell's
+exit status, the transcript's turns), without attention states. attention (waiting for
 input or approval) needs the provider's hook integration and fails at once with
 provider-integration-not-installed when it is missing. attention also returns (timedOut
 false) once the job has ended: check job.state.

@@ -29,9 +29,9 @@ COMMAND = Command(
     guide="""\
 approval list
 The open permission requests (Claude Code and Codex PermissionRequest) of the workers you
-spawned, oldest first: {"type":"approvals","approvals":[{"id","paneID","jobID","label",
-"provider","tool","action","command","paths","approver","state","requestedAt","holdUntil",
-"holdLeftSeconds",...}]}. "action" is the command (or file) the worker asks to run.
+spawned, oldest first: {"type":"approvals","approvals":[{"id", "paneID", "jobID", "label",
+"provider", "tool", "action", "command", "paths", "approver", "state", "requestedAt",
+"holdUntil", "holdLeftSeconds", ...}]}. "action" is the command (or file) the worker asks to run.
 You may answer only those with "approver": "lead" (spawned with agent spawn --approver lead):
 approval answer ID allow|deny [--message TEXT]. Never your own pane's requests.""",
     doc="""

@@ -38,7 +38,8 @@ if TYPE_CHECKING:
 TARGET = Arg(
     "PANE|JOB",
     "target",
-    "a pane id or a job id, or a prefix of one that names only it (any letter case)",
+    "a pane id or a job id, or a prefix of one that names only it (any letter case), or "
+    "tmux's name for a pane (%3, work:1.0, @2, $1)",
     kind=PANE_ID,
 )
 
@@ -153,7 +154,15 @@ def _target(ctx: ExplainContext, text: str) -> tuple[AgentJob | None, SurfaceId,
     from mytty.core.errors import ErrorCode, MyttyError
     from mytty.core.explain.target import Unresolved, resolve
     from mytty.core.ids import parse_surface_id
+    from mytty.tmux import pane_names
 
+    if pane_names.is_tmux_name(text):  # tmux's name for a pane (%3, work:1.0), as require_pane
+        named = pane_names.find(text, ctx.panes.panes())
+        if named is None:
+            raise MyttyError(
+                ErrorCode.PANE_NOT_FOUND, f"no pane is called {text.strip()!r} in tmux"
+            )
+        text = named.surface_id
     panes = list(ctx.panes.by_surface)
     full = parse_surface_id(text.strip())
     gone = full is not None and full not in ctx.panes.by_surface

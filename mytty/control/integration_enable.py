@@ -86,13 +86,14 @@ def provider_of(text: str) -> AgentProvider:
     """The ``AgentProvider`` named by ``text``; ``invalid-provider`` for anything else."""
     from mytty.core.errors import ErrorCode, MyttyError
     from mytty.core.events import AgentProvider
-    from mytty.core.vocab import one_of
+    from mytty.core.vocab import one_of, suggestion
 
     try:
         return AgentProvider(text)
     except ValueError:
         raise MyttyError(
-            ErrorCode.INVALID_PROVIDER, f"unknown provider {text!r}; use {one_of(PROVIDERS)}"
+            ErrorCode.INVALID_PROVIDER,
+            f"unknown provider {text!r}{suggestion(text, PROVIDERS)}; use {one_of(PROVIDERS)}",
         ) from None
 
 

@@ -151,8 +151,85 @@ def help_text(name: str, commands: list[Command] | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The guide fits an 80-column pane (agents read it in one, humans in a split).
+GUIDE_WIDTH = 80
+_ENTRY_INDENT = "      "
+
+
+def _starts_paragraph(previous: str, line: str) -> bool:
+    """A line at the paragraph's indent starts a new one after a finished sentence when it
+    opens an item or a sentence (``--flag …``, a capital); otherwise it continues the text."""
+    ended = previous.rstrip().endswith((".", '."', ".)"))
+    return ended and (line.startswith("-") or line[:1].isupper())
+
+
+def flow(text: str, width: int, indent: str) -> list[str]:
+    """A guide entry's lines, re-wrapped to ``width`` columns under ``indent``.
+
+    The author's line breaks are hints: lines of one paragraph are joined and wrapped again,
+    so an entry can be written at any width. A paragraph ends at a blank line, at a line
+    indented less than its continuation, or where :func:`_starts_paragraph` says; a line
+    indented deeper than the paragraph's first line is its hanging continuation (an option's
+    explanation under ``--flag``). No word is cut.
+    """
+    import textwrap
+
+    paragraphs: list[tuple[str, str, list[str]]] = []  # (first indent, hanging indent, lines)
+    previous = ""
+    for line in text.splitlines():
+        stripped = line.lstrip()
+        own = line[: len(line) - len(stripped)]
+        if not stripped:
+            paragraphs.append(("", "", []))
+            previous = ""
+            continue
+        current = paragraphs[-1] if paragraphs and paragraphs[-1][2] else None
+        if current is not None:
+            first, hang, lines = current
+            if len(own) > len(first) and (hang == first or own == hang):
+                paragraphs[-1] = (first, own, [*lines, stripped])
+                previous = stripped
+                continue
+            if own == hang and not _starts_paragraph(previous, stripped):
+                lines.append(stripped)
+                previous = stripped
+                continue
+        paragraphs.append((own, own, [stripped]))
+        previous = stripped
+    out: list[str] = []
+    for first, hang, lines in paragraphs:
+        if not lines:
+            out.append("")
+            continue
+        out += textwrap.wrap(
+            " ".join(lines),
+            width=width,
+            initial_indent=indent + first,
+            subsequent_indent=indent + hang,
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+    return out
+
+
+def _guide_header(text: str) -> str:
+    import textwrap
+
+    return "\n".join(
+        textwrap.wrap(
+            text,
+            width=GUIDE_WIDTH,
+            initial_indent="  ",
+            subsequent_indent="      ",
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+    )
+
+
 def guide_text(commands: list[Command] | None = None) -> str:
-    """``mytty-ctl guide``: the fixed prose with each command's guide entry in its section."""
+    """``mytty-ctl guide``: the fixed prose with each command's guide entry in its section,
+    every entry flowed to :data:`GUIDE_WIDTH` columns."""
     from mytty.core import guide, keys
 
     commands = registry.declarations() if commands is None else commands
@@ -167,10 +244,12 @@ def guide_text(commands: list[Command] | None = None) -> str:
         if command.name is None:
             continue
         header, text = synopsis(command), command.guide or command.summary
-        if text.startswith(command.name + " "):  # the entry names its own short form
+        first = text.partition("\n")[0]
+        # A guide that names its own short form on its first line ("approval list", "wait PANE …").
+        if command.guide and (first == command.name or first.startswith(command.name + " ")):
             header, _, text = text.partition("\n")
-        body = "\n".join(("      " + row) if row else "" for row in text.splitlines())
-        entries[section_of(command)].append(f"  {header}\n{body}")
+        body = "\n".join(flow(text, GUIDE_WIDTH, _ENTRY_INDENT))
+        entries[section_of(command)].append(f"{_guide_header(header)}\n{body}")
     return guide.render(
         agent="\n".join(entries["agent"]),
         integration="\n".join(entries["integration"]),

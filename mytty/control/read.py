@@ -28,7 +28,8 @@ COMMAND = Command(
 The pane's text, scrollback included: wrapped lines joined, trailing spaces and trailing blank
 lines removed, at most the last 10 000 lines and 768 KiB. `cursorRow` is the cursor's line
 index within `text` (0-based), `cursorColumn` the number of characters before it on that
-line; both are `null` when unknown. `paneID` is echoed exactly as given.
+line; both are `null` when unknown. `paneID` is echoed exactly as given (tmux's name for
+the pane, such as `%3`, is answered with the pane's id).
 
 Request `{"type":"read","paneID":"<UUID>"}`. Reply:
 
@@ -47,7 +48,10 @@ async def read_content(ctx: TmuxAccess, pane: PaneView, echo_id: str) -> PaneCon
 
 
 async def handle(ctx: ReadContext, params: Params) -> ContentReply:
+    from mytty.core.ids import parse_surface_id
     from mytty.protocol import wire
 
     pane = ctx.require_pane(params.pane_id)
-    return wire.content_reply(await read_content(ctx, pane, params.pane_id))
+    # A UUID is echoed as given (the seed's rule); tmux's name for the pane becomes its id.
+    echo = params.pane_id if parse_surface_id(params.pane_id) else pane.surface_id
+    return wire.content_reply(await read_content(ctx, pane, echo))

@@ -264,7 +264,8 @@ class Command:
 PANE = Arg(
     "PANE",
     "paneID",
-    "a pane id: a UUID from `list`, a `pane` reply or $MYTTY_SURFACE_ID (any letter case)",
+    "a pane id: a UUID from `list`, a `pane` reply or $MYTTY_SURFACE_ID (any letter case), "
+    "or tmux's name for the pane (`%3`, `work:1.0`; `@2`, `$1`: the active pane there)",
     kind=PANE_ID,
 )
 JOB_ARG = Arg("JOB", "jobID", "a job id: `job.jobID.rawValue` of an agent reply", kind=JOB)

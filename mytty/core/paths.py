@@ -30,6 +30,8 @@ SHELL_EVENTS_DIR = "shell"
 TMUX_SOCKET_RECORD = "tmux-socket"
 #: The worktrees ``agent spawn --worktree`` created (what ``mytty worktree gc`` may remove).
 WORKTREE_RECORD = "worktrees.jsonl"
+#: What ``mytty tmux install`` installed (the controller re-applies it to a new tmux server).
+TMUX_INSTALL_RECORD = "tmux-install.json"
 
 #: Set in every mytty pane; ``mytty-ctl`` prefers it to the home's socket.
 CONTROL_SOCKET_VAR = "MYTTY_CONTROL_SOCKET"

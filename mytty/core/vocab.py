@@ -32,6 +32,18 @@ CLAUDE = "claude"  # agent spawn's name for Claude Code
 PROVIDERS: tuple[str, ...] = (CODEX, CLAUDE_CODE, OPENCODE, ANTIGRAVITY, CURSOR)
 #: The providers ``agent spawn`` can start (``WorkerProvider``): a different vocabulary on purpose.
 WORKER_PROVIDERS: tuple[str, ...] = (CLAUDE, CODEX, CURSOR)
+#: Claude Code's name in the other vocabulary: ``mytty integrations enable claude`` means
+#: claude-code (the human CLI accepts it), ``agent spawn --provider claude-code`` means claude
+#: (mytty-ctl, whose words are the seed's, suggests it).
+PROVIDER_ALIASES: dict[str, str] = {CLAUDE: CLAUDE_CODE, CLAUDE_CODE: CLAUDE}
+
+
+def suggestion(word: str, choices: tuple[str, ...]) -> str:
+    """`` (did you mean claude-code?)`` when ``word`` is the other vocabulary's name of one of
+    ``choices``, else ``""``."""
+    meant = PROVIDER_ALIASES.get(word)
+    return f" (did you mean {meant}?)" if meant in choices else ""
+
 
 #: Where ``split`` and ``agent spawn`` put the new pane; ``auto`` keeps the tab an even grid.
 LEFT, RIGHT, UP, DOWN, AUTO = "left", "right", "up", "down", "auto"

@@ -22,6 +22,7 @@ from typing import TypeVar
 from mytty.core.attention.items import AttentionBook
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentEvent, AgentEventKind, AgentProvider
+from mytty.core.ids import SurfaceId
 from mytty.core.runs.book import RunBook
 from mytty.core.runs.ledger import EventLedger
 from mytty.core.runs.notes import StatusNotes
@@ -248,6 +249,19 @@ class AgentHub:
         self._ack_mark = max(self._ack_mark, mark)
         self._note_write()
         self.bump()
+
+    async def retire_items(self, gone: Callable[[SurfaceId], bool]) -> int:
+        """Acknowledge the open items of panes that are gone (``gone(surface)``): nothing there
+        can be answered or jumped to any more, so they leave the list and every count (they
+        stay under ``--all`` for 24 h). How many; a store failure leaves them open (logged)."""
+        now = self.clock()
+        ids = {i.id for i in self.attention.items(now) if i.actionable and gone(i.surface_id)}
+        try:
+            await self.acknowledge(ids, now)
+        except MyttyError as exc:
+            log.warning("the items of %d closed panes stay open: %s", len(ids), exc.message)
+            return 0
+        return len(ids)
 
     # -- ingestion ----------------------------------------------------------------------------
     async def ingest(self, event: AgentEvent) -> bool:

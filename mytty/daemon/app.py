@@ -64,6 +64,7 @@ from mytty.daemon.server.sockets import OneShotServer, Peer
 from mytty.daemon.store import EventStore, StoreError
 from mytty.daemon.tmux_link import TmuxLink
 from mytty.daemon.tmux_publish import TmuxPublisher, published_figures
+from mytty.daemon.tmux_reinstall import reinstall_soon
 from mytty.daemon.transcripts.reader import IngestSoon, TranscriptReader
 from mytty.daemon.transcripts.usage import UsageBook
 from mytty.daemon.transcripts.watch import TranscriptWatcher
@@ -199,6 +200,10 @@ class Controller:
             # The estimator's last look: `list` reads no /proc per pane (the one cycle, below).
             last_detection=self._last_detection,
         )
+        # `mytty tmux install` follows a replaced tmux server (daemon/tmux_reinstall.py).
+        self.pane_service.connected_listeners.append(
+            lambda: reinstall_soon(self.home, self.tmux_socket)
+        )
         self.codex_router = CodexRouter(
             panes=self.panes,
             foreground_agent=self.pane_service.foreground_agent,
@@ -220,6 +225,7 @@ class Controller:
             resources_of=self._job_resources,
             refresh_resources=self._refresh_resources,
             lead_cost=self._lead_cost,
+            screen=self.pane_service.screen,  # what a launching worker's pane shows
             after_reconcile=self._after_reconcile,
             resumes_at=self._resumes_at,
         )
@@ -489,6 +495,8 @@ class Controller:
                 self.hub, self.panes, self.clock.now(), agent_alive=self.estimator.agent_alive
             )
             await self.jobs.sweep()  # after the panes are known: a job whose pane went is lost
+            # Items of panes that went while no controller watched (and the sweep's own).
+            await self.hub.retire_items(lambda surface: surface not in self.panes.by_surface)
             self.approvals.settle_restart()  # a request whose run no longer waits expired
             self.limits.start()  # parked jobs planned again, their timers armed
             self.notifier.start()  # after the sweep: what it found is no news (no storm)
@@ -557,6 +565,9 @@ class Controller:
         self.pane_service.pane_gone_listeners.append(self.transcripts.forget)
         self.pane_service.pane_gone_listeners.append(self.approvals.pane_gone)
         self.shell_events.add_listener(self.estimator.on_shell_event)
+        if self.jobs.launch_watch is not None:  # a worker that exits before its first run
+            self.shell_events.add_listener(self.jobs.launch_watch.on_shell_event)
+            self.pane_service.pane_gone_listeners.append(self.jobs.launch_watch.forget)
         self.shell_events.add_listener(self.cap_watch.on_shell_event)
 
     def apply_settings(self, settings: Settings) -> None:

@@ -182,10 +182,10 @@ class HandlerContext:
     async def spawn_preflight(self, provider: WorkerProvider) -> None:
         await self._preflight.spawn_preflight(provider)
 
-    def binary_preflight(
+    async def binary_preflight(
         self, provider: WorkerProvider, anchor: PaneView | None, caller_pid: int
-    ) -> None:
-        self._preflight.binary_preflight(provider, anchor, caller_pid)
+    ) -> str | None:
+        return await self._preflight.binary_preflight(provider, anchor, caller_pid)
 
     async def access_mode_flags(
         self, worker: WorkerProvider, access: str | None, anchor: PaneView | None

@@ -68,6 +68,11 @@ class Home:
         return self.root / paths.TMUX_SOCKET_RECORD
 
     @property
+    def tmux_install_record(self) -> Path:
+        """What ``mytty tmux install`` installed, so a new tmux server gets it again."""
+        return self.root / paths.TMUX_INSTALL_RECORD
+
+    @property
     def worktree_record(self) -> Path:
         return self.root / paths.WORKTREE_RECORD
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import tempfile
 
 from mytty.control.ports import PaneView
 from mytty.core import vocab
@@ -53,37 +54,41 @@ class AgentPreflight:
                 f"it needs attention; run `mytty integrations enable {provider.value}`",
             )
 
-    def binary_preflight(
+    async def binary_preflight(
         self, provider: WorkerProvider, anchor: PaneView | None, caller_pid: int
-    ) -> None:
-        """Fail at once when the worker's binary is on none of the PATHs it could run with.
+    ) -> str | None:
+        """Check that the worker will find its binary; the directory to put first on its PATH
+        when only the caller's PATH has it (else None).
 
-        The worker's shell builds its PATH from its login profile, which mytty can't run in
-        advance; so every PATH that shell could plausibly end up with counts: the caller's (the
-        lead agent or shell that ran mytty-ctl), the anchor pane's shell and foreground process,
-        and the environment mytty gives new panes. Only when the binary is in none of them is
-        the spawn refused, rather than ending launch-failed 30 s later.
+        The rule: the worker's own PATH comes first, the one its login shell really sets up
+        (the same launcher and startup files as its pane: :func:`login_path`). Only when that
+        PATH lacks the binary does the spawning side's count: the caller's (the lead agent or
+        shell that ran mytty-ctl), then the anchor pane's shell and foreground process; the
+        directory where one finds it is handed to the worker. Found nowhere is
+        ``provider-binary-not-found`` at once, rather than ``command not found`` in the pane.
         """
         binary = BINARIES[provider]
-        paths: list[str] = []
+        login = await asyncio.to_thread(login_path)
+        if login is not None and shutil.which(binary, path=login) is not None:
+            return None
         pids = [caller_pid]
         if anchor is not None:
             pids += [anchor.pid, procfs.foreground_pid(anchor.pid) or 0]
+        searched = [d for d in (login or "").split(os.pathsep) if d]
         for pid in pids:
-            value = procfs.environ_value(pid, "PATH") if pid > 0 else None
-            if value is not None:
-                paths.append(value)
-        paths.append(os.environ.get("PATH", os.defpath))
-        searched: list[str] = []
-        for path in paths:
-            if shutil.which(binary, path=path) is not None:
-                return
-            searched += [d for d in path.split(os.pathsep) if d and d not in searched]
+            path = procfs.environ_value(pid, "PATH") if pid > 0 else None
+            found = shutil.which(binary, path=path) if path is not None else None
+            if found is not None:
+                return os.path.dirname(found)
+            searched += [d for d in (path or "").split(os.pathsep) if d and d not in searched]
+        if login is None and shutil.which(binary, path=os.environ.get("PATH", os.defpath)):
+            return None  # the login shell could not be asked; the controller's PATH has it
+        where = "the PATH a worker's login shell sets up" if login is not None else "any PATH"
         raise MyttyError(
             ErrorCode.PROVIDER_BINARY_NOT_FOUND,
-            f"`{binary}` ({provider.value}) is not on the PATH the worker would run with "
+            f"`{binary}` ({provider.value}) is on neither {where} nor yours "
             f"(searched {len(searched)} directories: {os.pathsep.join(searched)[:300]}); "
-            f"install it or add its directory to PATH in your shell profile",
+            f"install it, or add its directory to PATH in your login profile (~/.profile)",
         )
 
     async def spawn_preflight(self, provider: WorkerProvider) -> None:
@@ -122,3 +127,86 @@ class AgentPreflight:
             if plan.fallback is None:
                 raise
             return list(plan.fallback)
+
+
+#: A login shell that takes longer than this to start is not waited for (its PATH is unknown).
+LOGIN_PROBE_TIMEOUT_S = 5.0
+_login_cache: dict[tuple[object, ...], str | None] = {}
+
+
+def _startup_files(home: str) -> tuple[tuple[str, int], ...]:
+    """The files a pane's shell reads at start, with their mtimes (what the PATH depends on)."""
+    names: tuple[str, ...] = (
+        "/etc/profile",
+        "/etc/bash.bashrc",
+        "/etc/zsh/zprofile",
+        "/etc/zsh/zshrc",
+    )
+    names += tuple(
+        os.path.join(home, n)
+        for n in (
+            ".bash_profile",
+            ".bash_login",
+            ".profile",
+            ".bashrc",
+            ".zprofile",
+            ".zshrc",
+            ".zshenv",
+            ".zlogin",
+            ".config/fish/config.fish",
+        )
+    )
+    out = []
+    for name in names:
+        try:
+            out.append((name, os.stat(name).st_mtime_ns))
+        except OSError:
+            continue
+    return tuple(out)
+
+
+def login_path() -> str | None:
+    """The PATH the shell of a new mytty pane ends up with, or None when it can't be told.
+
+    ``mytty-shell`` runs as for a pane (the user's shell, its login and rc files), but with
+    ``MYTTY_SHELL_PROBE=FILE`` it writes that PATH to FILE and exits. Kept while the shell, the
+    environment's PATH and the startup files' mtimes stay the same. Blocking: run it in a
+    thread.
+    """
+    import subprocess
+
+    from mytty.integrations.shell_files import integration_dir
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TMUX", "MYTTY_LAUNCH"))}
+    home = env.get("HOME", os.path.expanduser("~"))
+    key = (env.get("MYTTY_SHELL"), env.get("SHELL"), env.get("PATH"), _startup_files(home))
+    if key in _login_cache:
+        return _login_cache[key]
+    with tempfile.TemporaryDirectory(prefix="mytty-path-") as private:  # 0700
+        out = os.path.join(private, "path")
+        env["MYTTY_SHELL_PROBE"] = out
+        try:
+            proc = subprocess.Popen(
+                ["/bin/sh", str(integration_dir() / "mytty-shell")],
+                env=env,
+                cwd=home if os.path.isdir(home) else "/",
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # an interactive shell must not take our terminal
+            )
+        except OSError:
+            return None
+        try:
+            proc.wait(LOGIN_PROBE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+            return None  # not cached: the next spawn asks again
+        try:
+            with open(out, encoding="utf-8", errors="replace") as f:
+                value: str | None = f.read() or None
+        except OSError:
+            value = None
+    _login_cache[key] = value
+    return value

@@ -33,7 +33,7 @@ from mytty.core.errors import MyttyError
 from mytty.core.ids import SurfaceId
 from mytty.core.jobs.tracker import AgentJob
 from mytty.core.runs.run import AgentRun
-from mytty.core.vocab import QUEUED
+from mytty.core.vocab import QUEUED, RUNNING, WAITING_INPUT
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.panes.identity import PaneRegistry
 from mytty.protocol.limits import MAX_WAIT_S
@@ -122,6 +122,9 @@ def pane_values(facts: PaneFacts, open_items: list[AttentionItem]) -> dict[str, 
     state = run.state.value if run is not None else (job.state.value if job is not None else "")
     if job is not None and job.state.value == QUEUED:
         state = QUEUED  # its worker has not started: whatever ran in the pane before is over
+    elif job is not None and job.state.value == WAITING_INPUT and state == RUNNING:
+        # The job saw what the run cannot: its agent waits at a sign-in screen (issue 26, 2).
+        state = WAITING_INPUT
     if job is not None and job.state.value == "parked":
         state = "parked"  # the job waits for its limit's reset, whatever its parked run does
     need = ""

@@ -50,13 +50,18 @@ class IntegrationStatus:
 
 
 def parse_provider(value: str | AgentProvider) -> AgentProvider:
-    """The provider named ``value``; anything else is ``invalid-provider``."""
+    """The provider named ``value``; anything else is ``invalid-provider`` (naming the event
+    provider meant when ``value`` is the other vocabulary's word, ``claude``)."""
+    from mytty.core.vocab import PROVIDERS, suggestion
+
     try:
         return AgentProvider(value)
     except ValueError:
         names = ", ".join(p.value for p in PROVIDER_ORDER)
+        hint = suggestion(str(value), PROVIDERS)
         raise MyttyError(
-            ErrorCode.INVALID_PROVIDER, f"unknown provider {value!r} (expected one of: {names})"
+            ErrorCode.INVALID_PROVIDER,
+            f"unknown provider {value!r}{hint} (expected one of: {names})",
         ) from None
 
 

@@ -173,21 +173,16 @@ def install(
     key: str | None,
     python: str,
     home: str,
+    borders: bool = False,
 ) -> list[Change]:
+    """Append the segments and bind the popup key (idempotent); ``borders``: also turn on
+    border text (``pane-border-status top``) when it is off, to be restored by uninstall."""
     changes: list[Change] = []
     if key:  # first: a key tmux does not know fails before any format was touched
         changes.append(_bind(cli, key, python, home))
     if border:
         changes.append(_append(cli, "pane-border-format", BORDER_SEGMENT, "pane-border segment"))
-        if cli.global_option("pane-border-status") == "off":
-            changes.append(
-                Change(
-                    "pane borders",
-                    False,
-                    "pane-border-status is off, so borders show no text: "
-                    "`set -g pane-border-status top` in your tmux.conf shows the segment",
-                )
-            )
+        changes += _border_status(cli, borders)
     if status:
         change = _append(cli, "status-right", STATUS_SEGMENT, "status segment")
         if change.done:
@@ -196,6 +191,25 @@ def install(
             cli.set_global("status-right-length", str(int(length) + STATUS_EXTRA_LENGTH))
         changes.append(change)
     return changes
+
+
+def _border_status(cli: TmuxCli, turn_on: bool) -> list[Change]:
+    """Border text is off in tmux by default: the segment shows only with it on."""
+    if cli.global_option("pane-border-status") != "off":
+        return []
+    if not turn_on:
+        return [
+            Change(
+                "pane borders",
+                False,
+                "pane-border-status is off, so borders show no text: run "
+                "`mytty tmux install --borders` (or `set -g pane-border-status top` in your "
+                "tmux.conf) to show the segment",
+            )
+        ]
+    cli.set_global(_saved_name("pane-border-status"), "off")
+    cli.set_global("pane-border-status", "top")
+    return [Change("pane borders", True, "pane-border-status was off; now top")]
 
 
 def _bind(cli: TmuxCli, key: str, python: str, home: str) -> Change:
@@ -245,6 +259,12 @@ def uninstall(cli: TmuxCli) -> list[Change]:
         cli.set_global("status-right-length", length)
         cli.unset_global(length_name)
     changes.append(status)
+    border_status = _saved_name("pane-border-status")
+    saved_status = cli.global_option(border_status)
+    if saved_status is not None:
+        cli.set_global("pane-border-status", saved_status)
+        cli.unset_global(border_status)
+        changes.append(Change("pane borders", True, f"pane-border-status back to {saved_status}"))
     key = cli.global_option(SAVED_KEY)
     if key:
         existing = cli.binding(key)

@@ -66,3 +66,36 @@ def test_every_column_with_a_value_is_shown_when_it_fits() -> None:
     # The note wraps, so it does not decide the width alone; the rest must fit unclipped.
     assert layout(rows, 120) == columns
     assert layout(rows, 60) is None  # one block per pane instead
+
+
+def test_a_pane_without_an_agent_has_no_provider() -> None:
+    """Issue 26, item 12: the provider column showed `python`, `bash`, `cat` (the pane's
+    command) for panes without an agent."""
+    from mytty.cli.ls import entries, table_rows
+
+    tmux_rows = [
+        {
+            "session_name": "mytty",
+            "window_index": "1",
+            "pane_index": str(n),
+            "pane_id": f"%{n}",
+            "@mytty_surface": f"S{n}",
+            "pane_current_command": command,
+            "@mytty_provider": provider,
+            "@mytty_state": state,
+            "@mytty_job": "",
+            "@mytty_label": "",
+            "@mytty_note": "",
+            "@mytty_attention": "",
+            "@mytty_tokens": "",
+            "@mytty_cost": "",
+            "@mytty_rss": "",
+            "@mytty_cpu": "",
+            "@mytty_since": "",
+        }
+        for n, (command, provider, state) in enumerate(
+            [("python", "", ""), ("bash", "", ""), ("cat", "", ""), ("node", "claude", "running")]
+        )
+    ]
+    rows = table_rows(entries(tmux_rows), now=0.0)
+    assert [r["provider"] for r in rows] == ["", "", "", "claude"]

@@ -631,11 +631,12 @@ class FakeController:
         if await self.integrations.status(agent) == "needs-repair":
             raise MyttyError(ErrorCode.PROVIDER_INTEGRATION_NEEDS_REPAIR, f"{agent} is broken")
 
-    def binary_preflight(
+    async def binary_preflight(
         self, provider: WorkerProvider, anchor: PaneView | None, caller_pid: int
-    ) -> None:
+    ) -> str | None:
         if provider in self.missing_binaries:
             raise MyttyError(ErrorCode.PROVIDER_BINARY_NOT_FOUND, f"no {provider} on PATH")
+        return None
 
     async def resolve_worktree(self, base_dir: str, branch: str) -> str:
         found = self.worktrees.get(base_dir)

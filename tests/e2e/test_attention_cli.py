@@ -142,11 +142,11 @@ def test_attention_json_has_the_documented_shape(mytty: Mytty) -> None:
         "type": "attention",
         "items": [i for i in reply["items"] if i["resolvedAt"] is None],
     }
-    # A closed pane has no location any more.
+    # A closed pane has no location any more, and its items are no longer open (issue 26).
     mytty.ctl("close-pane", panes["failure"].pane_id).ok()
-    after = json.loads(_mytty(mytty, "attention", "--json").stdout)["items"]
+    after = json.loads(_mytty(mytty, "attention", "--json", "--all").stdout)["items"]
     (failure,) = [i for i in after if i["runID"] == runs["failure"]]
-    assert failure["location"] is None
+    assert failure["location"] is None and failure["resolvedAt"] is not None
 
 
 EXPECTED_ROWS = {

@@ -46,7 +46,7 @@ def one_failure_line(ran: subprocess.CompletedProcess[str], code: str) -> str:
     assert "Traceback" not in ran.stderr + ran.stdout and "╭" not in ran.stderr
     lines = [line for line in ran.stderr.splitlines() if line]
     # `up` may say what it is doing first; the failure is the last line and the only one.
-    failures = [line for line in lines if line != "mytty: starting the controller"]
+    failures = [line for line in lines if not line.startswith("mytty: starting the controller")]
     assert len(failures) == 1, ran.stderr
     assert failures[0].startswith(f"mytty: {code}: "), ran.stderr
     return failures[0]
@@ -228,7 +228,12 @@ def test_scripts_up_on_a_fresh_machine_says_what_it_does(fresh: Mytty) -> None:
     assert first.returncode == 0, first.stderr + m.log()
     lines = first.stderr.splitlines()
     assert lines[0].startswith(f"mytty: installing mytty and its dependencies into {venv}")
-    assert "first run" in lines[0] and lines[1:] == ["mytty: starting the controller"]
+    assert "first run" in lines[0] and len(lines) == 2
+    # Which server and why (issue 26): here, plain tmux's default server.
+    assert lines[1] == (
+        f"mytty: starting the controller on the tmux server at {default_socket(m)} "
+        "(your default tmux server)"
+    )
     assert first.stdout.strip() == f"mytty is ready: tmux -S {default_socket(m)} attach -t mytty"
     assert (venv / "bin" / "mytty").exists()
     again = scripts_up()

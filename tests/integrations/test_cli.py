@@ -58,7 +58,7 @@ def test_human_list_shows_errors(env: dict[str, str]) -> None:
 
 
 def test_unknown_provider_is_one_line_and_exit_1(env: dict[str, str]) -> None:
-    result = _run(env, "enable", "claude")
+    result = _run(env, "enable", "nosuch")  # "claude" now means claude-code (issue 26)
     assert result.exit_code == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("mytty: invalid-provider: ")

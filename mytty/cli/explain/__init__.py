@@ -4,7 +4,8 @@ The controller builds the explanation (``explain``, :mod:`mytty.control.explain`
 for it and :mod:`mytty.cli.explain.render` prints it in a few short blocks that fit 80
 columns. Besides a pane id, a job id or a unique prefix of either,
 ``PANE`` may be tmux's own name for a pane as ``mytty ls`` shows it (``%3``, ``work:1.0``),
-looked up in the ``@mytty_surface`` options the controller publishes.
+which the controller resolves as it does for every command that takes a pane
+(:mod:`mytty.tmux.pane_names`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import json
 import typer
 
 from mytty.cli import client
-from mytty.core.errors import ErrorCode
 
 
 def command(
@@ -27,7 +27,7 @@ def command(
 ) -> None:
     """Why a pane or job shows its state: the evidence, what comes next, what looks wrong."""
     with client.exit_on_error():
-        reply = client.request("explain", {"target": _surface_of(target)})
+        reply = client.request("explain", {"target": target})
     if as_json:
         typer.echo(json.dumps(reply, ensure_ascii=False, sort_keys=True))
         return
@@ -38,22 +38,3 @@ def command(
     console = client.console()
     for text, style in lines(reply, min(WIDTH, console.width or WIDTH)):
         console.print(Text(text, style=style), soft_wrap=True)
-
-
-def _surface_of(target: str) -> str:
-    """``target``, or the surface id of the tmux pane it names (``%3``, ``session:1.0``)."""
-    if not target.startswith("%") and ":" not in target:
-        return target
-    from mytty.cli.ls import entries
-    from mytty.cli.tmux_cmd import server_socket
-    from mytty.tmux.bootstrap import tmux_binary
-    from mytty.tmux.user_formats import TmuxCli, TmuxCliError, published_panes
-
-    try:
-        panes = entries(published_panes(TmuxCli(server_socket(None), tmux_binary())))
-    except TmuxCliError as exc:
-        client.fail(ErrorCode.TMUX_UNAVAILABLE, str(exc))
-    for pane in panes:
-        if target in (pane["pane"], pane["location"]) and pane["paneID"]:
-            return str(pane["paneID"])
-    client.fail(ErrorCode.PANE_NOT_FOUND, f"no mytty pane is called {target!r} in tmux")

@@ -43,12 +43,25 @@ def hosts_named(command: spec.Command, values: spec.Values) -> list[str | None]:
     for n, word in enumerate(values.positionals):
         arg = args[min(n, len(args) - 1)] if args else None
         if arg is not None and names_an_id(arg):
-            named.append(ids.split(word)[0])
+            named.append(_host_of(arg, word))
     for opt in command.options:
         text = values.options.get(opt.flag)
         if text is not None and names_an_id(opt):
-            named.append(ids.split(text)[0])
+            named.append(_host_of(opt, text))
     return named
+
+
+_ID_CHARS = frozenset("0123456789abcdefABCDEF-")
+
+
+def _host_of(field: spec.Field, word: str) -> str | None:
+    """The host ``word`` names; None for tmux's own name of a pane (``work:1.0``, ``work:1``),
+    which has a ``:`` too: after it comes no mytty id (4 or more hex digits and hyphens)."""
+    host, rest = ids.split(word)
+    tmux_name = len(rest) < 4 or not set(rest) <= _ID_CHARS
+    if host is not None and field.kind == spec.PANE_ID and tmux_name:
+        return None
+    return host
 
 
 def pick(command: spec.Command, values: spec.Values, explicit: str | None) -> str | None:

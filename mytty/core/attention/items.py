@@ -14,6 +14,9 @@ Policy (the issue's, which deliberately differs from the original's code):
   ``launch-failed`` → ``launch-failure`` (:meth:`AttentionBook.add_launch_failure`). No run
   exists then, so the item's id and ``run_id`` are the job's id. The job is stored and
   survives a restart (still ``launch-failed``); this item lives in memory and does not.
+- A job whose worker waits at its sign-in screen (``waiting-input``, "not signed in") adds an
+  ``input-request`` about the job (:meth:`AttentionBook.add_sign_in`); the job registry
+  acknowledges it when the job leaves that state.
 - ``limit-reached`` → ``usage-limit`` (a mytty addition): one item per park, not a failure; like
   an outcome it is resolved when a run starts on the pane (the job went on). A job held after
   too many parks in a row gets a second one from the limits service
@@ -31,6 +34,8 @@ Policy (the issue's, which deliberately differs from the original's code):
   - an open failure/disconnect/completion item is resolved when a run on the same pane, any
     provider, starts (an applied event taking a run from unknown/idle to running): the user has
     visibly moved on. Otherwise only :meth:`AttentionBook.acknowledge` retires it.
+- The controller acknowledges the open items of a pane that is gone (``AgentHub.retire_items``):
+  nothing can answer them there.
 - An item is actionable while neither resolved nor acknowledged. Once it is, it stays visible
   for 24 h counted from the earlier of the two times, then :meth:`AttentionBook.prune` drops it.
 """
@@ -216,6 +221,21 @@ class AttentionBook:
         """
         return self._add_job_item(
             job_id, job_id, surface_id, provider, AttentionKind.LAUNCH_FAILURE, message, at
+        )
+
+    def add_sign_in(
+        self,
+        item_id: str,
+        job_id: JobId,
+        surface_id: SurfaceId,
+        provider: AgentProvider,
+        message: str,
+        at: float,
+    ) -> AttentionItem | None:
+        """A job whose worker waits at its sign-in screen: an ``input-request`` about the job
+        (None if ``item_id`` is known); the job registry acknowledges it once the job moves on."""
+        return self._add_job_item(
+            item_id, job_id, surface_id, provider, AttentionKind.INPUT_REQUEST, message, at
         )
 
     def add_budget_item(

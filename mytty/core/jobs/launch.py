@@ -203,7 +203,7 @@ def build_resume_argv(
     return [*argv, "--resume", session_id, "--", prompt]
 
 
-def launch_command(argv: Sequence[str]) -> str:
+def launch_command(argv: Sequence[str], *, path_first: str | None = None) -> str:
     """The text of the launch file: ``command`` (skips aliases and functions), then the argv.
 
     Quoted with :func:`~mytty.core.quoting.shell_line`, so sh, bash, zsh and fish all read the
@@ -211,4 +211,10 @@ def launch_command(argv: Sequence[str]) -> str:
     """
     if not argv:
         raise ValueError("argv is empty")
-    return "command " + shell_line(argv)
+    return with_path_first("command " + shell_line(argv), path_first)
+
+
+def with_path_first(text: str, path_first: str | None) -> str:
+    """A launch line with ``path_first`` put in front of its PATH (``PATH=DIR:"$PATH" …``,
+    which sh, bash, zsh and fish all read the same way); ``text`` as it is without one."""
+    return f'PATH={shell_line([path_first])}:"$PATH" {text}' if path_first else text

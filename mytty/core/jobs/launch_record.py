@@ -32,6 +32,9 @@ class JobLaunch:
     #: Its pane was closed on purpose (``agent close``): ``mytty resume`` leaves it alone
     #: unless the job is named.
     closed: bool = False
+    #: A directory put first on the worker's PATH: where the spawning caller's PATH found the
+    #: binary the worker's login shell lacks (see ``agent spawn``'s binary check).
+    path_first: str | None = None
 
     def closed_now(self) -> JobLaunch:
         return replace(self, closed=True)
@@ -52,6 +55,7 @@ def to_record(launch: JobLaunch) -> dict[str, object]:
         "resumed": launch.resumed,
         "resumedAt": launch.resumed_at,
         "closed": launch.closed,
+        "pathFirst": launch.path_first,
     }
 
 
@@ -73,4 +77,5 @@ def from_record(obj: object) -> JobLaunch:
         resumed=count(obj["resumed"]),
         resumed_at=None if resumed_at is None else float(resumed_at),
         closed=obj.get("closed") is True,
+        path_first=optional_text(obj.get("pathFirst")),
     )

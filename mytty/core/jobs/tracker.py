@@ -28,10 +28,20 @@ Rules of :func:`reconcile`, in order:
    baseline, state neither ``unknown`` nor ``idle`` (an ``idle`` run is the SessionStart marker,
    which must not capture the job). Ordering: earliest ``started_at`` (missing loses), then
    earliest ``updated_at`` (missing loses), then the smallest run id.
-5. Still unbound at the deadline (30 s after spawn or re-arm) → ``launch-failed``, with a
-   message naming the likely cause from what the controller saw in the pane
-   (:class:`LaunchClues`): the agent running but its hooks silent, codex events that could not
-   be placed, or no agent at all.
+5. Still unbound, and the worker's shell reported a command finished since the spawn (the
+   agent exited before its first run: offline, a bad flag) → ``launch-failed`` at once, with
+   the agent's own last words from the pane as the message (:attr:`LaunchClues.exited`).
+6. Still unbound, and the pane shows the agent's sign-in screen (:attr:`LaunchClues.sign_in`):
+   a provider that keeps the task until signed in (Codex) → ``waiting-input``, "not signed
+   in" (a human must act; it stays so until its first run binds, or its agent leaves the
+   pane's foreground or its pane goes, whatever the deadline); one that answered the
+   task with "please log in" (Claude Code) → ``launch-failed`` with that line. A job bound to
+   a ``running`` run whose pane shows a task-keeping sign-in screen (a Codex worker without
+   hooks, which native estimation shows running) reads ``waiting-input`` the same way.
+7. Still unbound and ``launching`` at the deadline (30 s after spawn or re-arm) →
+   ``launch-failed``, with a message naming the likely cause from what the controller saw in
+   the pane (:class:`LaunchClues`): the agent running but its hooks silent, codex events that
+   could not be placed, or no agent at all.
 
 Run state → job state: running / waiting-input / waiting-approval / succeeded / failed /
 disconnected map to the job state of the same name, and the job's ``message`` is the bound run's
@@ -72,6 +82,7 @@ from mytty.core import vocab
 from mytty.core.events import AgentRunState, WorkerProvider
 from mytty.core.ids import JobId, RunId, SurfaceId, stable_uuid
 from mytty.core.jobs.launch_record import JobLaunch
+from mytty.core.jobs.launch_screen import SIGN_IN_KEEPS_TASK
 from mytty.core.limits.park import HeldSend, Park, held_by_streak
 from mytty.core.runs.run import AgentRun
 
@@ -312,9 +323,12 @@ def spawn_digest(provider: WorkerProvider, task: str) -> str:
 
 
 def holds_key(job: AgentJob) -> bool:
-    """Does a keyed job still answer its key? Every job does except a ``lost`` one (its pane is
-    gone, so there is nothing to return to): a new spawn then takes the key over."""
-    return job.key is not None and job.state is not _J.LOST
+    """Does a keyed job still answer its key? Every job does, finished ones too, except one the
+    lead cannot go back to: ``lost`` (its pane is gone), ``launch-failed`` (its agent never
+    started) or closed with ``agent close``. A new spawn then takes the key over."""
+    if job.key is None or job.state in (_J.LOST, _J.LAUNCH_FAILED):
+        return False
+    return job.launch is None or not job.launch.closed
 
 
 def notice_token(job: AgentJob) -> str | None:
@@ -348,6 +362,23 @@ class LaunchClues:
 
     agent_running: bool = False
     unplaced_events: int = 0
+    #: The agent exited before its first run (the shell reported its exit): the agent's last
+    #: words from the pane ("" when it printed nothing), and the exit status.
+    exited: str | None = None
+    exit_status: int | None = None
+    #: The pane shows the agent's sign-in screen: that line.
+    sign_in: str | None = None
+
+
+#: The start of the message of a job whose worker waits at its sign-in screen.
+NOT_SIGNED_IN = "not signed in"
+
+
+def exited_message(provider: WorkerProvider, words: str, status: int | None) -> str:
+    """Why a job whose agent exited before its first run is ``launch-failed``."""
+    how = f" with status {status}" if status is not None else ""
+    said = f": {words}" if words else " (it printed nothing)"
+    return f"{provider.value} exited{how} before its first run{said}"
 
 
 def launch_failed_message(provider: WorkerProvider, clues: LaunchClues | None = None) -> str:
@@ -455,9 +486,40 @@ def _park(job: AgentJob, run: AgentRun, runs: Sequence[AgentRun]) -> AgentJob:
 
 
 def needs_clues(job: AgentJob, now: float) -> bool:
-    """True when :func:`reconcile` at ``now`` may end the job ``launch-failed`` (so the caller
-    should look at the pane for :class:`LaunchClues`)."""
-    return job.state is _J.LAUNCHING and job.run_id is None and now >= job.deadline
+    """True when :func:`reconcile` at ``now`` may end the job ``launch-failed`` by what runs in
+    the pane (so the caller should look at its foreground for :class:`LaunchClues`): at the
+    deadline, or while it waits at a sign-in screen."""
+    if job.run_id is not None:
+        return False
+    return job.state is _J.WAITING_INPUT or (job.state is _J.LAUNCHING and now >= job.deadline)
+
+
+def _sign_in(job: AgentJob, clues: LaunchClues) -> AgentJob:
+    """rule 6: the job of a worker waiting at its sign-in screen."""
+    message = f"{NOT_SIGNED_IN}: {clues.sign_in}"
+    if job.provider in SIGN_IN_KEEPS_TASK:
+        return replace(job, state=_J.WAITING_INPUT, message=message)
+    return replace(job, state=_J.LAUNCH_FAILED, message=message)
+
+
+def _unbound(job: AgentJob, now: float, clues: LaunchClues | None) -> AgentJob:
+    """rules 5-7: a job with no run yet."""
+    if clues is not None and clues.exited is not None:
+        message = exited_message(job.provider, clues.exited, clues.exit_status)
+        return replace(job, state=_J.LAUNCH_FAILED, message=message)
+    if job.state is _J.WAITING_INPUT and clues is not None and not clues.agent_running:
+        # It stopped at the sign-in screen, and its agent has left the pane since.
+        why = f"{job.provider.value} left the pane before its first run ({job.message})"
+        return replace(job, state=_J.LAUNCH_FAILED, message=why)
+    if clues is not None and clues.sign_in is not None:
+        return _sign_in(job, clues)
+    if job.state is _J.WAITING_INPUT:
+        return job  # it waits for a human, or for its first run
+    if now >= job.deadline:
+        return replace(
+            job, state=_J.LAUNCH_FAILED, message=launch_failed_message(job.provider, clues)
+        )
+    return job
 
 
 def reconcile(
@@ -489,15 +551,24 @@ def reconcile(
     if job.run_id is not None:
         for run in runs:
             if run.id == job.run_id:
-                return _apply(job, run, runs)
+                return _bound(_apply(job, run, runs), run, clues)
         return job
     eligible = [run for run in runs if is_eligible(job, run)]
     if eligible:
         winner = min(eligible, key=bind_order)
-        return _apply(replace(job, run_id=winner.id), winner, runs)
-    if now >= job.deadline:
-        message = launch_failed_message(job.provider, clues)
-        return replace(job, state=_J.LAUNCH_FAILED, message=message)
+        return _bound(_apply(replace(job, run_id=winner.id), winner, runs), winner, clues)
+    return _unbound(job, now, clues)
+
+
+def _bound(job: AgentJob, run: AgentRun, clues: LaunchClues | None) -> AgentJob:
+    """rule 6 for a bound job: a running run whose agent waits at its sign-in screen."""
+    if (
+        clues is not None
+        and clues.sign_in is not None
+        and run.state == _R.RUNNING
+        and job.provider in SIGN_IN_KEEPS_TASK
+    ):
+        return replace(job, state=_J.WAITING_INPUT, message=f"{NOT_SIGNED_IN}: {clues.sign_in}")
     return job
 
 

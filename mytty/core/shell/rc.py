@@ -99,3 +99,26 @@ def without_line(shell: Shell, text: bytes, path: str = "the rc file") -> bytes:
     if found.end == len(text) and found.start > 0:
         return text[: found.start - 1]  # "\n" + line at the very end: install added both
     return text[: found.start] + text[found.end + 1 :]
+
+
+#: The files a login bash reads, the first one that exists (tmux starts login shells).
+BASH_LOGIN_FILES = (".bash_profile", ".bash_login", ".profile")
+#: A line that sources ~/.bashrc (Debian's and most distributions' default ~/.profile has one).
+_SOURCES_BASHRC = re.compile(
+    rb"""(?:^|[\s;&|({])(?:\.|source)\s+["']?(?:\$HOME|\$\{HOME\}|~)/\.bashrc\b"""
+)
+
+
+def bash_login_file(existing: set[str]) -> str:
+    """The file (a name under HOME) a login bash reads, given the names that exist: the first
+    of :data:`BASH_LOGIN_FILES`, else ``.profile`` (which install then creates)."""
+    return next((name for name in BASH_LOGIN_FILES if name in existing), ".profile")
+
+
+def sources_bashrc(text: bytes) -> bool:
+    """Whether a login file runs ~/.bashrc (a ``.`` or ``source`` of it outside a comment)."""
+    for line in text.split(b"\n"):
+        code = line.split(b"#", 1)[0]
+        if _SOURCES_BASHRC.search(code):
+            return True
+    return False

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable, Sequence
 
 from mytty.core.errors import ErrorCode, MyttyError
-from mytty.core.jobs.launch import launch_command
+from mytty.core.jobs.launch import launch_command, with_path_first
 from mytty.core.jobs.tracker import AgentJob
 from mytty.daemon.jobs.registry import JobRegistry
 from mytty.daemon.panes.service import PaneService
@@ -65,6 +65,7 @@ class WorkerStarter:
         if job.launch is None:
             raise MyttyError(ErrorCode.SPAWN_FAILED, "the job has no launch to start")
         text, cap = await self.launch(job.job_id, job.launch.resumed, job.launch.argv)
+        text = with_path_first(text, job.launch.path_first)  # the caller's binary dir, if any
         await self._panes.relaunch(pane, text, self._worker_environment())
         self._jobs.started(job.job_id, cap)
 

@@ -100,9 +100,10 @@ def _malformed(exc: TOMLKitError, text: str, keep: str) -> str:
     return f"not valid TOML: {exc}{keep}"
 
 
-def read_settings(home: Path) -> tuple[Settings, list[str]]:
-    """The settings in ``home``'s ``config.toml`` (defaults when there is none); writes nothing."""
-    settings, warnings = _read(home, USING_DEFAULTS)
+def read_settings(home: Path, keep: str = USING_DEFAULTS) -> tuple[Settings, list[str]]:
+    """The settings in ``home``'s ``config.toml`` (defaults when there is none); writes nothing.
+    ``keep`` ends the warning of a file that can't be used as a whole (what happens then)."""
+    settings, warnings = _read(home, keep)
     return (settings if settings is not None else DEFAULTS), warnings
 
 

@@ -27,11 +27,13 @@ from mytty.core.events import AgentProvider, WorkerProvider
 from mytty.core.ids import JobId, RunId, SurfaceId, format_uuid_bytes
 from mytty.core.jobs import tracker as core_jobs
 from mytty.core.jobs.launch_record import JobLaunch
+from mytty.core.jobs.launch_screen import SIGN_IN_KEEPS_TASK
 from mytty.core.jobs.tracker import AgentJob, AgentJobState, LaunchClues, QueuedAs, SpawnTags
 from mytty.core.runs.run import AgentRun
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.clock import DEFAULT_TIMINGS, Clock
 from mytty.daemon.events.codex_routing import CodexRouter
+from mytty.daemon.jobs.launch_watch import LaunchWatch, Screen, Watched
 from mytty.daemon.panes.identity import Pane, PaneRegistry
 from mytty.daemon.store import EventStore, StoreError
 from mytty.protocol import wire
@@ -68,6 +70,7 @@ class JobRegistry:
         resources_of: Callable[[AgentJob], ResourcePart] = lambda _job: {},
         refresh_resources: Callable[[], Awaitable[None]] | None = None,
         lead_cost: Callable[[SurfaceId, list[AgentJob]], LeadCost] | None = None,
+        screen: Screen | None = None,
         after_reconcile: Callable[[AgentJob, AgentJob], AgentJob] = lambda _before, after: after,
         resumes_at: Callable[[AgentJob], float | None] = lambda _job: None,
     ) -> None:
@@ -92,6 +95,13 @@ class JobRegistry:
         #: Native estimation: the turn run that continues a handed-off epoch run (see
         #: NativeEpochs.successor); a job bound to the epoch run follows it there.
         self.successor_run = successor_run
+        #: What a launching worker's pane shows (its exit, a sign-in screen); None: nothing
+        #: is looked at (unit tests of the rules).
+        self.launch_watch = (
+            LaunchWatch(screen=screen, clock=clock, watched=self._watched, settle=self._settle)
+            if screen is not None
+            else None
+        )
         #: A job's ``costUsd`` (the usage book's) and its processes' ``rssBytes``/``cpuPercent``
         #: (the resource sampler's) for its snapshot.
         self.cost_of = cost_of
@@ -198,6 +208,7 @@ class JobRegistry:
             self.on_queued(job)  # no launch window until it starts
         else:
             self._arm_deadline(job)
+            self._watch(job)
         self._trim()
         self._hub.bump(job.surface_id)  # a new job is a change of its pane (tmux options)
 
@@ -217,6 +228,8 @@ class JobRegistry:
     def _changed(self, before: AgentJob, after: AgentJob) -> None:
         """Keep ``after`` and queue it to the store when it differs from ``before``."""
         self._jobs[after.job_id] = after
+        if _signing_in(before) != _signing_in(after):
+            self._sign_in_item(after, self._clock.now())
         if after == before or self._store is None:
             return
         try:
@@ -254,6 +267,29 @@ class JobRegistry:
         delay = max(0.0, job.deadline - self._clock.now()) + DEADLINE_MARGIN_S
         self._clock.call_later(delay, lambda: self._deadline_reached(job.job_id))
 
+    def _watch(self, job: AgentJob) -> None:
+        """Look at the pane of a job that waits for its first run (see launch_watch)."""
+        if self.launch_watch is not None and job.state is AgentJobState.LAUNCHING:
+            watched = self._watched(job.surface_id)
+            if watched is not None and watched.job_id == job.job_id:
+                self.launch_watch.arm(watched)
+
+    def _watched(self, surface_id: SurfaceId) -> Watched | None:
+        """The pane's job while the pane says something about it: unbound, or (for a provider
+        that waits at its sign-in screen with the task) bound but not finished."""
+        job = self.newest_in_pane(surface_id)
+        if job is None or core_jobs.is_terminal(job.state) or job.state is AgentJobState.QUEUED:
+            return None  # (a queued job's pane runs mytty's placeholder, not the agent)
+        if job.run_id is not None and job.provider not in SIGN_IN_KEEPS_TASK:
+            return None
+        return Watched(job.job_id, surface_id, job.provider, job.deadline - self._window)
+
+    def _settle(self, job_id: str) -> None:
+        """What the pane showed changed the job: reconcile it now and wake its waiters."""
+        if job_id in self._jobs:
+            job = self.current(job_id)
+            self._hub.bump(job.surface_id)
+
     def _deadline_reached(self, job_id: str) -> None:
         if not self._panes_known:
             return  # the startup sweep reconciles every unfinished job (and wakes the waiters)
@@ -264,12 +300,22 @@ class JobRegistry:
             log.exception("could not settle job %s at its launch deadline", job_id)
         self._hub.bump()
 
-    def _clues(self, job: AgentJob) -> LaunchClues:
-        """What the pane shows when the job's window closed unbound (see core.jobs)."""
+    def _clues(self, job: AgentJob, now: float) -> LaunchClues:
+        """What the pane shows (see core.jobs): its exit or sign-in screen as the launch watch
+        noted them, and, when the window closed unbound, its foreground and codex's strays."""
+        spawned = job.deadline - self._window
+        note = self.launch_watch.note(job.surface_id, spawned) if self.launch_watch else None
+        noted = LaunchClues(
+            exited=note.exited if note is not None else None,
+            exit_status=note.exit_status if note is not None else None,
+            sign_in=note.sign_in if note is not None else None,
+        )
+        if not core_jobs.needs_clues(job, now):
+            return noted
         pane = self._panes.by_surface.get(job.surface_id)
         provider = self._foreground_agent(pane)[0] if pane is not None else None
-        spawned = job.deadline - self._window
-        return LaunchClues(
+        return replace(
+            noted,
             agent_running=provider is job.provider.agent_provider,
             unplaced_events=self._codex_router.unplaced_since(spawned)
             if job.provider.agent_provider is self._codex_router.provider
@@ -297,7 +343,7 @@ class JobRegistry:
                 job = replace(job, run_id=successor)
         exists = job.surface_id in self._panes.by_surface
         now = self._clock.now()
-        clues = self._clues(job) if exists and core_jobs.needs_clues(job, now) else None
+        clues = self._clues(job, now) if exists else None
         updated = core_jobs.reconcile(job, self._runs(job), exists, now, clues)
         updated = self.after_reconcile(stored, updated)
         self._changed(stored, updated)
@@ -306,6 +352,22 @@ class JobRegistry:
         if updated.state is AgentJobState.LAUNCH_FAILED and job.state is not updated.state:
             self._launch_failed(updated, now)
         return updated
+
+    def _sign_in_item(self, job: AgentJob, now: float) -> None:
+        """A worker at its sign-in screen needs a human: `mytty attention` lists it (and the
+        human is notified) while it waits there; the item goes once the job moved on."""
+        item_id = f"{job.job_id}-sign-in"
+        book = self._hub.attention
+        if not _signing_in(job):
+            if book.acknowledge(item_id, now):
+                self._hub.bump()
+            return
+        item = book.add_sign_in(
+            item_id, job.job_id, job.surface_id, job.provider.agent_provider, job.message or "", now
+        )
+        if item is not None:
+            self._hub.bump()
+            self.on_attention_item(item)
 
     def _launch_failed(self, job: AgentJob, now: float) -> None:
         """Never silently: the log says why, and `mytty attention` lists it."""
@@ -352,6 +414,7 @@ class JobRegistry:
         if updated is not job:
             self._changed(job, updated)
             self._arm_deadline(updated)
+            self._watch(updated)
         return updated
 
     def mark_closed(self, job_id: str) -> None:
@@ -407,6 +470,7 @@ class JobRegistry:
         self._jobs[job_id] = updated
         if queued is None:
             self._arm_deadline(updated)
+            self._watch(updated)
         else:
             self.on_queued(updated)
         self._hub.bump(surface_id)
@@ -448,6 +512,7 @@ class JobRegistry:
         )
         self._changed(job, updated)
         self._arm_deadline(updated)
+        self._watch(updated)
         self._hub.bump(updated.surface_id)
         return updated
 
@@ -608,3 +673,10 @@ class JobRegistry:
             cost=self.cost_of(job),
             resources=self.resources_of(job),
         )
+
+
+def _signing_in(job: AgentJob) -> bool:
+    """The job waits for a human to sign its worker in (tracker's sign-in verdict)."""
+    return job.state is AgentJobState.WAITING_INPUT and (job.message or "").startswith(
+        core_jobs.NOT_SIGNED_IN
+    )

@@ -39,7 +39,7 @@ from mytty.core.admission.rules import waiting_message
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentEvent, AgentEventKind
 from mytty.core.ids import RunId, SurfaceId, stable_uuid
-from mytty.core.jobs.launch import RESUME_PROMPT, build_resume_argv
+from mytty.core.jobs.launch import RESUME_PROMPT, build_resume_argv, with_path_first
 from mytty.core.jobs.tracker import AgentJob, AgentJobState, QueuedAs, is_terminal
 from mytty.daemon.agents import AgentHub
 from mytty.daemon.jobs.registry import JobRegistry
@@ -248,7 +248,8 @@ class ResumeService:
         resumed = (job.launch.resumed if job.launch is not None else 0) + 1
         if slot is None or why is None:
             text, cap = await self._ctx.admission.worker_launch(job.job_id, resumed, argv)
-            return text, None, cap
+            first = job.launch.path_first if job.launch is not None else None
+            return with_path_first(text, first), None, cap
         position = self._ctx.admission.position_hint(slot)
         text = queued_command(job.job_id, position, why.reason.value, why.detail)
         return text, QueuedAs(why.reason.value, waiting_message(why), slot.ticket, paced=True), None

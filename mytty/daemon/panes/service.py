@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,8 +32,8 @@ from mytty.daemon.store import StoreError
 from mytty.integrations.shell_files import integration_dir
 from mytty.protocol import wire
 from mytty.protocol.replies import PaneEntry
-from mytty.tmux import bootstrap
-from mytty.tmux.port import SURFACE_OPTION, PaneRow, TmuxPort
+from mytty.tmux import bootstrap, pane_names
+from mytty.tmux.port import SURFACE_OPTION, PaneRow, ScreenCapture, TmuxPort
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +77,8 @@ class PaneService:
         self.detector = detector if detector is not None else AgentDetector()
         #: Told about every pane that leaves the pane set (native run estimation).
         self.pane_gone_listeners: list[Callable[[SurfaceId], None]] = []
+        #: Run after every connection to a tmux server (a new one gets `mytty tmux install`).
+        self.connected_listeners: list[Callable[[], Awaitable[None]]] = []
         #: The estimator's last detection per pane (None: every look at a pane's foreground
         #: reads ``/proc``).
         self.last_detection = last_detection
@@ -89,7 +91,9 @@ class PaneService:
         gone = self.panes.reset()
         for pane in gone:
             self._forget_pane(pane)
-        await sweep_gone_panes(self._hub, {p.surface_id for p in gone}, self._hub.now())
+        surfaces = {p.surface_id for p in gone}
+        await sweep_gone_panes(self._hub, surfaces, self._hub.now())
+        await self._hub.retire_items(surfaces.__contains__)  # the sweep's disconnects too
         self._hub.bump()
 
     async def tmux_connected(self, *, had_user_session: bool) -> None:
@@ -98,6 +102,8 @@ class PaneService:
         if not had_user_session:
             await self.ensure_user_session()
         await self.refresh_panes()
+        for listener in self.connected_listeners:
+            await listener()
         self._hub.bump()
 
     def tmux_lost(self) -> None:
@@ -128,6 +134,8 @@ class PaneService:
                     except MyttyError:
                         pass
             await self._save_bindings()
+            if result.removed:
+                await self._hub.retire_items({p.surface_id for p in result.removed}.__contains__)
             if result.added or result.removed:
                 self._hub.bump()
             return rows
@@ -150,8 +158,14 @@ class PaneService:
             listener(pane.surface_id)
 
     def require_pane(self, pane_id: str | None, code: ErrorCode = ErrorCode.PANE_NOT_FOUND) -> Pane:
+        """The pane ``pane_id`` names: its surface id, or tmux's name for it (``%3``,
+        ``mytty:1.0``, ``@2``, ``$1``: :mod:`mytty.tmux.pane_names`)."""
         self._require_port()
         pane = self.panes.get(pane_id)
+        if pane is None and pane_id is not None and pane_names.is_tmux_name(pane_id):
+            pane = pane_names.find(pane_id, self.panes.panes())
+            if pane is None:
+                raise MyttyError(code, f"no pane is called {pane_id!r} in tmux")
         if pane is None:
             raise MyttyError(code, f"no pane with id {pane_id!r}")
         return pane
@@ -168,6 +182,16 @@ class PaneService:
         if pane is not None:
             async with self.pane_lock(surface_id):
                 await self._require_port().send_key(pane.tmux_id, "Escape")
+
+    async def screen(self, surface_id: SurfaceId) -> ScreenCapture | None:
+        """What the pane shows now (scrollback included), or None when it is gone."""
+        pane = self.panes.by_surface.get(surface_id)
+        if pane is None:
+            return None
+        try:
+            return await self._require_port().capture(pane.tmux_id)
+        except MyttyError:
+            return None  # gone meanwhile, or tmux is away
 
     # -- facts about one pane -------------------------------------------------------------------
     def foreground_agent(self, pane: PaneView) -> tuple[AgentProvider | None, int | None]:

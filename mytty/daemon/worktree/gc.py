@@ -179,6 +179,7 @@ def remove_worktree(
         record.append(removed_line(entry.path, archive, tip, time.time()))
     except OSError:
         pass  # the next probe finds the directory missing and keeps its hands off
+    _drop_empty_parent(entry.path)
     return Removal(
         status,
         True,
@@ -187,6 +188,17 @@ def remove_worktree(
         archive=archive,
         branch_deleted=branch_deleted,
     )
+
+
+def _drop_empty_parent(path: str) -> None:
+    """Remove ``<repo>-worktrees`` once its last worktree went (``agent spawn --worktree``
+    made it); ``rmdir`` takes an empty directory only, so anything else in it keeps it."""
+    parent = os.path.dirname(os.path.normpath(path))
+    if os.path.basename(parent).endswith("-worktrees"):
+        try:
+            os.rmdir(parent)
+        except OSError:
+            pass  # not empty (another worktree, a file of the user's), or already gone
 
 
 def gc(
