@@ -25,12 +25,16 @@ AGENT_MARKS = (("CLAUDECODE", "1"), ("CODEX_SANDBOX", None))
 MAX_DEPTH = 64
 
 
-def under_agent(env: Mapping[str, str], pid: int, *, proc_root: str = "/proc") -> bool:
-    """Whether process ``pid`` (with environment ``env``) runs under an agent."""
+def under_agent(env: Mapping[str, str], pid: int, *, proc_root: str | None = None) -> bool:
+    """Whether process ``pid`` (with environment ``env``) runs under an agent (``proc_root``:
+    procfs's own unless a test gives another)."""
     if any(name in env and (want is None or env[name] == want) for name, want in AGENT_MARKS):
         return True
     from mytty.core.estimation.detect import classify_process
     from mytty.daemon import procfs
+
+    if proc_root is None:
+        proc_root = procfs.PROC
 
     current: int | None = pid
     depth = 0
