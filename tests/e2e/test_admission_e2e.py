@@ -364,7 +364,9 @@ def test_resume_paces_its_starts_and_stops_after_three_failed_starts() -> None:
         started = sorted(
             (m.standin_dir / f"claude.{run.pid}.json").stat().st_mtime for run in (first, second)
         )
-        assert started[1] - started[0] >= 0.9, started
+        # The controller starts them 1 s apart; each stand-in writes its file after its own
+        # Python start-up, which varies by a tenth of a second or two (unpaced: ~0.05 s apart).
+        assert started[1] - started[0] >= 0.7, started
         # The other three fail to start (no claude on PATH any more): the third failure stops
         # the resumption with an attention item.
         (m.bin / "claude").unlink()
