@@ -21,8 +21,6 @@ from mytty.cli.hosts import fanout, views
 from mytty.core.attention.items import need_word
 from mytty.core.errors import ErrorCode
 
-#: How long one events poll of the live view waits for a record (seconds).
-POLL_TIMEOUT_S = 30.0
 #: Below this many columns for the message, items are listed one block each, not as a table.
 _MIN_MESSAGE_COLUMNS = 24
 
@@ -214,26 +212,11 @@ class AttentionView:
 def watch(show_all: bool, hosts: list[str] | None = None) -> None:
     """Show the live view until Ctrl-C (MyttyError when the controller stops answering).
     ``hosts``: other hosts' open items too (as this machine's controller last saw them)."""
-    from rich.live import Live
-
-    def items() -> list[dict[str, Any]]:
-        local: list[dict[str, Any]] = client.request("attention").get("items", [])
-        return local + views.items_of(views.followed(hosts)) if hosts else local
-
     view = AttentionView(show_all)
-    cursor = client.request("events")["latestSequence"]
-    view.items = items()
-    view.status = "up to date"
-    try:
-        with Live(view, console=client.console(), refresh_per_second=1):
-            while True:
-                page = client.request(
-                    "events",
-                    {"afterSequence": cursor, "timeoutSeconds": POLL_TIMEOUT_S},
-                    timeout=POLL_TIMEOUT_S + 15,
-                )
-                cursor = page["latestSequence"]
-                view.items = items()
-                view.status = f"updated {time.strftime('%H:%M:%S')}"
-    except KeyboardInterrupt:
-        return
+
+    def refresh(status: str) -> None:
+        local: list[dict[str, Any]] = client.request("attention").get("items", [])
+        view.items = local + views.items_of(views.followed(hosts)) if hosts else local
+        view.status = status
+
+    client.follow(view, refresh)

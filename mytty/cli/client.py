@@ -11,7 +11,8 @@ into it. Requests are built from the control commands' declarations
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 import typer
@@ -22,7 +23,7 @@ from mytty.core.terminal_text import printable
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from rich.console import Console, ConsoleOptions, ConsoleRenderable, RenderHook
+    from rich.console import Console, ConsoleOptions, ConsoleRenderable, RenderHook, RichCast
     from rich.segment import Segment
 
     from mytty.daemon.home import Home
@@ -150,3 +151,29 @@ def fits(rows: Sequence[Sequence[str]], width: int, per_column: int = 3) -> bool
         return True
     widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
     return sum(widths) + per_column * len(widths) + 1 <= width
+
+
+#: How long one long poll of a live view waits for the controller's next event (seconds).
+LIVE_POLL_S = 30.0
+
+
+def follow(view: ConsoleRenderable | RichCast, refresh: Callable[[str], None]) -> None:
+    """Show ``view`` live until Ctrl-C: ``refresh(status)`` now and after every batch of the
+    controller's events, woken by a long poll, never by a timer (MyttyError when the
+    controller stops answering)."""
+    from rich.live import Live
+
+    cursor = request("events")["latestSequence"]
+    refresh("up to date")
+    try:
+        with Live(view, console=console(), refresh_per_second=1):
+            while True:
+                page = request(
+                    "events",
+                    {"afterSequence": cursor, "timeoutSeconds": LIVE_POLL_S},
+                    timeout=LIVE_POLL_S + 15,
+                )
+                cursor = page["latestSequence"]
+                refresh(f"updated {time.strftime('%H:%M:%S')}")
+    except KeyboardInterrupt:
+        return

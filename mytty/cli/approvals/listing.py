@@ -19,8 +19,6 @@ from mytty.cli import client
 from mytty.core.errors import ErrorCode
 from mytty.core.hosts.ids import split
 
-#: How long one events poll of the live view waits for a record (seconds).
-POLL_TIMEOUT_S = 30.0
 #: The most of an action a table row shows.
 ACTION_CHARS = 160
 
@@ -248,24 +246,11 @@ class ApprovalsView:
 
 def watch() -> None:
     """The live view until Ctrl-C (MyttyError when the controller stops answering)."""
-    from rich.live import Live
-
     view = ApprovalsView()
-    cursor = client.request("events")["latestSequence"]
-    view.entries = client.request("listApprovals")["approvals"]
-    view.fetched = time.monotonic()
-    view.status = "up to date"
-    try:
-        with Live(view, console=client.console(), refresh_per_second=1):
-            while True:
-                page = client.request(
-                    "events",
-                    {"afterSequence": cursor, "timeoutSeconds": POLL_TIMEOUT_S},
-                    timeout=POLL_TIMEOUT_S + 15,
-                )
-                cursor = page["latestSequence"]
-                view.entries = client.request("listApprovals")["approvals"]
-                view.fetched = time.monotonic()
-                view.status = f"updated {time.strftime('%H:%M:%S')}"
-    except KeyboardInterrupt:
-        return
+
+    def refresh(status: str) -> None:
+        view.entries = client.request("listApprovals")["approvals"]
+        view.fetched = time.monotonic()
+        view.status = status
+
+    client.follow(view, refresh)
