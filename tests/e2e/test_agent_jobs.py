@@ -130,11 +130,16 @@ def test_spawn_running_succeeded_and_result(shared_team: Mytty, provider: str) -
     assert run_id(done) == bound  # a job never switches runs by itself
     assert done["jobID"] == job["jobID"] and done["paneID"] == job["paneID"]
 
-    result = agent_result(m, job)
+    # The stand-in prints "turn 1 done" after its Stop hook returned: the screen may be a
+    # moment behind the job's state.
+    def ended_on_screen() -> dict[str, Any] | None:
+        got = agent_result(m, job)
+        return got if "STANDIN turn 1 done" in got["content"]["text"] else None
+
+    result = wait_until(ended_on_screen, 15, message="the turn's end on the worker's screen")
     assert result["job"]["state"] == "succeeded" and run_id(result["job"]) == bound
     content = result["content"]
     assert content["paneID"] == pane_of(job)
-    assert "STANDIN turn 1 done" in content["text"], content["text"]
     assert f"STANDIN {BINARY[provider]} pid=" in content["text"]
     assert isinstance(content["cursorRow"], int) and isinstance(content["cursorColumn"], int)
     # The worker's last answer, from its Stop hook (Cursor's stop sends none).
