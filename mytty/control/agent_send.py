@@ -46,8 +46,9 @@ follows the run this follow-up starts. A parked job (usage limit) holds the text
 ({"type":"ok","queued":true}) and gets it, in order, once it went on after the reset. A queued
 job (its worker not started) is invalid-request.""",
     doc="""
-Like [`send`](#send-pane-text---enter) to the job's pane, after re-arming a finished job (see
-above). To answer an approval dialog use `send-key` on `job.paneID.rawValue` instead: typed
+Like [`send`](#send-pane-text---enter) to the job's pane, after re-arming a finished job, or
+noting the follow-up of a job whose run is still going, which the job then follows to its end
+(see above). To answer an approval dialog use `send-key` on `job.paneID.rawValue` instead: typed
 text does not choose a dialog option. `job-lost`: the job's pane is gone.
 
 **A parked job** (a mytty addition: its worker stopped at its usage limit) is not typed into: the

@@ -69,6 +69,27 @@ def test_a_kill_between_turns_keeps_the_result_and_one_mid_turn_does_not() -> No
     assert merged[-1].state == tm.KILLED and "succeeded" not in tm.accepted(tm.KILLED)
 
 
+def test_a_job_re_armed_by_the_next_prompt_is_right_until_its_turn_begins() -> None:
+    # succeeded, then the harness sends the next prompt at 5; the stand-in starts it at 8.
+    log = [Change(0, tm.RUNNING, 1), Change(4, tm.SUCCEEDED, 1), Change(8, tm.RUNNING, 2)]
+    changes = tm.merge_changes(log, [Change(5, tm.PROMPTED)])
+    shown: list[tuple[float, str]] = [
+        (0, "running"),
+        (4, "succeeded"),
+        (5.25, "launching"),
+        (8, "running"),
+    ]
+    score = tm.score_agent(changes, samples_of(shown, 10), allowance=1.0)
+    assert score.wrong_s == 0 and not score.stuck
+    # launching long before any prompt is wrong: nothing was on its way
+    later = tm.merge_changes(log, [Change(7.5, tm.PROMPTED)])
+    early: list[tuple[float, str]] = [(0, "running"), (4, "launching"), (8, "running")]
+    wrong = tm.score_agent(later, samples_of(early, 10), allowance=1.0)
+    assert set(wrong.wrong_by) == {"succeeded->launching"} and wrong.wrong_s >= 1.0
+    # killed while prompted: the job may read lost, as after a finished turn
+    assert tm.merge_changes(changes, [Change(6, tm.KILLED)])[-2].state == tm.GONE
+
+
 def test_a_view_that_follows_the_truth_at_once_is_never_wrong() -> None:
     changes = [Change(0, tm.RUNNING, 1), Change(5, tm.SUCCEEDED, 1), Change(8, tm.RUNNING, 2)]
     samples = samples_of([(0, "running"), (5, "succeeded"), (8, "running")], 12)

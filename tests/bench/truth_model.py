@@ -28,11 +28,14 @@ EXITED = "exited"  # the session ended normally
 CRASHED = "crashed"  # the CLI died mid-turn (exit 1)
 KILLED = "killed"  # its pane or the whole tmux server was killed under it, mid-turn
 GONE = "gone"  # killed between turns: the job had finished and keeps its result
+#: The harness sent the next prompt (``agent send`` to a finished job) and the turn has not
+#: begun: the job is right to read ``launching`` (re-armed for the run on its way).
+PROMPTED = "prompted"
 
 #: The states a turn ends in: an ``agent wait --until completed`` should wake at the first.
 ENDINGS = frozenset({SUCCEEDED, FAILED, INTERRUPTED, EXITED, CRASHED, KILLED})
 #: Between turns: a kill then leaves the job's last result standing (:data:`GONE`).
-_FINISHED = frozenset({IDLE, SUCCEEDED, FAILED, INTERRUPTED})
+_FINISHED = frozenset({IDLE, SUCCEEDED, FAILED, INTERRUPTED, PROMPTED})
 #: States a job passes through on its way to the truth's (re-armed by a prompt, admitted):
 #: shown within the allowance after a change, they are lag, not wrong.
 TRANSITIONAL = frozenset({"launching", "queued"})
@@ -51,6 +54,7 @@ ACCEPT: dict[str, frozenset[str]] = {
     CRASHED: frozenset({"failed", "disconnected"}),
     KILLED: frozenset({"lost", "disconnected", "failed", "absent"}),
     GONE: frozenset({"succeeded", "failed", "idle", "lost", "disconnected", "absent"}),
+    PROMPTED: frozenset({"launching", "running"}),
 }
 
 #: A sample with no reading (controller down, pane not found): never scored.

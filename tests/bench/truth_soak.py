@@ -435,17 +435,25 @@ class Soak:
         if plugin is not None:
             plugin(self, agent)
             return
-        self.send(agent, prompt, wait=kind not in ("exit", "crash") and r.random() < 0.3)
+        wait = kind not in ("exit", "crash") and r.random() < 0.3
+        self.send(agent, prompt, wait=wait, prompted=True)
         self.count(f"turn:{kind}")
 
-    def send(self, agent: Agent, text: str, *, wait: bool) -> None:
+    def send(self, agent: Agent, text: str, *, wait: bool, prompted: bool = False) -> None:
+        """``agent send`` in the pool; ``prompted``: the worker is between turns, so from the
+        moment the send starts its job is right to read ``launching`` (tm.PROMPTED)."""
         agent.pending = "send"
 
         def go() -> None:
+            t = time.monotonic()
             out = self.ctl("agent", "send", agent.job, text, "--enter")
             if out.returncode != 0:
                 self.count("sendFailed")
-            elif wait:
+                agent.pending = None
+                return
+            if prompted:
+                agent.harness.append(tm.Change(t, tm.PROMPTED))
+            if wait:
                 self.start_wait(agent)
             agent.pending = None
 

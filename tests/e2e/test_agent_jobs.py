@@ -329,6 +329,29 @@ def test_follow_up_rearms_the_job_onto_the_new_run(shared_team: Mytty, provider:
     assert third["state"] == "succeeded" and run_id(third) not in (None, old_run, new_run), third
 
 
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_follow_up_sent_while_the_run_works_is_followed_to_its_end(
+    shared_team: Mytty, provider: str
+) -> None:
+    # A difference from the original (core/jobs/tracker.py): the job does not end with the run
+    # the follow-up reached while busy; it follows the run the follow-up starts.
+    m = shared_team
+    job = spawn(
+        m, "--provider", provider, "--task", "first\n@standin: sleep 3", "--anchor", new_anchor(m)
+    )
+    running = agent_wait(m, job, "running", 30)["job"]
+    assert running["state"] == "running", running
+    first_run = run_id(running)
+    assert m.ctl("agent", "send", job_id(job), "and then this", "--enter").json == {"type": "ok"}
+    done = completed(m, job)
+    assert done["state"] == "succeeded", done
+    assert run_id(done) not in (None, first_run), done  # the follow-up's run, not the first
+    screen = m.wait_for_text(pane_of(job), "STANDIN turn 2 done")
+    assert "STANDIN turn 1 done" in screen
+    expected = None if provider == "cursor" else "Stand-in finished turn 2."
+    assert agent_result(m, job)["lastAssistantMessage"] == expected
+
+
 def test_jobs_spawned_back_to_back_never_see_each_others_runs(shared_team: Mytty) -> None:
     m = shared_team
     anchor = new_anchor(m)

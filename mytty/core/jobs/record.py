@@ -14,7 +14,7 @@ from mytty.core.events import WorkerProvider
 from mytty.core.ids import JobId, RunId, SurfaceId
 from mytty.core.jobs import launch_record as job_launch
 from mytty.core.jobs import record_fields as field
-from mytty.core.jobs.tracker import AgentJob, AgentJobState
+from mytty.core.jobs.tracker import AgentJob, AgentJobState, FollowThrough
 from mytty.core.limits import park as job_park
 
 JOB_RECORD_VERSION = 1
@@ -53,6 +53,8 @@ def encode_job(job: AgentJob) -> str:
             "park": job_park.park_to_record(job.park) if job.park is not None else None,
             "held": job_park.held_to_record(job.held_sends),
             "streak": job.limit_streak,
+            "followUpAt": job.follow_up_at,
+            "through": _through_to_record(job.follow_through),
         },
         ensure_ascii=False,
         separators=(",", ":"),
@@ -110,6 +112,35 @@ def decode_job(text: str) -> AgentJob | None:
             else None,
             held_sends=job_park.held_from_record(obj.get("held", [])),
             limit_streak=field.count(obj.get("streak", 0)),
+            # Absent in records written before follow-ups were followed: none pending.
+            follow_up_at=_time(obj.get("followUpAt")),
+            follow_through=_through_from_record(obj.get("through")),
         )
     except (ValueError, KeyError, TypeError):
         return None
+
+
+def _time(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError("not a time")
+    return float(value)
+
+
+def _through_to_record(through: FollowThrough | None) -> dict[str, object] | None:
+    if through is None:
+        return None
+    return {"run": through.run_id, "state": through.state.value, "message": through.message}
+
+
+def _through_from_record(value: object) -> FollowThrough | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise TypeError("expected an object")
+    return FollowThrough(
+        run_id=RunId(field.text(value["run"])),
+        state=AgentJobState(value["state"]),
+        message=field.optional_text(value["message"]),
+    )

@@ -69,6 +69,18 @@ conversation's *next* run, whoever started it (mytty's continuation, the agent's
 typing into the pane): the one documented case of a job rebinding. ``limit_streak`` counts the
 parks in a row (a run of the job that ended otherwise sets it back to 0), which is how a job that
 parks again right after going on backs off.
+
+**A follow-up sent while the job's run is active** (a mytty difference from the original, where
+such a send changes nothing) is followed too. The text reaches an agent that is busy, or one that
+has just finished while mytty had not yet heard of it; either way the agent takes it as its next
+turn, so :func:`prepare_for_follow_up` notes the time (``follow_up_at``). When the bound run then
+ends (``succeeded``, ``failed``, or ``disconnected``: interrupted or superseded), the job does not end with it: it goes ``launching`` for the
+next run outside the baseline (the one the follow-up starts), with a
+:data:`FOLLOW_THROUGH_WINDOW_SECONDS` window, and keeps the ended run's outcome in
+``follow_through``. An agent that took the text into the same turn (Claude Code can) starts no
+new run: at the window's end the job takes back that outcome instead of ``launch-failed``. So
+``agent wait --until completed`` wakes when the worker has done everything it was asked, and
+``agent result`` reads the last of it.
 """
 
 from __future__ import annotations
@@ -88,6 +100,10 @@ from mytty.core.runs.run import AgentRun
 
 #: Seconds a job waits for its run to appear after a spawn or a follow-up re-arm.
 LAUNCH_WINDOW_SECONDS = 30.0
+
+#: Seconds a job whose run ended with a follow-up pending waits for the run the follow-up
+#: starts (an agent starts it right after its turn ends; see the module docstring).
+FOLLOW_THROUGH_WINDOW_SECONDS = 10.0
 
 #: The message of a queued job whose pane went (``agent close``) before its worker started.
 CANCELLED_MESSAGE = "Cancelled while queued: its pane was closed before the worker started."
@@ -133,6 +149,21 @@ _RUN_TO_JOB: dict[AgentRunState, AgentJobState] = {
 }
 
 _UNBINDABLE_RUN_STATES = frozenset({_R.UNKNOWN, _R.IDLE})
+
+#: Job states of a bound run that is still going: a follow-up sent now is its next turn.
+_ACTIVE_JOB_STATES = frozenset({_J.RUNNING, _J.WAITING_INPUT, _J.WAITING_APPROVAL})
+#: Outcomes a pending follow-up carries the job past (to the run it starts).
+_FOLLOWED_THROUGH = frozenset({_J.SUCCEEDED, _J.FAILED, _J.DISCONNECTED})
+
+
+@dataclass(frozen=True, slots=True)
+class FollowThrough:
+    """The outcome of the run a job left for the run its pending follow-up starts."""
+
+    run_id: RunId
+    state: AgentJobState
+    message: str | None
+
 
 if TYPE_CHECKING:
     from mytty.core.vocab import JobWaitCondition as WaitCondition
@@ -194,6 +225,11 @@ class AgentJob:
     held_sends: tuple[HeldSend, ...] = ()
     #: Usage-limit parks in a row (0 once a run of the job ended otherwise).
     limit_streak: int = 0
+    #: When an ``agent send`` reached the job's bound run while it was active (see the
+    #: module docstring); None: no follow-up is pending.
+    follow_up_at: float | None = None
+    #: While the job waits for the run its follow-up starts: the outcome it left.
+    follow_through: FollowThrough | None = None
 
 
 #: ``end_reason`` of a worker killed by ``[admission] worker_memory_max_mb``.
@@ -551,13 +587,51 @@ def reconcile(
     if job.run_id is not None:
         for run in runs:
             if run.id == job.run_id:
-                return _bound(_apply(job, run, runs), run, clues)
+                return _onward(_bound(_apply(job, run, runs), run, clues), now)
         return job
     eligible = [run for run in runs if is_eligible(job, run)]
     if eligible:
         winner = min(eligible, key=bind_order)
-        return _bound(_apply(replace(job, run_id=winner.id), winner, runs), winner, clues)
+        bound = replace(job, run_id=winner.id, follow_through=None)
+        return _onward(_bound(_apply(bound, winner, runs), winner, clues), now)
+    if job.follow_through is not None:
+        return _follow_through_lapsed(job, now, clues)
     return _unbound(job, now, clues)
+
+
+def _onward(job: AgentJob, now: float) -> AgentJob:
+    """A bound run that ended with a follow-up pending: follow the run the follow-up starts."""
+    if job.follow_up_at is None or job.state not in _FOLLOWED_THROUGH or job.run_id is None:
+        return job
+    return replace(
+        job,
+        state=_J.LAUNCHING,
+        run_id=None,
+        message=None,
+        # Only the ended run joins the baseline: any other run outside it started after the
+        # job bound, so it is the follow-up's (mytty may hear of both at once).
+        baseline=job.baseline | {job.run_id},
+        deadline=now + FOLLOW_THROUGH_WINDOW_SECONDS,
+        follow_up_at=None,
+        follow_through=FollowThrough(job.run_id, job.state, job.message),
+        bound_completed_by_idle=False,
+    )
+
+
+def _follow_through_lapsed(job: AgentJob, now: float, clues: LaunchClues | None) -> AgentJob:
+    """No run came of the follow-up (yet): at the window's end, or once the agent has left the
+    pane, the job takes back the outcome it left."""
+    through = job.follow_through
+    assert through is not None
+    if now < job.deadline and (clues is None or clues.exited is None):
+        return job
+    return replace(
+        job,
+        state=through.state,
+        run_id=through.run_id,
+        message=through.message,
+        follow_through=None,
+    )
 
 
 def _bound(job: AgentJob, run: AgentRun, clues: LaunchClues | None) -> AgentJob:
@@ -583,9 +657,12 @@ def prepare_for_follow_up(
     Only from succeeded, failed or disconnected (which includes a job ended by an idle run).
     Every run id seen so far joins the baseline, the job is unbound and ``launching`` again with
     a fresh deadline, and the previous run's message is dropped so it can't be mistaken for the
-    new run's. A launching, running, waiting, lost or launch-failed job is returned unchanged:
-    a follow-up to a live run belongs to that run.
+    new run's. A job whose bound run is active (running, waiting-input, waiting-approval) only
+    notes ``follow_up_at``: it follows the run the text starts once its run ends (see the module
+    docstring). A launching, parked, lost or launch-failed job is returned unchanged.
     """
+    if job.state in _ACTIVE_JOB_STATES and job.run_id is not None:
+        return replace(job, follow_up_at=now)  # followed when this run ends (module docstring)
     if job.state not in REARMABLE_JOB_STATES:
         return job
     baseline = job.baseline | frozenset(current_run_ids)
@@ -599,6 +676,8 @@ def prepare_for_follow_up(
         baseline=baseline,
         deadline=now + window,
         bound_completed_by_idle=False,
+        follow_up_at=None,
+        follow_through=None,
     )
 
 

@@ -413,8 +413,9 @@ class JobRegistry:
         updated = core_jobs.prepare_for_follow_up(job, run_ids, self._clock.now(), self._window)
         if updated is not job:
             self._changed(job, updated)
-            self._arm_deadline(updated)
-            self._watch(updated)
+            if updated.state is AgentJobState.LAUNCHING:
+                self._arm_deadline(updated)
+                self._watch(updated)
         return updated
 
     def mark_closed(self, job_id: str) -> None:

@@ -16,7 +16,9 @@ from mytty.core.events import (
     WorkerProvider,
 )
 from mytty.core.ids import JobId, RunId, SurfaceId, stable_uuid
+from mytty.core.jobs.record import decode_job, encode_job
 from mytty.core.jobs.tracker import (
+    FOLLOW_THROUGH_WINDOW_SECONDS,
     INTERRUPTED_MESSAGE,
     LAUNCH_WINDOW_SECONDS,
     TERMINAL_JOB_STATES,
@@ -322,12 +324,74 @@ def test_follow_up_keeps_the_old_run_in_the_baseline_even_if_not_listed() -> Non
     assert "A" in rearmed.baseline
 
 
-@pytest.mark.parametrize(
-    "state", [J.LAUNCHING, J.RUNNING, J.WAITING_INPUT, J.WAITING_APPROVAL, J.LOST, J.LAUNCH_FAILED]
-)
+@pytest.mark.parametrize("state", [J.LAUNCHING, J.LOST, J.LAUNCH_FAILED, J.PARKED])
 def test_follow_up_leaves_other_states_alone(state: AgentJobState) -> None:
     j = replace(job(), state=state, run_id=RunId("A") if state != J.LAUNCHING else None)
     assert prepare_for_follow_up(j, run_ids("A", "B"), T0 + 99) == j
+
+
+@pytest.mark.parametrize("state", [J.RUNNING, J.WAITING_INPUT, J.WAITING_APPROVAL])
+def test_follow_up_to_an_active_run_is_noted_not_rearmed(state: AgentJobState) -> None:
+    j = replace(job(), state=state, run_id=RunId("A"))
+    noted = prepare_for_follow_up(j, run_ids("A", "B"), T0 + 99)
+    assert noted == replace(j, follow_up_at=T0 + 99)
+
+
+def _running_with_follow_up() -> AgentJob:
+    bound = reconcile(job(), [run("A")], True, T0 + 1)
+    assert bound.run_id == "A" and bound.state == J.RUNNING
+    return prepare_for_follow_up(bound, run_ids("A"), T0 + 2)
+
+
+@pytest.mark.parametrize("final", [R.SUCCEEDED, R.FAILED])
+def test_a_run_ending_with_a_follow_up_pending_hands_the_job_to_the_next_run(
+    final: AgentRunState,
+) -> None:
+    ended = reconcile(_running_with_follow_up(), [run("A", final, message="first")], True, T0 + 3)
+    assert ended.state == J.LAUNCHING and ended.run_id is None
+    assert ended.follow_up_at is None and ended.follow_through is not None
+    assert ended.deadline == T0 + 3 + FOLLOW_THROUGH_WINDOW_SECONDS
+    assert not satisfies(ended, "completed")  # the wait goes on to the follow-up's run
+    nxt = run("B", started=T0 + 4, updated=T0 + 4)
+    bound = reconcile(ended, [run("A", final), nxt], True, T0 + 4)
+    assert bound.run_id == "B" and bound.state == J.RUNNING and bound.follow_through is None
+    done = reconcile(
+        bound, [run("A", final), replace(nxt, state=R.SUCCEEDED, message="second")], True, T0 + 5
+    )
+    assert done.state == J.SUCCEEDED and done.message == "second"  # the last answer, not "first"
+
+
+def test_both_runs_heard_at_once_the_follow_ups_run_is_bound() -> None:
+    # mytty heard the first run end and the follow-up's run start in one pass (native lag).
+    runs = [run("A", R.SUCCEEDED), run("B", started=T0 + 3)]
+    handed = reconcile(_running_with_follow_up(), runs, True, T0 + 4)
+    assert handed.state == J.LAUNCHING
+    assert reconcile(handed, runs, True, T0 + 4).run_id == "B"
+
+
+def test_a_follow_up_taken_into_the_same_turn_gives_back_the_runs_outcome() -> None:
+    ended = reconcile(
+        _running_with_follow_up(), [run("A", R.SUCCEEDED, message="all done")], True, T0 + 3
+    )
+    runs = [run("A", R.SUCCEEDED, message="all done")]
+    waiting = reconcile(ended, runs, True, T0 + 3 + FOLLOW_THROUGH_WINDOW_SECONDS - 0.1)
+    assert waiting.state == J.LAUNCHING
+    back = reconcile(ended, runs, True, T0 + 3 + FOLLOW_THROUGH_WINDOW_SECONDS)
+    assert back.state == J.SUCCEEDED and back.run_id == "A" and back.message == "all done"
+    assert back.follow_through is None  # never launch-failed: the work was done
+
+
+def test_a_follow_up_to_a_worker_that_then_exits_gives_back_the_outcome_at_once() -> None:
+    ended = reconcile(_running_with_follow_up(), [run("A", R.SUCCEEDED)], True, T0 + 3)
+    clues = LaunchClues(exited="bye", exit_status=0)
+    back = reconcile(ended, [run("A", R.SUCCEEDED)], True, T0 + 4, clues)
+    assert back.state == J.SUCCEEDED and back.run_id == "A"
+
+
+def test_a_follow_up_pending_survives_the_store() -> None:
+    ended = reconcile(_running_with_follow_up(), [run("A", R.FAILED, message="x")], True, T0 + 3)
+    for j in (_running_with_follow_up(), ended):
+        assert decode_job(encode_job(j)) == j
 
 
 # --------------------------------------------------------------------------------------------
@@ -416,13 +480,18 @@ steps = st.one_of(
 
 
 def _check_step(before: AgentJob, after: AgentJob, *, rearmed: bool) -> None:
+    given_back = after.follow_through is None and before.follow_through is not None
     if after.run_id is not None:
-        assert after.run_id not in after.baseline  # never bound to a baseline run
+        if given_back and after.run_id == before.follow_through.run_id:  # type: ignore[union-attr]
+            assert is_terminal(after.state)  # the outcome a lapsed follow-up gave back
+        else:
+            assert after.run_id not in after.baseline  # never bound to a baseline run
         assert after.state != J.LAUNCHING  # a bound job never reads launching (the issue)
     if before.state in ONE_WAY:
         assert after == before
     if not rearmed:
-        if before.run_id is not None and before.state is not J.PARKED:
+        following = before.follow_up_at is not None or before.follow_through is not None
+        if before.run_id is not None and before.state is not J.PARKED and not following:
             assert after.run_id == before.run_id  # never rebinds (a park ends by rebinding)
         if is_terminal(before.state):
             assert after == before
@@ -452,10 +521,12 @@ def test_tracker_invariants(baseline: set[str], history: list[tuple[str, object]
             runs.pop(RunId(arg), None)
         else:
             j = prepare_for_follow_up(j, runs.keys(), now)
-            rearmed = j is not before
+            rearmed = j.state is not before.state
             if rearmed:
                 assert before.state in (J.SUCCEEDED, J.FAILED, J.DISCONNECTED)
                 assert j.state == J.LAUNCHING and j.run_id is None
+            elif j is not before:  # an active run: the follow-up is only noted
+                assert j == replace(before, follow_up_at=now)
         _check_step(before, j, rearmed=rearmed)
         mid = j
         j = reconcile(j, list(runs.values()), pane_exists, now)
