@@ -26,6 +26,11 @@ LAUNCH_DIR = "launch"
 #: Per-pane event files of shell integration. The shells find it as the directory of
 #: ``MYTTY_EVENT_SOCKET`` + ``/shell`` (they have no other path to the home).
 SHELL_EVENTS_DIR = "shell"
+#: Hook events that found no controller, kept for the next one (``mytty.hook.spool``); the
+#: hook finds it as the directory of ``MYTTY_EVENT_SOCKET`` + this name.
+EVENT_SPOOL_DIR = "event-spool"
+#: The name ending of a complete spooled event (one being written has a dot name).
+EVENT_SPOOL_SUFFIX = ".event"
 #: The tmux socket the running controller bound to (what `mytty up` restarts it onto).
 TMUX_SOCKET_RECORD = "tmux-socket"
 #: The worktrees ``agent spawn --worktree`` created (what ``mytty worktree gc`` may remove).

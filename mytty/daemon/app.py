@@ -43,6 +43,7 @@ from mytty.daemon.estimation.estimator import NativeEstimator
 from mytty.daemon.estimation.shell_events import ShellEventWatcher
 from mytty.daemon.events.codex_routing import CodexRouter
 from mytty.daemon.events.ingest import EventIngest
+from mytty.daemon.events.spool import EventSpool
 from mytty.daemon.explain.evidence import EvidenceService
 from mytty.daemon.handler_context import HandlerContext
 from mytty.daemon.home import Home
@@ -330,6 +331,8 @@ class Controller:
             lead_notices=LeadInbox(self.jobs, self.usage.budget_news).take,
             approvals=self.approvals,
         )
+        #: Hook events that found no controller (a restart): ingested before the sweep.
+        self.spool = EventSpool(self.home.event_spool_dir, self.ingest.handle)
         self.publisher = TmuxPublisher(
             hub=self.hub,
             panes=self.panes,
@@ -491,6 +494,8 @@ class Controller:
             await self.link.connect(self.pane_service, first=True)
             self._wire_estimator()
             await self.estimator.restore()  # before the sweep: runs whose agent still runs stay
+            # What hooks reported while no controller ran, before the sweep judges the runs.
+            await self.spool.drain()
             await startup_sweep(
                 self.hub, self.panes, self.clock.now(), agent_alive=self.estimator.agent_alive
             )
@@ -514,6 +519,7 @@ class Controller:
             self._servers = self._socket_servers()
             for server in self._servers:
                 await server.start()
+            self.spool.start(loop)  # from now on, a late spooled event is taken as it lands
             log.info("mytty controller ready (home %s, tmux %s)", self.home.root, self.tmux_socket)
             if on_ready is not None:
                 on_ready()
@@ -594,6 +600,7 @@ class Controller:
     async def _shutdown(self) -> None:
         for server in self._servers:
             await server.close()
+        await self.spool.close()
         self.cursor_approval.cancel_all()
         self.config_watch.close()
         await self.notifier.close()

@@ -64,6 +64,10 @@ class Home:
         return self.root / paths.SHELL_EVENTS_DIR
 
     @property
+    def event_spool_dir(self) -> Path:
+        return self.root / paths.EVENT_SPOOL_DIR
+
+    @property
     def tmux_socket_record(self) -> Path:
         return self.root / paths.TMUX_SOCKET_RECORD
 

@@ -4,8 +4,9 @@ Agents run this on every hook (for some, every tool call), so it must never get 
 
 - it prints the provider's neutral stdout reply first, whatever happens next (Cursor reads an
   empty reply to ``preToolUse`` as a denial; Antigravity expects a decision on Stop);
-- outside a mytty pane (``MYTTY_EVENT_SOCKET`` unset or empty) or when the controller is not
-  running it exits 0 without a word;
+- outside a mytty pane (``MYTTY_EVENT_SOCKET`` unset or empty) it exits 0 without a word; when
+  the controller is not running (restarting, stopped) it also exits 0, keeping the event in the
+  home's spool for the next controller (:mod:`mytty.hook.spool`);
 - otherwise a failure is one stderr line ``mytty-agent-hook: <reason>`` and exit 1 — never
   exit 2, which Claude Code and Codex read as "block this action";
 - the whole run is bounded (:data:`DEADLINE_S`) even against a wedged controller;
@@ -244,6 +245,14 @@ def _decide_or_not(
         try:
             reply = deliver(socket_path, line, deadline=deadline, keep=kept)
         except ControllerNotRunning:
+            # Nobody decides now (the agent's own dialog does), but the next controller should
+            # still learn that the run waits: the event is spooled without its request.
+            from mytty.hook.spool import spool
+
+            spool(
+                socket_path,
+                _event_line(provider, payload, mapping, mapping.run_key, credentials, False),
+            )
             return 0
         except DeliveryError as exc:
             _say(str(exc))
@@ -324,7 +333,11 @@ def _deliver(
     try:
         reply = deliver(socket_path, line, deadline=deadline)
     except ControllerNotRunning:
-        return 0  # mytty is not running: the pane outlived its controller
+        # mytty is not running (restarting, or the pane outlived it): the next one takes it.
+        from mytty.hook.spool import spool
+
+        spool(socket_path, line)
+        return 0
     except DeliveryError as exc:
         _say(str(exc))
         return 1

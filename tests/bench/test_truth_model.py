@@ -195,6 +195,11 @@ def test_waits_are_judged_against_the_turn_that_ended_after_them() -> None:
 
     assert judge(10.4) == "ok"
     assert judge(12.0) == "late"
+    # a follow-up's turn right after: the job followed it, so waking at its end is on time
+    followed = [*changes, Change(10.2, tm.RUNNING, 2), Change(14, tm.SUCCEEDED, 2)]
+    assert tm.judge_wait(tm.Wait("j", 1, 14.3, False, 60), followed, late_after=1.0) == "ok"
+    assert tm.ending_before(followed, 1, 14.3) == Change(14, tm.SUCCEEDED, 2)
+    assert tm.ending_before(followed, 1, 11) == Change(10, tm.SUCCEEDED, 1)
     assert judge(5.0) == "early"
     assert judge(61, timed_out=True) == "never"
     assert judge(None) == "never"

@@ -80,12 +80,12 @@ def _wait_figures(soak: Soak, changes_of: dict[str, list[tm.Change]]) -> dict[st
 def _result_figures(soak: Soak, changes_of: dict[str, list[tm.Change]]) -> dict[str, Any]:
     judged: list[tuple[str, int | None, str | None]] = []
     provider = {a.job: a.provider for a in soak.agents}
-    for job, started, message in soak.results:
+    for job, started, woke, message in soak.results:
         if provider.get(job) == "cursor":
             continue  # the Cursor stand-in reports no final message (no transcript)
-        ending = next(
-            (c for c in changes_of.get(job, []) if c.t >= started and c.state in tm.ENDINGS), None
-        )
+        # The answer due is the last turn that had ended when the wait woke: a follow-up sent
+        # while the job's turn ran is followed, and its turn's answer is the job's.
+        ending = tm.ending_before(changes_of.get(job, []), started, woke)
         turn = ending.turn if ending is not None and ending.state == tm.SUCCEEDED else None
         judged.append((job, turn, message))
     figures: dict[str, Any] = dict(tm.judge_results(judged))

@@ -253,7 +253,8 @@ class Soak:
         self.file_rows: dict[Path, list[dict[str, Any]]] = {}
         self.waits: list[WaitRun] = []
         self.wait_records: list[tuple[tm.Wait, bool]] = []  # (wait, hooked)
-        self.results: list[tuple[str, float, str | None]] = []  # job, wait start, message
+        #: job, wait start, when it woke, the result's message
+        self.results: list[tuple[str, float, float, str | None]] = []
         self.events: list[dict[str, Any]] = []  # chaos and notable acts, for the report
         self.counts: dict[str, int] = {}
         self.pool = ThreadPoolExecutor(max_workers=6 if options.agents <= 50 else 12)
@@ -651,7 +652,7 @@ class Soak:
         except ValueError:
             message = None
         with self.lock:
-            self.results.append((w.agent.job, w.started, message))
+            self.results.append((w.agent.job, w.started, woke, message))
 
     # -- chaos ------------------------------------------------------------------------------------
     def kill_controller(self) -> None:
