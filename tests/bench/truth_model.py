@@ -51,7 +51,9 @@ ACCEPT: dict[str, frozenset[str]] = {
     FAILED: frozenset({"failed"}),
     INTERRUPTED: frozenset({"succeeded", "failed", "idle"}),
     EXITED: frozenset({"succeeded", "failed", "disconnected"}),
-    CRASHED: frozenset({"failed", "disconnected"}),
+    # launch-failed too: a stand-in crashes before its turn's first hook, so mytty saw its agent
+    # exit before the run began (what a crash before the prompt reached the hooks looks like).
+    CRASHED: frozenset({"failed", "disconnected", "launch-failed"}),
     KILLED: frozenset({"lost", "disconnected", "failed", "absent"}),
     GONE: frozenset({"succeeded", "failed", "idle", "lost", "disconnected", "absent"}),
     PROMPTED: frozenset({"launching", "running"}),

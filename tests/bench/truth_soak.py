@@ -72,6 +72,9 @@ class Agent:
     answer_at: float | None = None
     queued_at: float | None = None
     resuming: bool = False
+    #: Waits that woke and whose ``agent result`` is not read yet: like a lead, the director
+    #: reads the answer before it sends the next prompt.
+    results_due: int = 0
 
     @property
     def live(self) -> bool:
@@ -85,6 +88,7 @@ class WaitRun:
     proc: subprocess.Popen[str]
     timeout: float
     woke: float | None = None  # when the process exited (the reaper thread's reading)
+    due: bool = False  # counted in its agent's results_due until its result is read
 
 
 class Sampler(threading.Thread):
@@ -405,6 +409,8 @@ class Soak:
         if state in (tm.SUCCEEDED, tm.FAILED, tm.INTERRUPTED, tm.IDLE) and now >= agent.next_at:
             if agent.queued_at is not None:
                 return  # the queued prompt is on its way
+            if agent.results_due:
+                return  # its lead reads the answer first
             self.next_turn(agent, now)
 
     def while_running(self, agent: Agent, now: float) -> None:
@@ -612,6 +618,9 @@ class Soak:
             for w in running:
                 if w.proc.poll() is not None:
                     w.woke = time.monotonic()
+                    with self.lock:
+                        w.due = True
+                        w.agent.results_due += 1
 
     def reap_waits(self, now: float, *, inline: bool = False) -> None:
         with self.lock:
@@ -628,6 +637,15 @@ class Soak:
                 self.pool.submit(self.finish_wait, w, woke)
 
     def finish_wait(self, w: WaitRun, woke: float) -> None:
+        try:
+            self._finish_wait(w, woke)
+        finally:
+            with self.lock:
+                if w.due:
+                    w.due = False
+                    w.agent.results_due -= 1
+
+    def _finish_wait(self, w: WaitRun, woke: float) -> None:
         if w.proc.poll() is None:
             w.proc.kill()
         out, _err = w.proc.communicate()
