@@ -202,11 +202,26 @@ class Doctor:
     # -- admission ----------------------------------------------------------------------------
     def admission(self) -> None:
         """[admission]'s limits against this machine, and whether a memory cap is enforced."""
-        from mytty.daemon.config.load import read_settings
+        from mytty.daemon.config.load import DEFAULTS, config_path, reread_settings
         from mytty.daemon.resources.memcap import probe
         from mytty.daemon.resources.memory import available_mb
 
-        admission = read_settings(self.home.root)[0].admission
+        settings, _warnings = reread_settings(self.home.root)
+        if settings is None and config_path(self.home.root).exists():
+            # Not the defaults: a running controller keeps the limits it read before.
+            who = (
+                "the running controller keeps the ones it had"
+                if self.running
+                else ("the next start uses the defaults")
+            )
+            self.add(
+                "admission",
+                "warn",
+                f"config.toml can't be read, so its [admission] limits are not known here ({who})",
+                "fix config.toml (see the config row)",
+            )
+            return
+        admission = (settings or DEFAULTS).admission
         limits = [
             f"{key} = {value}"
             for key, value in (

@@ -33,3 +33,18 @@ def test_the_limits_and_the_memory_cap_are_reported(mytty: Mytty) -> None:
         assert "MYTTY_CGROUP" in cap["fix"]
     else:
         assert cap["status"] == "ok" and "is enforced" in cap["detail"]
+
+
+def test_a_broken_config_does_not_pass_for_the_defaults(mytty: Mytty) -> None:
+    m = mytty
+    config = m.mytty_home / "config.toml"
+    kept = config.read_text()
+    config.write_text("[admission\nmax_workers = 3\n")  # not TOML
+    try:
+        _code, findings = doctor(m)
+    finally:
+        config.write_text(kept)
+    admission = next(f for f in findings if f["area"] == "admission")
+    assert admission["status"] == "warn", admission
+    assert "can't be read" in admission["detail"] and "max_workers" not in admission["detail"]
+    assert "running controller keeps" in admission["detail"]
