@@ -91,7 +91,7 @@ def test_a_spooled_event_of_another_pane_or_forged_is_refused_and_removed(m: Myt
     junk = land("00000000000000000002-1.event", b"\x00\xff not json at all #(touch PWNED)\n")
     # The running controller takes late files as they land (inotify): both go, nothing breaks.
     wait_until(
-        lambda: not os.path.exists(forged) and not os.path.exists(junk) or None,
+        lambda: (not os.path.exists(forged) and not os.path.exists(junk)) or None,
         10,
         message="the forged files removed",
     )
