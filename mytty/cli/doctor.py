@@ -202,7 +202,8 @@ class Doctor:
     # -- admission ----------------------------------------------------------------------------
     def admission(self) -> None:
         """[admission]'s limits against this machine, and whether a memory cap is enforced."""
-        from mytty.daemon.config.load import DEFAULTS, config_path, reread_settings
+        from mytty.core.config import DEFAULTS
+        from mytty.daemon.config.load import config_path, reread_settings
         from mytty.daemon.resources.memcap import probe
         from mytty.daemon.resources.memory import available_mb
 
