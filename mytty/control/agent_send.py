@@ -47,7 +47,7 @@ follows the run this follow-up starts. A parked job (usage limit) holds the text
 job (its worker not started) is invalid-request.""",
     doc="""
 Like [`send`](#send-pane-text---enter) to the job's pane, after re-arming a finished job, or
-noting the follow-up of a job whose run is still going, which the job then follows to its end
+noting the follow-up of a job whose run is still running, which the job then follows to its end
 (see above). To answer an approval dialog use `send-key` on `job.paneID.rawValue` instead: typed
 text does not choose a dialog option. `job-lost`: the job's pane is gone.
 

@@ -70,8 +70,9 @@ typing into the pane): the one documented case of a job rebinding. ``limit_strea
 parks in a row (a run of the job that ended otherwise sets it back to 0), which is how a job that
 parks again right after going on backs off.
 
-**A follow-up sent while the job's run is active** (a mytty difference from the original, where
-such a send changes nothing) is followed too. The text reaches an agent that is busy, or one that
+**A follow-up sent while the job's run is running** (a mytty difference from the original, where
+such a send changes nothing) is followed too (not one sent while it waits for input or an
+approval: that text answers within the turn). The text reaches an agent that is busy, or one that
 has just finished while mytty had not yet heard of it; either way the agent takes it as its next
 turn, so :func:`prepare_for_follow_up` notes the time (``follow_up_at``). When the bound run then
 ends (``succeeded``, ``failed``, or ``disconnected``: interrupted or superseded), the job does not end with it: it goes ``launching`` for the
@@ -150,8 +151,9 @@ _RUN_TO_JOB: dict[AgentRunState, AgentJobState] = {
 
 _UNBINDABLE_RUN_STATES = frozenset({_R.UNKNOWN, _R.IDLE})
 
-#: Job states of a bound run that is still going: a follow-up sent now is its next turn.
-_ACTIVE_JOB_STATES = frozenset({_J.RUNNING, _J.WAITING_INPUT, _J.WAITING_APPROVAL})
+#: The job state of a bound run that is working: a follow-up sent now is its next turn. Not
+#: waiting-input or waiting-approval: text sent then answers the question within the turn.
+_ACTIVE_JOB_STATES = frozenset({_J.RUNNING})
 #: Outcomes a pending follow-up carries the job past (to the run it starts).
 _FOLLOWED_THROUGH = frozenset({_J.SUCCEEDED, _J.FAILED, _J.DISCONNECTED})
 
@@ -657,9 +659,9 @@ def prepare_for_follow_up(
     Only from succeeded, failed or disconnected (which includes a job ended by an idle run).
     Every run id seen so far joins the baseline, the job is unbound and ``launching`` again with
     a fresh deadline, and the previous run's message is dropped so it can't be mistaken for the
-    new run's. A job whose bound run is active (running, waiting-input, waiting-approval) only
-    notes ``follow_up_at``: it follows the run the text starts once its run ends (see the module
-    docstring). A launching, parked, lost or launch-failed job is returned unchanged.
+    new run's. A job whose bound run is ``running`` only notes ``follow_up_at``: it follows the run the text starts once its run ends (see the module
+    docstring). A launching, waiting (text then answers within the turn), parked, lost or
+    launch-failed job is returned unchanged.
     """
     if job.state in _ACTIVE_JOB_STATES and job.run_id is not None:
         return replace(job, follow_up_at=now)  # followed when this run ends (module docstring)

@@ -324,15 +324,16 @@ def test_follow_up_keeps_the_old_run_in_the_baseline_even_if_not_listed() -> Non
     assert "A" in rearmed.baseline
 
 
-@pytest.mark.parametrize("state", [J.LAUNCHING, J.LOST, J.LAUNCH_FAILED, J.PARKED])
+@pytest.mark.parametrize(
+    "state", [J.LAUNCHING, J.WAITING_INPUT, J.WAITING_APPROVAL, J.LOST, J.LAUNCH_FAILED, J.PARKED]
+)
 def test_follow_up_leaves_other_states_alone(state: AgentJobState) -> None:
     j = replace(job(), state=state, run_id=RunId("A") if state != J.LAUNCHING else None)
     assert prepare_for_follow_up(j, run_ids("A", "B"), T0 + 99) == j
 
 
-@pytest.mark.parametrize("state", [J.RUNNING, J.WAITING_INPUT, J.WAITING_APPROVAL])
-def test_follow_up_to_an_active_run_is_noted_not_rearmed(state: AgentJobState) -> None:
-    j = replace(job(), state=state, run_id=RunId("A"))
+def test_follow_up_to_a_running_run_is_noted_not_rearmed() -> None:
+    j = replace(job(), state=J.RUNNING, run_id=RunId("A"))
     noted = prepare_for_follow_up(j, run_ids("A", "B"), T0 + 99)
     assert noted == replace(j, follow_up_at=T0 + 99)
 
