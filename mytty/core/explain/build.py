@@ -177,6 +177,14 @@ def _job_summary(inputs: ExplainInputs, job: AgentJob, shown: AgentRun | None) -
         return "the job's pane is gone"
     if job.state is AgentJobState.PARKED:
         return job.message or "the job is parked at its provider's usage limit"
+    if job.run_id is None and job.follow_through is not None:
+        left = duration(max(0.0, job.deadline - inputs.now))
+        through = job.follow_through
+        return (
+            f"run {_short(through.run_id)} ended {through.state.value} while a follow-up sent "
+            f"to it was pending: the job waits for the run the follow-up starts, and ends "
+            f"{through.state.value} with run {_short(through.run_id)} if none starts in {left}"
+        )
     if job.run_id is None:
         left = duration(max(0.0, job.deadline - inputs.now))
         base = len(job.baseline)
@@ -191,6 +199,8 @@ def _job_summary(inputs: ExplainInputs, job: AgentJob, shown: AgentRun | None) -
             "keeps its last state"
         )
     text = f"the job follows run {_short(shown.id)}, which is {shown.state.value}"
+    if job.follow_up_at is not None:
+        text += " (a follow-up was sent to it: the job follows the run that starts next)"
     if job.bound_completed_by_idle:
         text += " (it went idle before finishing, so the job ended disconnected)"
     return text
@@ -252,9 +262,9 @@ def _job_next(
             if s.state is AgentRunState.RUNNING
         ]
         left = duration(max(0.0, job.deadline - inputs.now))
-        steps.append(
-            Step(None, AgentJobState.LAUNCH_FAILED.value, (f"no run starting within {left}",))
-        )
+        # A job waiting for its follow-up's run gives back the outcome it left, not a failure.
+        lapse = job.follow_through.state if job.follow_through else AgentJobState.LAUNCH_FAILED
+        steps.append(Step(None, lapse.value, (f"no run starting within {left}",)))
         return tuple(steps)
     if shown is None:
         return ()

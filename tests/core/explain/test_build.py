@@ -17,7 +17,13 @@ from mytty.core.explain.inputs import EpochView, Foreground, Observations, Shell
 from mytty.core.explain.sources import Source
 from mytty.core.ids import JobId
 from mytty.core.jobs.launch_record import JobLaunch
-from mytty.core.jobs.tracker import AgentJob, AgentJobState, new_job, reconcile
+from mytty.core.jobs.tracker import (
+    AgentJob,
+    AgentJobState,
+    new_job,
+    prepare_for_follow_up,
+    reconcile,
+)
 from mytty.core.runs.book import RunBook
 from tests.core.builders import CLAUDE, CODEX, PANE, R, ev
 from tests.core.explain.support import NOW, inputs_for, window
@@ -86,6 +92,23 @@ def test_an_unbound_job_waits_for_its_run_or_its_deadline() -> None:
     assert out.next[-1] == out.next[-1].__class__(
         None, "launch-failed", ("no run starting within 20s",)
     )
+
+
+def test_a_job_carried_on_by_a_follow_up_says_what_it_waits_for_and_gives_back() -> None:
+    events = hooked_turn()
+    running = job_on(events[:3])
+    noted = prepare_for_follow_up(running, [], NOW - 5)
+    out = explain(inputs_for(events[:3], job=noted, integrations=INSTALLED))
+    assert "a follow-up was sent to it" in out.summary
+    book = RunBook()
+    for e in events:
+        book.apply(e)
+    handed = reconcile(noted, book.runs_for(PANE, CLAUDE), True, NOW - 2)
+    assert handed.state is AgentJobState.LAUNCHING and handed.follow_through is not None
+    out = explain(inputs_for(events, job=handed, integrations=INSTALLED))
+    assert out.state == "launching"
+    assert "while a follow-up sent to it was pending" in out.summary and "in 8s" in out.summary
+    assert out.next[-1].state == "succeeded" and out.next[0].state == "running"
 
 
 def test_a_lost_job_can_be_resumed_when_mytty_knows_how() -> None:
