@@ -225,6 +225,24 @@ def test_an_unanswered_tool_call_becomes_an_approval_request_at_the_threshold() 
 
 
 @pytest.mark.parametrize("answer", ["postToolUse", "postToolUseFailure", "stop"])
+def test_an_answer_between_the_timer_and_its_recording_withdraws_the_estimate(answer: str) -> None:
+    # The timer fired, and the tool's post event (or the run's end) was taken before the
+    # estimate's task ran: recording it then would put a run that went on back in
+    # waiting-approval, where its Stop is ignored (seen in the 200-agent truth soak).
+    async def scenario() -> None:
+        clock = ManualClock(start=0.0)
+        est, recorded = estimator(clock)
+        est.observe(cursor_event("preToolUse", at=0.0), True)
+        clock.advance(10)  # fired: its recording task is scheduled, not run
+        est.observe(cursor_event(answer, at=10.0, tool="t1" if answer != "stop" else None), True)
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        assert recorded == []
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("answer", ["postToolUse", "postToolUseFailure", "stop"])
 def test_an_answered_tool_call_is_no_approval(answer: str) -> None:
     async def scenario() -> None:
         clock = ManualClock(start=0.0)

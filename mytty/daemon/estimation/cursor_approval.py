@@ -34,6 +34,10 @@ class CursorApprovalEstimator:
         self._record_event = record
         self._threshold = threshold
         self._timers: dict[tuple[RunId, str], Timer] = {}
+        #: Estimates whose timer fired and that are not recorded yet: a post event or the run's
+        #: end arriving in between withdraws one (else it would put a run that went on, or
+        #: ended, back in waiting-approval, where its Stop is then ignored).
+        self._firing: set[tuple[RunId, str]] = set()
         # The loop keeps only a weak reference to a task: one nobody holds may vanish mid-write.
         self._recording: set[asyncio.Future[None]] = set()
 
@@ -47,7 +51,9 @@ class CursorApprovalEstimator:
                 return
             self._timers[key] = self._clock.call_later(self._threshold, lambda: self._fire(event))
         elif hook in ("postToolUse", "postToolUseFailure") and event.tool_use_id:
-            timer = self._timers.pop((event.run_id, event.tool_use_id), None)
+            key = (event.run_id, event.tool_use_id)
+            self._firing.discard(key)
+            timer = self._timers.pop(key, None)
             if timer is not None:
                 timer.cancel()
         elif hook == "stop" or event.kind in (
@@ -55,12 +61,15 @@ class CursorApprovalEstimator:
             AgentEventKind.FAILED,
             AgentEventKind.DISCONNECTED,
         ):
+            self._firing = {k for k in self._firing if k[0] != event.run_id}
             for key in [k for k in self._timers if k[0] == event.run_id]:
                 self._timers.pop(key).cancel()
 
     def _fire(self, pre: AgentEvent) -> None:
         assert pre.tool_use_id is not None
-        self._timers.pop((pre.run_id, pre.tool_use_id), None)
+        key = (pre.run_id, pre.tool_use_id)
+        self._timers.pop(key, None)
+        self._firing.add(key)
         synthesized = AgentEvent(
             id=stable_uuid("event", "cursor", "pending-approval", pre.run_id, pre.tool_use_id),
             run_id=pre.run_id,
@@ -75,11 +84,14 @@ class CursorApprovalEstimator:
             tool_use_id=pre.tool_use_id,
             tool_name=pre.tool_name,
         )
-        task = asyncio.ensure_future(self._record(synthesized))
+        task = asyncio.ensure_future(self._record(synthesized, key))
         self._recording.add(task)
         task.add_done_callback(self._recording.discard)
 
-    async def _record(self, event: AgentEvent) -> None:
+    async def _record(self, event: AgentEvent, key: tuple[RunId, str]) -> None:
+        if key not in self._firing:
+            return  # the tool ran (or the run ended) after the timer fired: no estimate
+        self._firing.discard(key)
         try:
             await self._record_event(event)
         except Exception as exc:  # noqa: BLE001 - an estimate is never worth the controller
@@ -89,3 +101,4 @@ class CursorApprovalEstimator:
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
+        self._firing.clear()
