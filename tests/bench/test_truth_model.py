@@ -231,3 +231,26 @@ def test_verdicts_compare_each_figure_with_its_target() -> None:
         "stuckOver10s": True,
         "waitsNever": False,  # no figure is no pass
     }
+
+
+def test_a_turn_at_the_usage_limit_is_parked_until_the_next_turn_begins() -> None:
+    lines = [
+        "STANDIN turn 3 started",
+        "  \u23bf  You've hit your 5-hour limit \u00b7 resets 3:04pm (UTC)",
+        "STANDIN turn 3 done",
+        "STANDIN ready",
+        "STANDIN turn 4 started",
+        "STANDIN turn 4 done",
+    ]
+    rows = [{"t": 0.0, "pane": "%1"}] + [
+        {"t": float(i + 1), "line": x} for i, x in enumerate(lines)
+    ]
+    changes = tm.changes_from_log(rows)
+    assert [(c.state, c.turn) for c in changes[1:]] == [
+        (tm.RUNNING, 3),
+        (tm.PARKED, 3),
+        (tm.RUNNING, 4),
+        (tm.SUCCEEDED, 4),
+    ]
+    assert tm.accepted(tm.PARKED) == {"parked"}
+    assert tm.PARKED not in tm.ENDINGS  # a park ends no wait: the continuation's end does

@@ -31,6 +31,9 @@ GONE = "gone"  # killed between turns: the job had finished and keeps its result
 #: The harness sent the next prompt (``agent send`` to a finished job) and the turn has not
 #: begun: the job is right to read ``launching`` (re-armed for the run on its way).
 PROMPTED = "prompted"
+#: The turn met the account's usage limit: the job is right to read ``parked`` until the turn
+#: that continues it (mytty's, after the reset) begins.
+PARKED = "parked"
 
 #: The states a turn ends in: an ``agent wait --until completed`` should wake at the first.
 ENDINGS = frozenset({SUCCEEDED, FAILED, INTERRUPTED, EXITED, CRASHED, KILLED})
@@ -49,7 +52,8 @@ ACCEPT: dict[str, frozenset[str]] = {
     WAITING_INPUT: frozenset({"waiting-input"}),
     SUCCEEDED: frozenset({"succeeded"}),
     FAILED: frozenset({"failed"}),
-    INTERRUPTED: frozenset({"succeeded", "failed", "idle"}),
+    # disconnected: how mytty ends a job whose run Esc interrupted (its run went idle).
+    INTERRUPTED: frozenset({"succeeded", "failed", "idle", "disconnected"}),
     EXITED: frozenset({"succeeded", "failed", "disconnected"}),
     # launch-failed too: a stand-in crashes before its turn's first hook, so mytty saw its agent
     # exit before the run began (what a crash before the prompt reached the hooks looks like).
@@ -57,6 +61,7 @@ ACCEPT: dict[str, frozenset[str]] = {
     KILLED: frozenset({"lost", "disconnected", "failed", "absent"}),
     GONE: frozenset({"succeeded", "failed", "idle", "lost", "disconnected", "absent"}),
     PROMPTED: frozenset({"launching", "running"}),
+    PARKED: frozenset({"parked"}),
 }
 
 #: A sample with no reading (controller down, pane not found): never scored.
@@ -69,7 +74,13 @@ def truth_of_line(line: str, current: str | None) -> str | None:
         if line.endswith(" started"):
             return RUNNING
         if " done" in line:
+            if current in (PARKED, INTERRUPTED):
+                # The turn ended at the limit (parked until continued), or after Esc (mytty
+                # shows it interrupted, not finished).
+                return None
             return FAILED if line.endswith("(failed)") else SUCCEEDED
+    if line.startswith("  \u23bf  You've hit your "):  # Claude's usage-limit error row
+        return PARKED
     if line == "STANDIN waiting for approval" or line.endswith("· Running hook"):
         # Codex runs its PermissionRequest hook (which may hold for a person) before its
         # dialog: the approval wait begins with the hook.

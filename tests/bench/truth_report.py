@@ -142,6 +142,11 @@ def build(soak: Soak, targets: dict[str, float]) -> dict[str, Any]:
         "stuckOver10s": len(jobs_total.stuck),
         "waitsNever": waits["judged"].get("never", 0),
         "resultsLostOrDoubled": results["lost"] + results["doubled"],
+        # Not a target: usage-limit parks that mytty did not continue within 15 s of the
+        # reset plus margin (None: no such step ran).
+        "parksNotContinued": soak.counts.get("parkNotContinued", 0)
+        if soak.counts.get("turn:usage-limit")
+        else None,
     }
     return {
         "tool": "scripts/bench/truth",

@@ -25,12 +25,17 @@ from typing import Any
 
 from tests.bench import truth_model as tm
 from tests.e2e.jobs_support import enable_integrations
+from tests.standins.test_standins_limits import GATEWAY_JWT
 from tests.support.harness import MYTTY, MYTTY_CTL, TMUX, Mytty
 
 BINARY = {"claude": "claude", "codex": "codex", "cursor": "cursor-agent"}
 #: The rule the scripted human wrote: every request of a job labelled ``ruled-*`` is allowed.
 CONFIG = """[approvals]
 hold_seconds = 15
+
+[limits]
+resume_margin_seconds = 1
+stagger_seconds = 1
 
 [[approvals.rule]]
 name = "truth soak"
@@ -72,6 +77,8 @@ class Agent:
     answer_at: float | None = None
     queued_at: float | None = None
     resuming: bool = False
+    #: A usage-limit turn: when mytty should have continued it (the reset plus the margin).
+    park_due: float | None = None
     #: Waits that woke and whose ``agent result`` is not read yet: like a lead, the director
     #: reads the answer before it sends the next prompt.
     results_due: int = 0
@@ -249,7 +256,9 @@ class Soak:
     def __init__(self, options: Options) -> None:
         self.o = options
         self.rng = random.Random(options.seed)
-        self.m = Mytty(extra_env={"MYTTY_STANDIN_TRUTH": "1"})
+        # The gateway login: a Claude stand-in meets a usage limit as a subscriber does (with a
+        # reset time that mytty parks until; tests/e2e/test_usage_limits_e2e.py).
+        self.m = Mytty(extra_env={"MYTTY_STANDIN_TRUTH": "1", **CLAUDE_GATEWAY})
         self.agents: list[Agent] = []
         self.by_job: dict[str, Agent] = {}
         self.offsets: dict[Path, int] = {}
@@ -278,20 +287,42 @@ class Soak:
         hooked = [p for p in BINARY if p not in self.o.unhooked]
         enable_integrations(self.m, *hooked)
 
+    def act(self, agent: Agent, go: Callable[[], None]) -> None:
+        """Run one of the director's actions for ``agent`` in the pool. Whatever happens in it,
+        the agent is free again afterwards (an exception once left it ``pending`` for good, and
+        the director never acted on it again: seen in the 200-agent run)."""
+
+        def run() -> None:
+            try:
+                go()
+            except Exception as exc:  # noqa: BLE001 - counted; the soak goes on
+                self.count(f"actionFailed:{type(exc).__name__}")
+            finally:
+                agent.pending = None
+
+        self.pool.submit(run)
+
     def count(self, name: str) -> None:
         with self.lock:
             self.counts[name] = self.counts.get(name, 0) + 1
 
     def ctl(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [MYTTY_CTL, *args],
-            env=self.m.env,
-            cwd=str(self.m.home),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
+        """``mytty-ctl`` with a timeout; one that runs out reads as a failure (exit 124), so an
+        action in the pool always ends and frees its agent (a raised TimeoutExpired left the
+        agent ``pending`` for good: the director never acted on it again)."""
+        try:
+            return subprocess.run(
+                [MYTTY_CTL, *args],
+                env=self.m.env,
+                cwd=str(self.m.home),
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            self.count("ctlTimedOut")
+            return subprocess.CompletedProcess([MYTTY_CTL, *args], 124, "", "timed out")
 
     def new_agent(self, slot: int) -> Agent:
         providers = list(BINARY)
@@ -333,7 +364,7 @@ class Soak:
             agent.next_at = time.monotonic() + 1.0
             self.count("spawned")
 
-        self.pool.submit(go)
+        self.act(agent, go)
 
     # -- the lifecycle ----------------------------------------------------------------------------
     def choose_turn(self, agent: Agent, first: bool = False) -> tuple[str, str]:
@@ -349,7 +380,7 @@ class Soak:
             kinds.append(("background", 4))
         if not first:
             kinds += [("exit", 1.5), ("crash", 1.0)]
-        kinds += [(k, w) for k, w in plugin_turns() if not first]
+        kinds += [(k, w) for k, w in plugin_turns(agent) if not first]
         kind = r.choices([k for k, _ in kinds], [w for _, w in kinds])[0]
         sleep = {
             "short": r.uniform(0.2, 2.0),
@@ -380,6 +411,15 @@ class Soak:
 
     def step(self, agent: Agent, now: float) -> None:
         state = agent.state
+        if agent.park_due is not None and state not in (tm.PARKED, tm.PROMPTED):
+            if state == tm.RUNNING:  # mytty's continuation (or Claude's own) began the turn
+                self.count("parkContinued")
+            agent.park_due = None
+        if state == tm.PARKED:  # mytty continues it after the reset; nobody else acts
+            if agent.park_due is not None and now > agent.park_due + PARK_GRACE_S:
+                self.count("parkNotContinued")
+                agent.park_due = None
+            return
         if state in (tm.EXITED, tm.CRASHED, tm.KILLED):
             if now >= agent.next_at:
                 self.retire(agent, now, "ended")
@@ -464,7 +504,7 @@ class Soak:
                 self.start_wait(agent)
             agent.pending = None
 
-        self.pool.submit(go)
+        self.act(agent, go)
 
     def keys(self, agent: Agent, *keys: str) -> None:
         pane = self.sampler.pane_of.get(agent.job)
@@ -507,7 +547,7 @@ class Soak:
             agent.pending = None
             agent.next_at = time.monotonic() + 1.0
 
-        self.pool.submit(go)
+        self.act(agent, go)
 
     def answer_by_cli(self, agent: Agent, method: str) -> bool:
         try:
@@ -542,7 +582,7 @@ class Soak:
             agent.pending = None
             self.count("closed")
 
-        self.pool.submit(go)
+        self.act(agent, go)
 
     def retire(self, agent: Agent, now: float, why: str) -> None:
         """Stop scoring the agent and start another in its slot."""
@@ -813,25 +853,54 @@ class Soak:
 
 # -- pluggable lifecycle steps ------------------------------------------------------------------
 
-#: Extra turn kinds: name → what the director does for it. A step whose feature is missing
-#: from this checkout is not registered, so it is never drawn (see :func:`plugin_turns`).
+#: Extra turn kinds: name → what the director does for it, its weight, and the agents it is
+#: drawn for (hooked providers). A step whose feature is missing from this checkout is not
+#: registered, so it is never drawn (see :func:`plugin_turns`).
 PLUGINS: dict[str, Callable[[Soak, Agent], None]] = {}
 PLUGIN_WEIGHTS: dict[str, float] = {}
+PLUGIN_PROVIDERS: dict[str, frozenset[str]] = {}
+
+#: How far ahead a usage-limit turn's reset is (seconds, drawn per turn).
+LIMIT_RESET_S = (6.0, 20.0)
+#: A park not continued this long after its reset plus margin counts as not continued.
+PARK_GRACE_S = 15.0
+CLAUDE_GATEWAY = {"ANTHROPIC_AUTH_TOKEN": GATEWAY_JWT, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
+
+
+def usage_limit_step(soak: Soak, agent: Agent) -> None:
+    """The next prompt meets the account's usage limit (the stand-in's ``limit`` directive):
+    mytty parks the job and, after the reset plus ``[limits] resume_margin_seconds``, types its
+    continuation; the turn that continues it ends the job. Nobody acts meanwhile."""
+    reset = soak.rng.uniform(*LIMIT_RESET_S)
+    agent.park_due = time.monotonic() + reset + 1.0
+    wait = soak.rng.random() < 0.3
+    soak.send(agent, f"@standin: limit {reset:.0f}", wait=wait, prompted=True)
+    soak.count("turn:usage-limit")
+
+
+PLUGINS["usage-limit"] = usage_limit_step
+PLUGIN_WEIGHTS["usage-limit"] = 2.0
+PLUGIN_PROVIDERS["usage-limit"] = frozenset({"claude"})
 
 
 def usage_limit_available() -> bool:
-    """Whether a usage-limit park step is wired into the soak (none is yet: the park landed
-    on main while this soak was written; see docs/explanation/state-accuracy.md)."""
+    """Whether a usage-limit park step is wired into the soak."""
     return "usage-limit" in PLUGINS
 
 
-def plugin_turns() -> list[tuple[str, float]]:
-    return list(PLUGIN_WEIGHTS.items())
+def plugin_turns(agent: Agent) -> list[tuple[str, float]]:
+    """The extra turn kinds ``agent`` may draw (its provider, hooked)."""
+    return [
+        (kind, weight)
+        for kind, weight in PLUGIN_WEIGHTS.items()
+        if agent.hooked and agent.provider in PLUGIN_PROVIDERS.get(kind, frozenset())
+    ]
 
 
 def features() -> dict[str, str]:
     return {
-        "usage-limit": "on"
+        "usage-limit": "on: hooked Claude workers meet their account's usage limit now and "
+        "then (tests/bench/truth_soak.py usage_limit_step)"
         if usage_limit_available()
         else "off: no usage-limit park step is registered in PLUGINS (tests/bench/truth_soak.py)",
     }
