@@ -79,8 +79,8 @@ class Agent:
     resuming: bool = False
     #: A usage-limit turn: when mytty should have continued it (the reset plus the margin).
     park_due: float | None = None
-    #: Waits that woke and whose ``agent result`` is not read yet: like a lead, the director
-    #: reads the answer before it sends the next prompt.
+    #: Its waits whose ``agent result`` is not read yet: like a lead blocked in ``agent wait``,
+    #: the director sends the next prompt only once it has the answer.
     results_due: int = 0
 
     @property
@@ -95,7 +95,7 @@ class WaitRun:
     proc: subprocess.Popen[str]
     timeout: float
     woke: float | None = None  # when the process exited (the reaper thread's reading)
-    due: bool = False  # counted in its agent's results_due until its result is read
+    due: bool = False  # counted in its agent's results_due until it is finished
 
 
 class Sampler(threading.Thread):
@@ -646,7 +646,8 @@ class Soak:
             stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         with self.lock:
-            self.waits.append(WaitRun(agent, time.monotonic(), proc, timeout))
+            self.waits.append(WaitRun(agent, time.monotonic(), proc, timeout, due=True))
+            agent.results_due += 1
         self.count("waits")
 
     def watch_waits(self) -> None:
@@ -658,9 +659,6 @@ class Soak:
             for w in running:
                 if w.proc.poll() is not None:
                     w.woke = time.monotonic()
-                    with self.lock:
-                        w.due = True
-                        w.agent.results_due += 1
 
     def reap_waits(self, now: float, *, inline: bool = False) -> None:
         with self.lock:
