@@ -266,6 +266,39 @@ class ControlClient:
             self._terminate()
             raise
 
+    async def commands(
+        self, lines: list[str], timeout: float = 10.0
+    ) -> list[list[str] | BaseException]:
+        """Send several command lines in one write; each one's output lines or its exception.
+
+        What ``command`` does for each line, but one pipe write and one timeout for the batch
+        (a burst of option updates paid a write and a timer task per line). Every line is
+        encoded before anything is sent, so an unsendable one raises with nothing queued.
+        """
+        if self._broken or self.closed.is_set() or self._proc is None or self._proc.stdin is None:
+            raise TmuxConnectionLost("tmux control connection is closed")
+        loop = asyncio.get_running_loop()
+        first = self._seq + 1
+        data = b"".join(encode_line(line, first + i) for i, line in enumerate(lines))
+        try:
+            self._proc.stdin.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            raise TmuxConnectionLost("tmux control connection is closed") from None
+        # Queued right after the write, with no await between: the slots and the lines agree.
+        futures: list[asyncio.Future[list[str]]] = []
+        for i in range(len(lines)):
+            fut: asyncio.Future[list[str]] = loop.create_future()
+            futures.append(fut)
+            self._pending.append(_Pending(future=fut, seq=first + i))
+        self._seq = first + len(lines) - 1
+        try:
+            async with asyncio.timeout(timeout):
+                return await asyncio.gather(*futures, return_exceptions=True)
+        except TimeoutError:
+            log.warning("tmux did not answer a command in %.1f s; reconnecting", timeout)
+            self._terminate()
+            raise
+
     def _terminate(self) -> None:
         """End the tmux client process; the reader then fails every pending command."""
         self._broken = True

@@ -56,7 +56,7 @@ class RunBook:
         self._event_ids_by_run: dict[RunId, dict[str, None]] = {}
         # Continuation run id → the run it was folded into (rebuilt from runs' continuations).
         self._aliases: dict[RunId, RunId] = {}
-        # most_relevant's answer per pane, dropped whenever one of the pane's runs changes:
+        # most_relevant's answer per pane, kept in step as its runs change (_keep_relevant):
         # asked per pane on every tmux publish and list, it was a scan of all the pane's runs.
         self._relevant: dict[SurfaceId, AgentRun] = {}
 
@@ -132,9 +132,7 @@ class RunBook:
         old = self._runs.get(run.id)
         new = old is None
         self._runs[run.id] = run
-        self._relevant.pop(run.surface_id, None)
-        if old is not None and old.surface_id != run.surface_id:
-            self._relevant.pop(old.surface_id, None)
+        self._keep_relevant(old, run)
         for alias in run.continuations:
             self._aliases[alias] = run.id
         bucket = self._by_surface.setdefault(run.surface_id, {})
@@ -144,6 +142,28 @@ class RunBook:
         victim = overflow_victim(self.runs_for_surface(run.surface_id), run.id)
         self.forget_run(victim)
         return victim
+
+    def _keep_relevant(self, old: AgentRun | None, run: AgentRun) -> None:
+        """Keep most_relevant's cached answer for ``run``'s pane when one comparison can.
+
+        The cached run beats every other run of its pane, so a changed other run only has to
+        be compared with it; only the cached run itself growing less relevant (a finished
+        turn) needs a rescan. Per event, a scan of the pane's runs cost O(runs kept).
+        """
+        if old is not None and old.surface_id != run.surface_id:
+            self._relevant.pop(old.surface_id, None)
+            self._relevant.pop(run.surface_id, None)
+            return
+        known = self._relevant.get(run.surface_id)
+        if known is None:
+            return
+        if known.id == run.id:
+            if _relevance(run) >= _relevance(known):
+                self._relevant[run.surface_id] = run
+            else:
+                del self._relevant[run.surface_id]
+        elif _relevance(run) > _relevance(known):
+            self._relevant[run.surface_id] = run
 
     def restore(self, run: AgentRun) -> RunId | None:
         """Put back a run from a snapshot (its event ids are the store's to know)."""
