@@ -54,6 +54,9 @@ class _OutOfStep(Exception):
 
 
 _TAG_PREFIX = "mytty-tag "
+#: What the reader asks of the pipe at once, and the longest line it takes (the stream's limit).
+_READ_SIZE = 256 * 1024
+_MAX_LINE = 64 * 1024 * 1024
 
 
 def encode_line(line: str, seq: int) -> bytes:
@@ -118,7 +121,7 @@ class ControlClient:
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
-            limit=64 * 1024 * 1024,
+            limit=_MAX_LINE,
             start_new_session=True,
         )
         self._reader = asyncio.create_task(self._read_loop(), name="tmux-control-reader")
@@ -140,12 +143,24 @@ class ControlClient:
         replying: _Pending | None = None  # set by a matching tag: the next block is its reply
         in_tag = False
         tag = b""
+        # Lines are split out of whole reads, not read one by one: a command's answer is five
+        # lines (two blocks), and a readline per line was most of the reader's cost.
+        lines: collections.deque[bytes] = collections.deque()
+        partial = b""
         try:
             while True:
-                raw = await stdout.readline()
-                if not raw:
-                    break
-                line = raw.rstrip(b"\n")
+                if not lines:
+                    chunk = await stdout.read(_READ_SIZE)
+                    if not chunk:
+                        if not partial:
+                            break
+                        chunk = b"\n"  # the last line, unterminated at EOF
+                    *whole, partial = (partial + chunk).split(b"\n")
+                    if len(partial) > _MAX_LINE:
+                        raise _OutOfStep("tmux sent a line too long to be a reply")
+                    lines.extend(whole)
+                    continue
+                line = lines.popleft()
                 if current is None:
                     if line.startswith(b"%begin "):
                         tag = line[7:]
