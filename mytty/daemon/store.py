@@ -314,7 +314,10 @@ class EventStore:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._conn: sqlite3.Connection | None = None
-        self._queue: queue.SimpleQueue[_Pending | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[list[_Pending] | None] = queue.SimpleQueue()
+        #: Writes enqueued during the loop's current pass, handed to the writer as one list at
+        #: the end of it: the inserts of connections served in one pass share a transaction.
+        self._handover: list[_Pending] = []
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._checkpointer: threading.Thread | None = None
@@ -371,6 +374,7 @@ class EventStore:
 
     def close(self) -> None:
         if self._thread is not None:
+            self._hand_over()
             self._queue.put(None)
             self._thread.join(5)
             self._thread = None
@@ -610,8 +614,15 @@ class EventStore:
         fut: asyncio.Future[object] = loop.create_future()
         if self._thread is None:
             raise StoreError("the store is closed")
-        self._queue.put((op, fut))
+        if not self._handover:
+            loop.call_soon(self._hand_over)
+        self._handover.append((op, fut))
         return fut
+
+    def _hand_over(self) -> None:
+        if self._handover:
+            pending, self._handover = self._handover, []
+            self._queue.put(pending)
 
     def _writer(self) -> None:
         conn = _connect(self.path)
@@ -622,7 +633,7 @@ class EventStore:
                 first = self._queue.get()
                 if first is None:
                     return
-                batch = [first]
+                batch = first
                 stop = False
                 while len(batch) < _MAX_BATCH:
                     try:
@@ -632,8 +643,9 @@ class EventStore:
                     if item is None:
                         stop = True
                         break
-                    batch.append(item)
-                self._run_batch(conn, batch)
+                    batch.extend(item)
+                for start in range(0, len(batch), _MAX_BATCH):
+                    self._run_batch(conn, batch[start : start + _MAX_BATCH])
                 if stop:
                     return
         finally:

@@ -8,12 +8,13 @@ answer internal-error with a traceback).
 
 from __future__ import annotations
 
-import re
-
 #: The largest magnitude an integer in a request may have (SQLite's INTEGER range).
 MAX_INTEGER = 2**63 - 1
 #: 19+ digits in a row: the only bodies that can hold an out-of-range integer pay for a walk.
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+#: Found by mapping every digit to "0" and every other byte to " " (one C pass; a regex
+#: search costs several times more on bodies full of UUIDs, and both sockets run it per request).
+_LONG_DIGITS = b"0" * 19
+_DIGITS_ONLY = bytes(0x30 if 0x30 <= i <= 0x39 else 0x20 for i in range(256))
 
 
 def too_many_digits(exc: ValueError) -> bool:
@@ -23,7 +24,7 @@ def too_many_digits(exc: ValueError) -> bool:
 
 def out_of_range(body: bytes, obj: object) -> str | None:
     """Where ``obj`` (decoded from ``body``) holds an integer past MAX_INTEGER, else None."""
-    if _LONG_DIGITS.search(body) is None:
+    if _LONG_DIGITS not in body.translate(_DIGITS_ONLY):
         return None
     return _find(obj, "")
 

@@ -54,6 +54,9 @@ class _OutOfStep(Exception):
 
 
 _TAG_PREFIX = "mytty-tag "
+#: What the reader asks of the pipe at once, and the longest line it takes (the stream's limit).
+_READ_SIZE = 256 * 1024
+_MAX_LINE = 64 * 1024 * 1024
 
 
 def encode_line(line: str, seq: int) -> bytes:
@@ -118,7 +121,7 @@ class ControlClient:
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
-            limit=64 * 1024 * 1024,
+            limit=_MAX_LINE,
             start_new_session=True,
         )
         self._reader = asyncio.create_task(self._read_loop(), name="tmux-control-reader")
@@ -140,12 +143,24 @@ class ControlClient:
         replying: _Pending | None = None  # set by a matching tag: the next block is its reply
         in_tag = False
         tag = b""
+        # Lines are split out of whole reads, not read one by one: a command's answer is five
+        # lines (two blocks), and a readline per line was most of the reader's cost.
+        lines: collections.deque[bytes] = collections.deque()
+        partial = b""
         try:
             while True:
-                raw = await stdout.readline()
-                if not raw:
-                    break
-                line = raw.rstrip(b"\n")
+                if not lines:
+                    chunk = await stdout.read(_READ_SIZE)
+                    if not chunk:
+                        if not partial:
+                            break
+                        chunk = b"\n"  # the last line, unterminated at EOF
+                    *whole, partial = (partial + chunk).split(b"\n")
+                    if len(partial) > _MAX_LINE:
+                        raise _OutOfStep("tmux sent a line too long to be a reply")
+                    lines.extend(whole)
+                    continue
+                line = lines.popleft()
                 if current is None:
                     if line.startswith(b"%begin "):
                         tag = line[7:]
@@ -262,6 +277,39 @@ class ControlClient:
         except TimeoutError:
             # Either tmux is stuck or a reply went missing; from here no later reply can be
             # trusted to be in step, so start over on a fresh connection.
+            log.warning("tmux did not answer a command in %.1f s; reconnecting", timeout)
+            self._terminate()
+            raise
+
+    async def commands(
+        self, lines: list[str], timeout: float = 10.0
+    ) -> list[list[str] | BaseException]:
+        """Send several command lines in one write; each one's output lines or its exception.
+
+        What ``command`` does for each line, but one pipe write and one timeout for the batch
+        (a burst of option updates paid a write and a timer task per line). Every line is
+        encoded before anything is sent, so an unsendable one raises with nothing queued.
+        """
+        if self._broken or self.closed.is_set() or self._proc is None or self._proc.stdin is None:
+            raise TmuxConnectionLost("tmux control connection is closed")
+        loop = asyncio.get_running_loop()
+        first = self._seq + 1
+        data = b"".join(encode_line(line, first + i) for i, line in enumerate(lines))
+        try:
+            self._proc.stdin.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            raise TmuxConnectionLost("tmux control connection is closed") from None
+        # Queued right after the write, with no await between: the slots and the lines agree.
+        futures: list[asyncio.Future[list[str]]] = []
+        for i in range(len(lines)):
+            fut: asyncio.Future[list[str]] = loop.create_future()
+            futures.append(fut)
+            self._pending.append(_Pending(future=fut, seq=first + i))
+        self._seq = first + len(lines) - 1
+        try:
+            async with asyncio.timeout(timeout):
+                return await asyncio.gather(*futures, return_exceptions=True)
+        except TimeoutError:
             log.warning("tmux did not answer a command in %.1f s; reconnecting", timeout)
             self._terminate()
             raise

@@ -391,17 +391,15 @@ class ControlModePort:
 
     async def set_user_options(self, updates: Sequence[OptionUpdate]) -> None:
         lines = [_option_line(update) for update in updates]
-        for line in lines:
-            try:
-                encode_line(line, 0)
-            except UnsendableCommand as exc:  # refused before anything is sent
-                raise MyttyError(
-                    ErrorCode.INVALID_REQUEST, f"text tmux cannot take: {exc}"
-                ) from None
-        # Every line is written before the first reply is awaited: one round trip for the batch.
-        results = await asyncio.gather(
-            *(self._client.command(line) for line in lines), return_exceptions=True
-        )
+        if not lines:
+            return
+        # Every line is written at once before the first reply is awaited: one round trip.
+        try:
+            results = await self._client.commands(lines)
+        except UnsendableCommand as exc:  # refused before anything is sent
+            raise MyttyError(ErrorCode.INVALID_REQUEST, f"text tmux cannot take: {exc}") from None
+        except (TmuxConnectionLost, TimeoutError) as exc:
+            raise MyttyError(ErrorCode.TMUX_UNAVAILABLE, f"tmux is not reachable: {exc}") from None
         for result in results:
             if isinstance(result, TmuxConnectionLost | TimeoutError):
                 raise MyttyError(

@@ -38,11 +38,13 @@ class RunBook:
     """Every known run plus the set of event ids already seen. In memory, no I/O."""
 
     __slots__ = (
+        "_active",
         "_aliases",
         "_by_surface",
         "_event_ids_by_run",
         "_max_per_pane",
         "_relevant",
+        "_resting",
         "_runs",
         "_seen",
     )
@@ -56,9 +58,15 @@ class RunBook:
         self._event_ids_by_run: dict[RunId, dict[str, None]] = {}
         # Continuation run id → the run it was folded into (rebuilt from runs' continuations).
         self._aliases: dict[RunId, RunId] = {}
-        # most_relevant's answer per pane, dropped whenever one of the pane's runs changes:
+        # most_relevant's answer per pane, kept in step as its runs change (_keep_relevant):
         # asked per pane on every tmux publish and list, it was a scan of all the pane's runs.
         self._relevant: dict[SurfaceId, AgentRun] = {}
+        # The same for the pane's inactive runs only, and how many runs of a pane are active:
+        # when a pane's cached run finishes and none of its runs is active, the new answer is
+        # the best inactive run, known without a scan (once per finished turn, over up to
+        # MAX_RUNS_PER_PANE runs, it was).
+        self._resting: dict[SurfaceId, AgentRun] = {}
+        self._active: dict[SurfaceId, int] = {}
 
     def __len__(self) -> int:
         return len(self._runs)
@@ -132,9 +140,7 @@ class RunBook:
         old = self._runs.get(run.id)
         new = old is None
         self._runs[run.id] = run
-        self._relevant.pop(run.surface_id, None)
-        if old is not None and old.surface_id != run.surface_id:
-            self._relevant.pop(old.surface_id, None)
+        self._keep_relevant(old, run)
         for alias in run.continuations:
             self._aliases[alias] = run.id
         bucket = self._by_surface.setdefault(run.surface_id, {})
@@ -144,6 +150,29 @@ class RunBook:
         victim = overflow_victim(self.runs_for_surface(run.surface_id), run.id)
         self.forget_run(victim)
         return victim
+
+    def _keep_relevant(self, old: AgentRun | None, run: AgentRun) -> None:
+        """Keep most_relevant's caches and counts in step with ``run``'s change (from ``old``).
+
+        Per event, a scan of the pane's runs cost O(runs kept); now only the cached run
+        growing less relevant with another run of the pane active needs one.
+        """
+        if old is not None and old.is_active:
+            self._active[old.surface_id] -= 1
+        if run.is_active:
+            self._active[run.surface_id] = self._active.get(run.surface_id, 0) + 1
+        if old is not None and old.surface_id != run.surface_id:
+            for cache in (self._relevant, self._resting):
+                cache.pop(old.surface_id, None)
+                cache.pop(run.surface_id, None)
+            return
+        _keep_best(self._relevant, run)
+        resting = self._resting.get(run.surface_id)
+        if run.is_active:
+            if resting is not None and resting.id == run.id:  # it left the inactive runs
+                del self._resting[run.surface_id]
+        else:
+            _keep_best(self._resting, run)
 
     def restore(self, run: AgentRun) -> RunId | None:
         """Put back a run from a snapshot (its event ids are the store's to know)."""
@@ -179,10 +208,17 @@ class RunBook:
         known = self._relevant.get(surface_id)
         if known is not None:
             return known
+        if not self._active.get(surface_id):
+            known = self._resting.get(surface_id)
+            if known is not None:
+                self._relevant[surface_id] = known
+                return known
         runs = self.runs_for_surface(surface_id)
         if not runs:
             return None
         best = self._relevant[surface_id] = max(runs, key=_relevance)
+        if not best.is_active:  # then every run is inactive
+            self._resting[surface_id] = best
         return best
 
     def latest_run(self, surface_id: SurfaceId, provider: AgentProvider) -> AgentRun | None:
@@ -207,7 +243,12 @@ class RunBook:
         """
         run = self._runs.pop(run_id, None)
         if run is not None:
-            self._relevant.pop(run.surface_id, None)
+            if run.is_active:
+                self._active[run.surface_id] -= 1
+            # Only the best run's going changes which run is best.
+            for cache in (self._relevant, self._resting):
+                if (best := cache.get(run.surface_id)) is not None and best.id == run_id:
+                    del cache[run.surface_id]
             for alias in run.continuations:
                 self._aliases.pop(alias, None)
             surface_runs = self._by_surface.get(run.surface_id)
@@ -263,6 +304,22 @@ def _advanced(
             else run.last_assistant_message
         ),
     )
+
+
+def _keep_best(cache: dict[SurfaceId, AgentRun], run: AgentRun) -> None:
+    """Keep ``cache``'s answer for ``run``'s pane after ``run`` changed, when one comparison
+    can: the cached run beats every other one, so a changed other run only has to be
+    compared with it; the cached run itself growing less relevant drops the answer."""
+    known = cache.get(run.surface_id)
+    if known is None:
+        return
+    if known.id == run.id:
+        if _relevance(run) >= _relevance(known):
+            cache[run.surface_id] = run
+        else:
+            del cache[run.surface_id]
+    elif _relevance(run) > _relevance(known):
+        cache[run.surface_id] = run
 
 
 def _relevance(run: AgentRun) -> tuple[int, float, float, str]:

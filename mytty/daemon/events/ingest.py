@@ -36,6 +36,10 @@ log = logging.getLogger(__name__)
 STORE_FAILURE_LOG_INTERVAL_S = 60.0
 
 
+#: Unix seconds of 1000-01-01 and 9000-01-01 (UTC): any time between round-trips as text.
+_PLAIN_YEARS = (-30610224000.0, 221845392000.0)
+
+
 def _storable(event: AgentEvent) -> bool:
     """True when the store can write the event and read it back unchanged in meaning.
 
@@ -56,6 +60,8 @@ def _storable(event: AgentEvent) -> bool:
                 text.encode("utf-8")
             except UnicodeEncodeError:
                 return False
+    if _PLAIN_YEARS[0] <= event.occurred_at <= _PLAIN_YEARS[1]:
+        return True  # far from the edges: the round trip below cannot fail
     try:
         parse_timestamp(format_timestamp(event.occurred_at, fractional=True))
     except (ValueError, OverflowError, OSError):

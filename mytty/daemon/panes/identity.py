@@ -14,7 +14,6 @@ bindings existed) is accepted once and bound.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import os
 from collections.abc import Iterable
@@ -46,6 +45,8 @@ class ReconcileResult:
 class PaneRegistry:
     def __init__(self, secret: bytes) -> None:
         self._secret = secret
+        #: surface id → its capability, for live panes (see capability).
+        self._capabilities: dict[str, str] = {}
         self.by_surface: dict[SurfaceId, Pane] = {}
         self.by_tmux: dict[TmuxPaneId, Pane] = {}
         #: Bumped whenever the controller registers a pane it just created. A listing taken
@@ -61,9 +62,20 @@ class PaneRegistry:
     def set_secret(self, secret: bytes) -> None:
         """Key capabilities with the home's secret (read once the controller holds its lock)."""
         self._secret = secret
+        self._capabilities.clear()
 
     def capability(self, surface_id: str) -> str:
-        return hmac.new(self._secret, surface_id.encode(), hashlib.sha256).hexdigest().upper()
+        known = self._capabilities.get(surface_id)
+        if known is not None:
+            return known
+        issued = hmac.digest(self._secret, surface_id.encode(), "sha256").hex().upper()
+        # Remembered for live panes only (every hook event of a pane asks for the same one);
+        # panes that went are dropped wholesale once they outnumber the live ones.
+        if surface_id in self.by_surface:
+            if len(self._capabilities) > 2 * len(self.by_surface) + 64:
+                self._capabilities.clear()
+            self._capabilities[surface_id] = issued
+        return issued
 
     def authorize(self, surface_id: str, capability: str | None) -> bool:
         """True when ``capability`` is the one issued to the live pane ``surface_id``."""

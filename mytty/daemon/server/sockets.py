@@ -98,8 +98,33 @@ def peer_credentials(sock: socket.socket) -> Peer:
     return Peer(pid=pid, uid=uid)
 
 
-async def read_request(conn: socket.socket) -> bytes:
-    """Read up to the first newline or EOF; raise RequestTooLarge past the limit.
+def request_now(conn: socket.socket) -> tuple[bytes | None, bytes]:
+    """The request when it is complete in the socket already: (body, b""); else (None, what
+    was read of it), for :func:`read_request` to go on from. Raises RequestTooLarge past the
+    limit, OSError as ``recv`` does.
+
+    A hook sends its line and half-closes at once, so by the time it is accepted its request
+    has nearly always arrived: no await, no timeout scope and no second ``recv`` for it then.
+    """
+    try:
+        chunk = conn.recv(65536)
+    except (BlockingIOError, InterruptedError):
+        return None, b""
+    nl = chunk.find(b"\n")
+    if nl >= 0:
+        if nl > MAX_REQUEST_BYTES:
+            raise RequestTooLarge
+        return chunk[:nl], b""
+    if not chunk:
+        return b"", b""
+    if len(chunk) > MAX_REQUEST_BYTES:
+        raise RequestTooLarge
+    return None, chunk
+
+
+async def read_request(conn: socket.socket, start: bytes = b"") -> bytes:
+    """Read up to the first newline or EOF (after ``start``, read already); raise
+    RequestTooLarge past the limit.
 
     On the connection's own (non-blocking) socket, not through an asyncio transport and
     streams: one connection per request makes their setup and teardown (a transport, a
@@ -107,7 +132,7 @@ async def read_request(conn: socket.socket) -> bytes:
     ``sock_recv`` reads at once what has arrived and waits only when nothing has.
     """
     loop = asyncio.get_running_loop()
-    buf = bytearray()
+    buf = bytearray(start)
     while True:
         chunk = await loop.sock_recv(conn, 65536)
         if not chunk:
@@ -459,8 +484,10 @@ class OneShotServer:
             await self._write(conn, self._foreign)
             return
         try:
-            async with asyncio.timeout(REQUEST_READ_TIMEOUT_S):
-                body = await read_request(conn)
+            body, start = request_now(conn)
+            if body is None:
+                async with asyncio.timeout(REQUEST_READ_TIMEOUT_S):
+                    body = await read_request(conn, start)
         except TimeoutError:
             return  # silent drop: a client that never finishes its request gets nothing
         except RequestTooLarge:
