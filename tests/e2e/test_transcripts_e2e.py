@@ -371,7 +371,8 @@ def test_an_unhooked_codex_api_error_fails_the_turn_not_succeeds(unhooked: Mytty
 def test_usage_written_while_the_controller_is_down_counts_after_it_is_back() -> None:
     """The worker goes on while the controller is down (or before the reader's first look
     after a start, as on a loaded machine): what the transcript gained since the figures were
-    stored still counts, once, when the next hook event has it read."""
+    stored still counts, once, when the next hook event has it read: here the turn's own
+    events, which its hooks spooled while no controller ran (mytty.hook.spool)."""
     m = Mytty()
     try:
         m.start()
@@ -389,8 +390,9 @@ def test_usage_written_while_the_controller_is_down_counts_after_it_is_back() ->
             30,
             message="the second turn in the transcript",
         )
+        assert list((m.mytty_home / "event-spool").glob("*.event"))  # kept for the next one
         m.start()
-        assert _usage_of(m, job)["totalTokens"] == 220  # type: ignore[index]
+        _wait_total(m, job, 230, 30, "the turn run while it was down, from its spooled events")
         m.ctl("agent", "send", job_id(job), "@standin: tokens 1 0", "--enter").ok()
         usage = _wait_total(m, job, 232, 30, "both turns counted after the start")
         assert {k: usage[k] for k in COUNTERS} == _claude_sums(transcript)
