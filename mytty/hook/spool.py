@@ -16,6 +16,7 @@ that outlived its controller for good does not fill the disk.
 """
 
 import os
+import stat
 import time
 
 from mytty.core.paths import EVENT_SPOOL_DIR, EVENT_SPOOL_SUFFIX
@@ -33,7 +34,7 @@ def _own_directory(path: str) -> bool:
         st = os.lstat(path)
     except OSError:
         return False
-    return (st.st_mode & 0o170000) == 0o040000 and st.st_uid == os.getuid()
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid()
 
 
 def spool(socket_path: str, line: bytes) -> bool:

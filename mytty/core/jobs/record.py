@@ -113,19 +113,11 @@ def decode_job(text: str) -> AgentJob | None:
             held_sends=job_park.held_from_record(obj.get("held", [])),
             limit_streak=field.count(obj.get("streak", 0)),
             # Absent in records written before follow-ups were followed: none pending.
-            follow_up_at=_time(obj.get("followUpAt")),
+            follow_up_at=field.optional_time(obj.get("followUpAt")),
             follow_through=_through_from_record(obj.get("through")),
         )
     except (ValueError, KeyError, TypeError):
         return None
-
-
-def _time(value: object) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError("not a time")
-    return float(value)
 
 
 def _through_to_record(through: FollowThrough | None) -> dict[str, object] | None:

@@ -28,3 +28,12 @@ def count(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise TypeError("not a count")
     return value
+
+
+def optional_time(value: object) -> float | None:
+    """Seconds (an int or float, not ``true``/``false``), or None."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError("not a time")
+    return float(value)

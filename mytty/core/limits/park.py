@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from mytty.core.events import format_timestamp
 from mytty.core.ids import JobId, RunId
+from mytty.core.jobs.record_fields import optional_time
 
 #: A job parked again this many times right after going on stays parked (held).
 MAX_REPARKS = 3
@@ -225,14 +226,6 @@ def park_to_record(park: Park) -> dict[str, object]:
     }
 
 
-def _time(value: object) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError("not a time")
-    return float(value)
-
-
 def _text(value: object) -> str | None:
     if value is not None and not isinstance(value, str):
         raise TypeError("not a string")
@@ -244,7 +237,7 @@ def park_from_record(obj: object) -> Park:
     if not isinstance(obj, dict):
         raise TypeError("park is not an object")
     run = obj["run"]
-    at = _time(obj["at"])
+    at = optional_time(obj["at"])
     streak = obj["streak"]
     if not isinstance(run, str) or at is None:
         raise TypeError("park without its run")
@@ -253,14 +246,14 @@ def park_from_record(obj: object) -> Park:
     return Park(
         run_id=RunId(run),
         parked_at=at,
-        until=_time(obj["until"]),
+        until=optional_time(obj["until"]),
         limit=_text(obj["limit"]),
         account=_text(obj["account"]),
         account_label=_text(obj["accountLabel"]),
         streak=streak,
         held=obj["held"] is True,
-        resume_now_at=_time(obj["resumeNow"]),
-        continued_at=_time(obj["continued"]),
+        resume_now_at=optional_time(obj["resumeNow"]),
+        continued_at=optional_time(obj["continued"]),
         note=_text(obj.get("note")),
         settled=obj.get("settled", True) is True,
     )
