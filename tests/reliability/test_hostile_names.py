@@ -230,6 +230,9 @@ def test_notes_and_messages_arrive_as_typed(desk: Desk, note: str, message: str)
     m.ctl("status", "--pane", agent.pane_id, "--", note).ok()
     assert (entry(m, agent.pane_id) or {}).get("statusNote") == note
     agent.send(K.APPROVAL_REQUESTED, run_id=run, message=message)
+    # The notification on the human's status line ("…: <message>"), looked for first: tmux
+    # shows it for 5 s, and on a loaded machine the checks below took longer than that.
+    desk.screen.wait_for(message)
 
     items = json.loads(cli(m, "attention", "--json").stdout)["items"]
     assert [i["message"] for i in items if i["runID"] == run] == [message]
@@ -244,8 +247,6 @@ def test_notes_and_messages_arrive_as_typed(desk: Desk, note: str, message: str)
     assert note in human, human
     table = cli(m, "attention").stdout
     assert message in table, table
-    # The notification on the human's status line ("…: <message>").
-    desk.screen.wait_for(message)
     # The attention popup's row for it (whitespace runs collapse to one space there).
     shown = " ".join(message.split())
     assert any(shown in row for row in popup_rows(desk).splitlines())
