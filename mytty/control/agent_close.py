@@ -91,8 +91,8 @@ async def handle(ctx: AgentCloseContext, params: Params) -> AgentCloseReply:
             await ctx.close_pane(pane)
         except MyttyError:
             pass  # already gone: the job is lost either way
-    ctx.jobs.current(params.job_id)
-    ctx.jobs.mark_closed(params.job_id)  # closed on purpose: `mytty resume` leaves it
+    ctx.jobs.current(job.job_id)
+    ctx.jobs.mark_closed(job.job_id)  # closed on purpose: `mytty resume` leaves it
     if not params.remove_worktree:
         return {"type": "ok"}
     return {"type": "ok", "worktree": await ctx.remove_job_worktree(job.job_id)}

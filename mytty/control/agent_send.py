@@ -99,18 +99,16 @@ async def handle(ctx: AgentSendContext, params: Params) -> OkReply | QueuedReply
     if job.state.value == QUEUED:
         raise MyttyError(
             ErrorCode.INVALID_REQUEST,
-            f"job {params.job_id} is queued: its worker has not started yet, so there is "
+            f"job {job.job_id} is queued: its worker has not started yet, so there is "
             "nothing to type into (see queuedBecause; agent wait --until running waits for it)",
         )
-    if ctx.hold_send(params.job_id, params.text, params.press_enter):
+    if ctx.hold_send(job.job_id, params.text, params.press_enter):
         return wire.queued()
-    ctx.jobs.re_arm(params.job_id)
+    ctx.jobs.re_arm(job.job_id)
     try:
         await deliver(ctx, pane, params.text, params.press_enter)
     except MyttyError as exc:
         if exc.code is ErrorCode.PANE_NOT_FOUND:
-            raise MyttyError(
-                ErrorCode.JOB_LOST, f"the pane of job {params.job_id} is gone"
-            ) from None
+            raise MyttyError(ErrorCode.JOB_LOST, f"the pane of job {job.job_id} is gone") from None
         raise
     return wire.ok()

@@ -238,17 +238,19 @@ async def handle(ctx: AgentWaitContext, params: Params) -> AgentWaitResultReply:
             await ctx.job_attention_preflight(job)
 
         def probe() -> AgentJob | None:
-            current = ctx.jobs.current(params.job_id)
+            current = ctx.jobs.current(job.job_id)
             return current if met(current) else None
 
         found, timed_out = await ctx.hub.wait_until(
             probe, params.timeout_s, surface_id=job.surface_id
         )
-        final = found if found is not None else ctx.jobs.current(params.job_id)
+        final = found if found is not None else ctx.jobs.current(job.job_id)
         return wire.agent_wait_result(ctx.jobs.snapshot(final), timed_out)
 
-    ids = list(dict.fromkeys(params.job_ids))  # a job named twice counts once
-    jobs = [ctx.jobs.current(i) for i in ids]  # job-not-found before waiting
+    jobs = [ctx.jobs.current(i) for i in params.job_ids]  # job-not-found before waiting
+    # A job named twice (or by its id and a prefix of it) counts once.
+    jobs = list({j.job_id: j for j in jobs}.values())
+    ids = [j.job_id for j in jobs]
     if params.until == ATTENTION:
         for job in jobs:
             await ctx.job_attention_preflight(job)

@@ -268,7 +268,13 @@ PANE = Arg(
     "or tmux's name for the pane (`%3`, `work:1.0`; `@2`, `$1`: the active pane there)",
     kind=PANE_ID,
 )
-JOB_ARG = Arg("JOB", "jobID", "a job id: `job.jobID.rawValue` of an agent reply", kind=JOB)
+JOB_ARG = Arg(
+    "JOB",
+    "jobID",
+    "a job id: `job.jobID.rawValue` of an agent reply, or a prefix only that job's id starts "
+    "(any case, hyphens optional: `mytty ls` shows 8 characters)",
+    kind=JOB,
+)
 ENTER = Option("--enter", None, "pressEnter", "press Enter after the text")
 CWD = Option(
     "--cwd",

@@ -72,6 +72,19 @@ def normalize_uuid(value: object) -> str | None:
     return value.upper()
 
 
+def resolve_prefix(ids: list[str], text: str) -> list[str]:
+    """The ids ``text`` names: the one it spells in full, else those it starts (any case,
+    hyphens optional). An empty text names none: never "whatever is pending"."""
+    key = text.strip().upper()
+    if not key:
+        return []
+    exact = [i for i in ids if i == key]
+    if exact:
+        return exact
+    bare = key.replace("-", "")
+    return [i for i in ids if i.replace("-", "").startswith(bare)]
+
+
 def parse_surface_id(value: object) -> SurfaceId | None:
     """``value`` as a surface id (normalised like :func:`normalize_uuid`), or None."""
     uuid = normalize_uuid(value)

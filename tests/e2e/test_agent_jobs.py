@@ -8,6 +8,7 @@ own payloads. Semantics §3.2/§3.3 (shapes, codes), §5.1 (order of checks), §
 from __future__ import annotations
 
 import json
+import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,7 +42,7 @@ from tests.e2e.jobs_support import (
     tmux_format,
     wait_pane_gone,
 )
-from tests.support.harness import Mytty, wait_until
+from tests.support.harness import MYTTY, Mytty, wait_until
 
 pytestmark = pytest.mark.tmux
 
@@ -667,6 +668,29 @@ def test_spawn_needs_repair(mytty: Mytty, provider: str) -> None:
         == "provider-integration-needs-repair"
     )
     assert len(m.panes()) == before
+
+
+def test_a_job_is_named_by_the_8_characters_ls_shows(shared_team: Mytty) -> None:
+    """What a person reads in ``mytty ls`` (a job's first 8 characters) and types back names
+    the job in every job command; the replies carry the full id."""
+    m = shared_team
+    job = spawn(
+        m, "--provider", "claude", "--task", "short\n@standin: sleep 1", "--anchor", new_anchor(m)
+    )
+    short = job_id(job)[:8].lower()
+    shown = subprocess.run(
+        [MYTTY, "ls"], env={**m.env, "COLUMNS": "250"}, capture_output=True, text=True, timeout=60
+    )
+    assert short.upper() in shown.stdout, shown.stdout
+    waited = agent_wait(m, short, "completed", 60)
+    assert waited["job"]["jobID"] == job["jobID"] and waited["job"]["state"] == "succeeded"
+    assert agent_result(m, short)["job"]["jobID"] == job["jobID"]
+    assert m.ctl("agent", "send", short, "again", "--enter").json["type"] == "ok"
+    assert agent_wait(m, job, "completed", 60)["job"]["state"] == "succeeded"
+    assert m.ctl("agent", "close", short).json["type"] == "ok"
+    wait_pane_gone(m, pane_of(job))  # closed: the job it named, not another
+    # Text that is no prefix of any job's id is still no job.
+    assert agent_code(m, "result", "-") == "job-not-found"
 
 
 def test_unknown_job_ids(shared_team: Mytty) -> None:

@@ -23,6 +23,7 @@ from enum import StrEnum
 
 from mytty.core import vocab
 from mytty.core.ids import JobId, RunId, SurfaceId
+from mytty.core.ids import resolve_prefix as resolve_prefix  # approval ids are named so too
 
 
 class ApprovalState(StrEnum):
@@ -189,19 +190,6 @@ def held_again(request: ApprovalRequest, now: float) -> ApprovalRequest | None:
 def expired(request: ApprovalRequest, at: float) -> ApprovalRequest:
     """It ended with nobody's answer mytty could tell."""
     return replace(request, state=ApprovalState.EXPIRED, decided_at=at)
-
-
-def resolve_prefix(ids: list[str], text: str) -> list[str]:
-    """The ids ``text`` names: the one it spells in full, else those it starts (any case,
-    hyphens optional). An empty text names none: never "whatever is pending"."""
-    key = text.strip().upper()
-    if not key:
-        return []
-    exact = [i for i in ids if i == key]
-    if exact:
-        return exact
-    bare = key.replace("-", "")
-    return [i for i in ids if i.replace("-", "").startswith(bare)]
 
 
 def clean_message(text: str) -> str:

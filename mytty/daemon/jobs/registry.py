@@ -24,7 +24,7 @@ from dataclasses import replace
 from mytty.core.attention.items import AttentionItem
 from mytty.core.errors import ErrorCode, MyttyError
 from mytty.core.events import AgentProvider, WorkerProvider
-from mytty.core.ids import JobId, RunId, SurfaceId, format_uuid_bytes
+from mytty.core.ids import JobId, RunId, SurfaceId, format_uuid_bytes, resolve_prefix
 from mytty.core.jobs import tracker as core_jobs
 from mytty.core.jobs.launch_record import JobLaunch
 from mytty.core.jobs.launch_screen import SIGN_IN_KEEPS_TASK
@@ -40,6 +40,9 @@ from mytty.protocol import wire
 from mytty.protocol.replies import CostPart, JobSnapshot, ResourcePart, TokenUsageEntry
 
 log = logging.getLogger(__name__)
+#: What a job-id prefix is made of, and how long a full id is (shorter text may be a prefix).
+_PREFIX_CHARS = frozenset("0123456789abcdefABCDEF-")
+_FULL_ID_CHARS = 36
 
 #: A lead's cost in dollars: its own, its workers', the two added up (None: unknown).
 LeadCost = tuple[float | None, float | None, float | None]
@@ -323,8 +326,17 @@ class JobRegistry:
         )
 
     def current(self, job_id: str) -> AgentJob:
-        """The job reconciled against the current runs (``job-not-found`` when unknown)."""
+        """The job reconciled against the current runs (``job-not-found`` when unknown).
+
+        ``job_id`` may also be a prefix of one job in memory (any case, hyphens optional):
+        ``mytty ls`` and the web view show a job's first 8 characters, and a person types
+        those. A prefix several jobs share is ``invalid-request`` naming them. Callers go on
+        with the returned job's ``job_id``, never the text they were given.
+        """
         job = self._jobs.get(job_id)
+        if job is None and len(job_id) < _FULL_ID_CHARS and _PREFIX_CHARS.issuperset(job_id):
+            job_id = self._unique_prefix(job_id)
+            job = self._jobs.get(job_id)
         if job is None and self._store is not None:
             try:
                 job = self._store.read_job(job_id)
@@ -385,6 +397,19 @@ class JobRegistry:
         if item is not None:
             self._hub.bump()
             self.on_attention_item(item)
+
+    def _unique_prefix(self, text: str) -> str:
+        """The one job in memory ``text`` starts, or ``text`` itself when none does."""
+        if not text.strip("-"):
+            return text  # hyphens alone are no prefix: they would name every job
+        found = resolve_prefix(list(self._jobs), text)
+        if len(found) > 1:
+            shown = ", ".join(j[:13] for j in found[:4]) + ("…" if len(found) > 4 else "")
+            raise MyttyError(
+                ErrorCode.INVALID_REQUEST,
+                f"{text!r} starts {len(found)} jobs ({shown}): give more of the job id",
+            )
+        return found[0] if found else text
 
     def ids(self) -> list[str]:
         """Every job in memory, oldest first (unfinished ones and the newest finished ones)."""

@@ -163,6 +163,8 @@ class ResumeService:
             jobs = self._ctx.jobs
             if wanted is not None:
                 current = [jobs.current(job_id) for job_id in wanted]  # job-not-found first
+                current = list({j.job_id: j for j in current}.values())  # a prefix names one
+                wanted = [j.job_id for j in current]
             else:
                 current = [jobs.current(job_id) for job_id in jobs.ids()]
             steps = plan(current, wanted)

@@ -311,7 +311,8 @@ class LimitService:
     def _named(self, job_ids: Iterable[str] | None) -> list[AgentJob]:
         if job_ids is None:
             return [self._ctx.jobs.current(j.job_id) for j in self._ctx.jobs.parked()]
-        jobs = [self._ctx.jobs.current(job_id) for job_id in dict.fromkeys(job_ids)]
+        named = [self._ctx.jobs.current(job_id) for job_id in job_ids]
+        jobs = list({j.job_id: j for j in named}.values())  # by id and prefix: once
         for job in jobs:
             if job.state is not _PARKED:
                 raise MyttyError(

@@ -215,3 +215,33 @@ def test_a_restart_judges_no_job_before_the_panes_are_listed(tmp_path: Path) -> 
         assert jobs.current(gone.job_id).state is AgentJobState.LOST
 
     _with_store(tmp_path / "events.sqlite3", body)
+
+
+def test_a_job_is_named_by_a_prefix_only_it_starts(tmp_path: Path) -> None:
+    """``mytty ls`` and the web view show a job's first 8 characters: typed back, they name it
+    (any case, hyphens optional); a prefix two jobs share says so, and names neither."""
+
+    async def body(store: EventStore) -> None:
+        jobs = _registry(store, ManualClock())
+        first = _job(1)
+        twin = replace(_job(2), job_id=JobId(first.job_id[:9] + "0" * 4 + first.job_id[13:]))
+        if twin.job_id == first.job_id:
+            twin = replace(twin, job_id=JobId(first.job_id[:9] + "1" * 4 + first.job_id[13:]))
+        head = "F" if first.job_id[0] != "F" else "E"
+        other = replace(_job(3), job_id=JobId(head + first.job_id[1:]))
+        for job in (first, twin, other):
+            jobs.add(job)
+        assert jobs.current(other.job_id[:8]).job_id == other.job_id
+        assert jobs.current(other.job_id[:8].lower()).job_id == other.job_id
+        assert jobs.current(first.job_id[:16]).job_id == first.job_id  # past the first hyphen
+        assert jobs.current(first.job_id[:19].replace("-", "")).job_id == first.job_id
+        with pytest.raises(MyttyError) as err:
+            jobs.current(first.job_id[:8])
+        assert err.value.code is ErrorCode.INVALID_REQUEST
+        assert "starts 2 jobs" in err.value.message
+        for nothing in ("", "-", "---", "0" * 35 if first.job_id[0] != "0" else "9" * 35):
+            with pytest.raises(MyttyError) as err:
+                jobs.current(nothing)
+            assert err.value.code is ErrorCode.JOB_NOT_FOUND, nothing
+
+    _with_store(tmp_path / "events.sqlite3", body)
