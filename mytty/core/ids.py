@@ -74,14 +74,15 @@ def normalize_uuid(value: object) -> str | None:
 
 def resolve_prefix(ids: list[str], text: str) -> list[str]:
     """The ids ``text`` names: the one it spells in full, else those it starts (any case,
-    hyphens optional). An empty text names none: never "whatever is pending"."""
+    hyphens optional). A text without a digit of the id (empty, blanks, hyphens alone) names
+    none: never "whatever is pending"."""
     key = text.strip().upper()
-    if not key:
-        return []
     exact = [i for i in ids if i == key]
     if exact:
         return exact
     bare = key.replace("-", "")
+    if not bare:
+        return []
     return [i for i in ids if i.replace("-", "").startswith(bare)]
 
 

@@ -632,6 +632,9 @@ def _follow_through_lapsed(job: AgentJob, now: float, clues: LaunchClues | None)
         state=through.state,
         run_id=through.run_id,
         message=through.message,
+        # Bound again to the run it had left: that run leaves the baseline _onward put it in
+        # (a job is never bound to a baseline run; it was not in it while bound before).
+        baseline=job.baseline - {through.run_id},
         follow_through=None,
     )
 

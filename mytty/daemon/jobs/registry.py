@@ -400,8 +400,6 @@ class JobRegistry:
 
     def _unique_prefix(self, text: str) -> str:
         """The one job in memory ``text`` starts, or ``text`` itself when none does."""
-        if not text.strip("-"):
-            return text  # hyphens alone are no prefix: they would name every job
         found = resolve_prefix(list(self._jobs), text)
         if len(found) > 1:
             shown = ", ".join(j[:13] for j in found[:4]) + ("…" if len(found) > 4 else "")

@@ -35,6 +35,8 @@ def test_a_prefix_names_one_request_and_an_empty_one_none() -> None:
     assert resolve_prefix(IDS, IDS[1].lower()) == [IDS[1]]
     assert resolve_prefix(IDS, "0A1B2C3D0000") == [IDS[0]]  # hyphens optional
     assert resolve_prefix(IDS, "  ") == [] and resolve_prefix(IDS, "") == []
+    # Hyphens alone are no prefix: `approve -` with one request pending must not answer it.
+    assert resolve_prefix(IDS[:1], "-") == [] and resolve_prefix(IDS, " -- ") == []
     assert resolve_prefix(IDS, "FF") == []
 
 
